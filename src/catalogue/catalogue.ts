@@ -1,0 +1,22 @@
+import { COLLECTORS } from '../collectors/registry.js';
+import type { MetricDef } from '../metrics/metric-def.js';
+import { exporterMetrics } from './exporter.js';
+
+/**
+ * The one list of every family the exporter serves besides Node's process metrics: the
+ * exporter's own, then each collector's. Names are checked to be unique.
+ */
+export function catalogue(): MetricDef[] {
+  const all: MetricDef[] = [...Object.values(exporterMetrics)];
+  for (const collector of COLLECTORS) all.push(...collector.metrics);
+  const seen = new Map<string, MetricDef>();
+  const unique: MetricDef[] = [];
+  for (const def of all) {
+    const other = seen.get(def.name);
+    if (other === def) continue;
+    if (other) throw new Error(`metric ${def.name} is defined by both ${other.owner} and ${def.owner}`);
+    seen.set(def.name, def);
+    unique.push(def);
+  }
+  return unique;
+}

@@ -1,0 +1,19 @@
+import { defineMetrics } from '../metrics/metric-def.js';
+
+const g = 'gauge' as const;
+const C = ['collector'] as const;
+
+/** The exporter's own series. Process metrics come from prom-client under the same prefix. */
+export const exporterMetrics = defineMetrics('exporter', {
+  up: { name: 'rabbitmq_up', type: g, help: '1 when the last poll of /api/overview succeeded, 0 when it failed.' },
+  build: { name: 'rabbitmq_exporter_build_info', type: g, labels: ['version', 'nodejs_version'], help: 'The exporter\'s version; value 1.' },
+  collectorSuccess: { name: 'rabbitmq_exporter_collector_success', type: g, labels: C, help: '1 when the collector\'s last poll succeeded, 0 when it failed.' },
+  collectorDuration: { name: 'rabbitmq_exporter_collector_duration_seconds', type: g, labels: C, unit: 'seconds', help: 'How long the collector\'s last poll took.' },
+  collectorLastSuccess: { name: 'rabbitmq_exporter_collector_last_success_timestamp_seconds', type: g, labels: C, help: 'When the collector last polled successfully (Unix time); data older than the configured maximum age is withdrawn.' },
+  collectorSamples: { name: 'rabbitmq_exporter_collector_samples', type: g, labels: C, help: 'Samples the collector\'s current data holds.' },
+  collectorSkipped: { name: 'rabbitmq_exporter_collector_skipped_values', type: g, labels: C, help: 'Values of the collector\'s last successful poll that were null or not numbers and so were left out.' },
+  collectorStale: { name: 'rabbitmq_exporter_collector_data_withdrawn', type: g, labels: C, help: '1 when the collector\'s series are withdrawn because its last success is older than the maximum age.' },
+  collectorEnabled: { name: 'rabbitmq_exporter_collector_enabled', type: g, labels: C, help: '1 for each collector that is enabled.' },
+  requests: { name: 'rabbitmq_exporter_management_requests_total', type: 'counter', help: 'Requests sent to the management API.' },
+  responseBytes: { name: 'rabbitmq_exporter_management_response_bytes_total', type: 'counter', help: 'Response body bytes read from the management API.' },
+});

@@ -1,0 +1,68 @@
+import { defineMetrics } from '../metrics/metric-def.js';
+
+const c = 'counter' as const;
+const g = 'gauge' as const;
+const N = ['node'] as const;
+
+export const nodeMetrics = defineMetrics('nodes', {
+  info: { name: 'rabbitmq_node_info', type: g, labels: ['node', 'type', 'mem_calculation_strategy', 'rates_mode'], help: 'A cluster node and its settings; value 1.' },
+  running: { name: 'rabbitmq_node_running', type: g, labels: N, help: '1 when the node is running, 0 when the cluster knows it but it is down.' },
+  beingDrained: { name: 'rabbitmq_node_being_drained', type: g, labels: N, help: '1 while the node is in maintenance mode (being drained).' },
+
+  memUsed: { name: 'rabbitmq_process_resident_memory_bytes', type: g, labels: N, rate: true, help: 'Memory used by the node as RabbitMQ measures it (mem_used).' },
+  memLimit: { name: 'rabbitmq_resident_memory_limit_bytes', type: g, labels: N, help: 'Memory high watermark: above it publishers are blocked (mem_limit).' },
+  memAlarm: { name: 'rabbitmq_alarms_memory_used_watermark', type: g, labels: N, help: '1 when the node has raised the memory alarm (mem_alarm; lags the health check by a few seconds).' },
+  diskFree: { name: 'rabbitmq_disk_space_available_bytes', type: g, labels: N, rate: true, help: 'Free disk space on the node\'s data partition (disk_free).' },
+  diskFreeLimit: { name: 'rabbitmq_disk_space_available_limit_bytes', type: g, labels: N, help: 'Free disk space below which the disk alarm is raised (disk_free_limit).' },
+  diskAlarm: { name: 'rabbitmq_alarms_free_disk_space_watermark', type: g, labels: N, help: '1 when the node has raised the free disk space alarm (disk_free_alarm).' },
+  fdUsed: { name: 'rabbitmq_process_open_fds', type: g, labels: N, rate: true, help: 'File descriptors open (fd_used).' },
+  fdTotal: { name: 'rabbitmq_process_max_fds', type: g, labels: N, help: 'File descriptors available (fd_total).' },
+  socketsUsed: { name: 'rabbitmq_process_open_tcp_sockets', type: g, labels: N, rate: true, help: 'TCP sockets open (sockets_used; absent from RabbitMQ 4.0).' },
+  socketsTotal: { name: 'rabbitmq_process_max_tcp_sockets', type: g, labels: N, help: 'TCP sockets available (sockets_total; absent from RabbitMQ 4.0).' },
+  procUsed: { name: 'rabbitmq_erlang_processes_used', type: g, labels: N, rate: true, help: 'Erlang processes running (proc_used).' },
+  procTotal: { name: 'rabbitmq_erlang_processes_limit', type: g, labels: N, help: 'Erlang process limit (proc_total).' },
+  runQueue: { name: 'rabbitmq_erlang_scheduler_run_queue', type: g, labels: N, help: 'Erlang processes waiting to run (run_queue).' },
+  processors: { name: 'rabbitmq_node_processors', type: g, labels: N, help: 'Logical processors the Erlang VM sees (processors).' },
+  uptime: { name: 'rabbitmq_erlang_uptime_seconds', type: g, labels: N, help: 'Time since the node\'s Erlang VM started (uptime).' },
+  netTicktime: { name: 'rabbitmq_erlang_net_ticktime_seconds', type: g, labels: N, help: 'Inter-node heartbeat interval (net_ticktime).' },
+  partitions: { name: 'rabbitmq_node_partitions', type: g, labels: N, help: 'Nodes this node sees as partitioned from it; anything above 0 is a network partition.' },
+  clusterLinks: { name: 'rabbitmq_node_cluster_links', type: g, labels: N, help: 'Inter-node links this node has open to other cluster nodes (CLI tool connections not counted).' },
+  clusterLinkSent: { name: 'rabbitmq_node_cluster_link_sent_bytes_total', type: c, labels: ['node', 'peer'], help: 'Bytes sent by this node to a peer node over the inter-node link.' },
+  clusterLinkReceived: { name: 'rabbitmq_node_cluster_link_received_bytes_total', type: c, labels: ['node', 'peer'], help: 'Bytes received by this node from a peer node over the inter-node link.' },
+
+  gcRuns: { name: 'rabbitmq_erlang_gc_runs_total', type: c, labels: N, rate: true, help: 'Erlang garbage collections (gc_num).' },
+  gcReclaimed: { name: 'rabbitmq_erlang_gc_reclaimed_bytes_total', type: c, labels: N, rate: true, help: 'Memory reclaimed by Erlang garbage collection (gc_bytes_reclaimed).' },
+  contextSwitches: { name: 'rabbitmq_erlang_scheduler_context_switches_total', type: c, labels: N, rate: true, help: 'Erlang scheduler context switches (context_switches).' },
+
+  ioReadOps: { name: 'rabbitmq_io_read_ops_total', type: c, labels: N, rate: true, help: 'Read operations by the persistence layer (io_read_count).' },
+  ioReadBytes: { name: 'rabbitmq_io_read_bytes_total', type: c, labels: N, rate: true, help: 'Bytes read by the persistence layer (io_read_bytes).' },
+  ioReadTime: { name: 'rabbitmq_io_read_average_time_seconds', type: g, labels: N, rate: true, help: 'Average time of a read operation over the last sampling window (io_read_avg_time).' },
+  ioWriteOps: { name: 'rabbitmq_io_write_ops_total', type: c, labels: N, rate: true, help: 'Write operations by the persistence layer (io_write_count).' },
+  ioWriteBytes: { name: 'rabbitmq_io_write_bytes_total', type: c, labels: N, rate: true, help: 'Bytes written by the persistence layer (io_write_bytes).' },
+  ioWriteTime: { name: 'rabbitmq_io_write_average_time_seconds', type: g, labels: N, rate: true, help: 'Average time of a write operation over the last sampling window (io_write_avg_time).' },
+  ioSyncOps: { name: 'rabbitmq_io_sync_ops_total', type: c, labels: N, rate: true, help: 'fsync operations by the persistence layer (io_sync_count).' },
+  ioSyncTime: { name: 'rabbitmq_io_sync_average_time_seconds', type: g, labels: N, rate: true, help: 'Average time of an fsync over the last sampling window (io_sync_avg_time).' },
+  ioSeekOps: { name: 'rabbitmq_io_seek_ops_total', type: c, labels: N, rate: true, help: 'Seek operations by the persistence layer (io_seek_count).' },
+  ioSeekTime: { name: 'rabbitmq_io_seek_average_time_seconds', type: g, labels: N, rate: true, help: 'Average time of a seek over the last sampling window (io_seek_avg_time).' },
+  ioReopenOps: { name: 'rabbitmq_io_reopen_ops_total', type: c, labels: N, rate: true, help: 'Files reopened by the persistence layer (io_reopen_count).' },
+  schemaDiskTx: { name: 'rabbitmq_schema_db_disk_tx_total', type: c, labels: N, rate: true, help: 'Disk transactions of the schema database, Mnesia (mnesia_disk_tx_count).' },
+  schemaRamTx: { name: 'rabbitmq_schema_db_ram_tx_total', type: c, labels: N, rate: true, help: 'RAM transactions of the schema database, Mnesia (mnesia_ram_tx_count).' },
+  msgStoreRead: { name: 'rabbitmq_msg_store_read_total', type: c, labels: N, rate: true, help: 'Message store reads (msg_store_read_count).' },
+  msgStoreWrite: { name: 'rabbitmq_msg_store_write_total', type: c, labels: N, rate: true, help: 'Message store writes (msg_store_write_count).' },
+  queueIndexRead: { name: 'rabbitmq_queue_index_read_ops_total', type: c, labels: N, rate: true, help: 'Queue index reads (queue_index_read_count).' },
+  queueIndexWrite: { name: 'rabbitmq_queue_index_write_ops_total', type: c, labels: N, rate: true, help: 'Queue index writes (queue_index_write_count).' },
+
+  connectionsOpened: { name: 'rabbitmq_connections_opened_total', type: c, labels: N, rate: true, help: 'Connections opened on the node (connection_created).' },
+  connectionsClosed: { name: 'rabbitmq_connections_closed_total', type: c, labels: N, rate: true, help: 'Connections closed on the node (connection_closed).' },
+  channelsOpened: { name: 'rabbitmq_channels_opened_total', type: c, labels: N, rate: true, help: 'Channels opened on the node (channel_created).' },
+  channelsClosed: { name: 'rabbitmq_channels_closed_total', type: c, labels: N, rate: true, help: 'Channels closed on the node (channel_closed).' },
+  queuesDeclared: { name: 'rabbitmq_queues_declared_total', type: c, labels: N, rate: true, help: 'Queue declarations on the node (queue_declared).' },
+  queuesCreated: { name: 'rabbitmq_queues_created_total', type: c, labels: N, rate: true, help: 'Queues created on the node (queue_created).' },
+  queuesDeleted: { name: 'rabbitmq_queues_deleted_total', type: c, labels: N, rate: true, help: 'Queues deleted on the node (queue_deleted).' },
+
+  metricsGcQueue: { name: 'rabbitmq_management_metrics_gc_queue_length', type: g, labels: ['node', 'table'], help: 'Deleted objects whose statistics wait to be garbage-collected, per table (metrics_gc_queue_length).' },
+  raOpenFiles: { name: 'rabbitmq_raft_open_files', type: g, labels: ['node', 'process'], help: 'Files held open by the Raft (quorum queue) log processes (ra_open_file_metrics).' },
+
+  memoryArea: { name: 'rabbitmq_node_memory_bytes', type: g, labels: ['node', 'area'], help: 'Node memory by use (the management API\'s memory breakdown: binary, code, queue_procs, ...).' },
+  memoryTotal: { name: 'rabbitmq_node_memory_total_bytes', type: g, labels: ['node', 'measure'], help: 'Node memory totals of the breakdown: measure is erlang (allocated by the VM), allocated or rss.' },
+});

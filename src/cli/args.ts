@@ -1,0 +1,52 @@
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config/config-error.js';
+
+export interface CliFlags {
+  config?: string;
+  listenAddress?: string;
+  logLevel?: string;
+  pollInterval?: string;
+  help: boolean;
+  version: boolean;
+}
+
+export const USAGE = `Usage: rabbitmq-exporter [flags]
+
+Flags (they override the environment, which overrides the config file):
+  --config FILE                  YAML configuration file (see config.example.yaml)
+  --web.listen-address HOST:PORT address to serve /metrics on (default :9419)
+  --log.level LEVEL              trace, debug, info, warn, error, fatal or silent (default info)
+  --poll.interval DURATION       base interval of every collector, e.g. 2s, 15s (default 15s)
+  --help                         show this text
+  --version                      show the version
+
+Environment: RABBITMQ_URL, RABBITMQ_USERNAME, RABBITMQ_PASSWORD, RABBITMQ_PASSWORD_FILE.
+`;
+
+export function parseFlags(argv: readonly string[]): CliFlags {
+  try {
+    const { values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        config: { type: 'string' },
+        'web.listen-address': { type: 'string' },
+        'log.level': { type: 'string' },
+        'poll.interval': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+      },
+    });
+    return {
+      config: values.config,
+      listenAddress: values['web.listen-address'],
+      logLevel: values['log.level'],
+      pollInterval: values['poll.interval'],
+      help: values.help ?? false,
+      version: values.version ?? false,
+    };
+  } catch (error) {
+    throw new ConfigError(`command line: ${(error as Error).message}\n\n${USAGE}`);
+  }
+}

@@ -1,0 +1,185 @@
+import { Pool, errors as undiciErrors } from 'undici';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { ManagementError } from './errors.js';
+
+export interface ClientOptions {
+  /** Origin plus optional path prefix, e.g. https://mq.example:15671/rabbit; no credentials. */
+  url: string;
+  username: string;
+  password: string;
+  tls?: { ca?: Buffer; cert?: Buffer; key?: Buffer; insecureSkipVerify?: boolean };
+  timeouts: { connectMs: number; headersMs: number; bodyMs: number; totalMs: number };
+  maxResponseBytes: number;
+  /** Requests in flight at once, and the pool's connection count. */
+  maxConcurrentRequests: number;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+/** The only module that speaks HTTP to the broker. Collectors get parsed JSON or a ManagementError. */
+export class ManagementClient {
+  private readonly pool: Pool;
+  private readonly limit: LimitFunction;
+  private readonly authorization: string;
+  private readonly prefix: string;
+  private readonly options: ClientOptions;
+  /** Bytes of response bodies read, for the exporter's own metrics. */
+  bytesRead = 0;
+  requests = 0;
+
+  constructor(options: ClientOptions) {
+    this.options = options;
+    const url = new URL(options.url);
+    this.prefix = url.pathname.replace(/\/+$/, '');
+    this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
+    this.limit = pLimit(options.maxConcurrentRequests);
+    this.pool = new Pool(url.origin, {
+      connections: options.maxConcurrentRequests,
+      connectTimeout: options.timeouts.connectMs,
+      headersTimeout: options.timeouts.headersMs,
+      bodyTimeout: options.timeouts.bodyMs,
+      connect: url.protocol === 'https:' ? tlsConnectOptions(options) : undefined,
+    });
+  }
+
+  /** GET an API path (e.g. `/api/overview`) with an optional query; resolves to parsed JSON. */
+  getJson<T = unknown>(path: string, query?: Record<string, string | number | boolean>, opts: RequestOptions = {}): Promise<T> {
+    const fullPath = withQuery(this.prefix + path, query);
+    return this.limit(() => this.request<T>(fullPath, opts.signal));
+  }
+
+  private async request<T>(path: string, callerSignal: AbortSignal | undefined): Promise<T> {
+    if (callerSignal?.aborted) throw new ManagementError('aborted', path, 'cancelled before it was sent');
+    const deadline = AbortSignal.timeout(this.options.timeouts.totalMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
+    this.requests++;
+    let response;
+    try {
+      response = await this.pool.request({
+        path,
+        method: 'GET',
+        headers: { authorization: this.authorization, accept: 'application/json' },
+        signal,
+      });
+    } catch (error) {
+      throw this.translate(error, path, deadline, callerSignal);
+    }
+    const { statusCode, body, headers } = response;
+    let text: string;
+    try {
+      const declared = Number(headers['content-length']);
+      if (Number.isFinite(declared) && declared > this.options.maxResponseBytes) {
+        body.destroy();
+        throw new ManagementError('too_large', path, `body of ${declared} bytes is over the cap of ${this.options.maxResponseBytes}`);
+      }
+      text = await this.readCapped(body, path, statusCode >= 200 && statusCode < 300);
+    } catch (error) {
+      if (error instanceof ManagementError) throw error;
+      throw this.translate(error, path, deadline, callerSignal);
+    }
+    if (statusCode < 200 || statusCode >= 300) {
+      throw new ManagementError('http_status', path, `HTTP ${statusCode}${describeErrorBody(text)}`, statusCode);
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new ManagementError(
+        'malformed_json',
+        path,
+        `HTTP ${statusCode} with a body that is not JSON (${text.length} chars: ${(error as Error).message})`,
+        statusCode,
+        { cause: error },
+      );
+    }
+  }
+
+  private async readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, path: string, ok: boolean): Promise<string> {
+    // An error answer only needs its first bytes, for the log.
+    const cap = ok ? this.options.maxResponseBytes : 4096;
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for await (const chunk of body) {
+      length += chunk.length;
+      if (length > cap) {
+        body.destroy();
+        if (!ok) break;
+        throw new ManagementError('too_large', path, `body is over the cap of ${cap} bytes`);
+      }
+      chunks.push(chunk);
+    }
+    this.bytesRead += length;
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  private translate(error: unknown, path: string, deadline: AbortSignal, callerSignal?: AbortSignal): ManagementError {
+    if (error instanceof ManagementError) return error;
+    if (callerSignal?.aborted && !deadline.aborted) {
+      return new ManagementError('aborted', path, 'cancelled: the poll ran past its deadline or the exporter is stopping', undefined, { cause: error });
+    }
+    if (deadline.aborted) {
+      return new ManagementError('timeout', path, `no complete answer within ${this.options.timeouts.totalMs} ms`, undefined, { cause: error });
+    }
+    if (
+      error instanceof undiciErrors.ConnectTimeoutError ||
+      error instanceof undiciErrors.HeadersTimeoutError ||
+      error instanceof undiciErrors.BodyTimeoutError
+    ) {
+      return new ManagementError('timeout', path, describeCause(error), undefined, { cause: error });
+    }
+    return new ManagementError('network', path, describeCause(error), undefined, { cause: error });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+function tlsConnectOptions(options: ClientOptions) {
+  const tls = options.tls ?? {};
+  return {
+    ca: tls.ca,
+    cert: tls.cert,
+    key: tls.key,
+    rejectUnauthorized: !tls.insecureSkipVerify,
+  };
+}
+
+export function withQuery(path: string, query?: Record<string, string | number | boolean>): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) params.set(key, String(value));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+/** `/api/queues/%2F/name`: every segment encoded, so vhost `/` and names with `%` or spaces work. */
+export function apiPath(...segments: string[]): string {
+  return '/api/' + segments.map((s, i) => (i === 0 ? s : encodeURIComponent(s))).join('/');
+}
+
+function describeCause(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: string }).code;
+    const inner = (error as { cause?: unknown }).cause;
+    const innerCode = inner instanceof Error ? (inner as { code?: string }).code : undefined;
+    const parts = [code, innerCode, error.message].filter(Boolean);
+    return [...new Set(parts)].join(': ');
+  }
+  return String(error);
+}
+
+/** RabbitMQ answers errors as {"error": ..., "reason": ...}; keep a short, single-line excerpt. */
+function describeErrorBody(text: string): string {
+  if (!text) return '';
+  let detail = text;
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; reason?: unknown };
+    detail = [parsed.error, parsed.reason].filter((x) => typeof x === 'string').join(': ') || text;
+  } catch {
+    /* not JSON: keep the raw excerpt */
+  }
+  detail = detail.replace(/\s+/g, ' ').trim().slice(0, 200);
+  return detail ? ` (${detail})` : '';
+}

@@ -1,0 +1,43 @@
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { BrokerInfo } from '../broker/broker-info.js';
+import type { MetricDef } from '../metrics/metric-def.js';
+import type { SampleSink } from '../render/sample-sink.js';
+
+/** What a collector may ask of the broker: parsed JSON, or a ManagementError. */
+export interface BrokerApi {
+  get<T = unknown>(path: string, query?: Record<string, string | number | boolean>): Promise<T>;
+  /** Like get(), but a 404 (path or plugin absent) resolves to undefined. */
+  getOptional<T = unknown>(path: string, query?: Record<string, string | number | boolean>): Promise<T | undefined>;
+}
+
+export interface CollectContext<Options = Record<string, never>> {
+  readonly api: BrokerApi;
+  /** Version, variant and statistics mode, from the latest /api/overview. */
+  readonly broker: BrokerInfo;
+  readonly sink: SampleSink;
+  readonly log: Logger;
+  readonly options: Options;
+  readonly signal: AbortSignal;
+  /** Survives between polls of this collector on this target (e.g. counter bookkeeping). */
+  readonly memory: Map<string, unknown>;
+  /** Records what the broker told us about itself (only the overview collector calls it). */
+  updateBroker?(overview: Record<string, unknown>): void;
+}
+
+export interface Collector<Options = Record<string, never>> {
+  readonly name: string;
+  readonly description: string;
+  readonly defaultEnabled: boolean;
+  /** Default interval as a multiple of the base poll interval. */
+  readonly defaultIntervalMultiplier: number;
+  /** Every family it may emit: the catalogue is built from these. */
+  readonly metrics: readonly MetricDef[];
+  /** Collector-specific options under `collectors.<name>` in the config file. */
+  readonly optionsSchema?: z.ZodType<Options>;
+  collect(ctx: CollectContext<Options>): Promise<void>;
+}
+
+/** Erases the options type for lists of heterogeneous collectors. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCollector = Collector<any>;

@@ -1,0 +1,85 @@
+import type { MetricDef } from '../metrics/metric-def.js';
+import type { SampleSink } from '../render/sample-sink.js';
+import { toSampleValue } from '../render/sample-sink.js';
+
+/**
+ * One row of a collector's table: which field of a record feeds which metric. A field is a
+ * dot path (`message_stats.publish`); `scale` converts to base units (ms → s is 0.001). When
+ * the metric defines a rate gauge, the row also reads `<field>_details.rate`.
+ */
+export interface FieldRow {
+  readonly field: string;
+  readonly metric: MetricDef;
+  readonly scale?: number;
+}
+
+interface CompiledRow {
+  readonly path: readonly string[];
+  readonly ratePath: readonly string[] | undefined;
+  readonly metric: MetricDef;
+  readonly scale: number;
+}
+
+export interface FieldTable {
+  readonly rows: readonly CompiledRow[];
+  readonly metrics: readonly MetricDef[];
+}
+
+export function fieldTable(rows: readonly FieldRow[]): FieldTable {
+  const compiled = rows.map((row) => {
+    const path = row.field.split('.');
+    const last = path[path.length - 1];
+    const ratePath = row.metric.rate ? [...path.slice(0, -1), `${last}_details`, 'rate'] : undefined;
+    return { path, ratePath, metric: row.metric, scale: row.scale ?? 1 };
+  });
+  const metrics: MetricDef[] = [];
+  for (const row of compiled) {
+    metrics.push(row.metric);
+    if (row.metric.rate) metrics.push(row.metric.rate);
+  }
+  return { rows: compiled, metrics };
+}
+
+export function getPath(record: unknown, path: readonly string[]): unknown {
+  let value: unknown = record;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+export interface EmitOptions {
+  /** Emit the `_details.rate` gauges too. */
+  rates: boolean;
+}
+
+/**
+ * Emits every row of the table for one record, with the record's labels already rendered.
+ * Absent fields are simply not emitted (variants and statistics modes differ in what they
+ * carry); present but non-numeric ones count as skipped in the sink.
+ */
+export function emitRecord(
+  sink: SampleSink,
+  table: FieldTable,
+  record: unknown,
+  renderedLabels: string,
+  options: EmitOptions,
+): void {
+  for (const row of table.rows) {
+    const raw = getPath(record, row.path);
+    if (raw !== undefined) {
+      sink.addRendered(row.metric, renderedLabels, scaled(raw, row.scale));
+    }
+    if (options.rates && row.ratePath && row.metric.rate) {
+      const rate = getPath(record, row.ratePath);
+      if (rate !== undefined) sink.addRendered(row.metric.rate, renderedLabels, scaled(rate, row.scale));
+    }
+  }
+}
+
+function scaled(raw: unknown, scale: number): unknown {
+  if (scale === 1) return raw;
+  const value = toSampleValue(raw);
+  return value === undefined ? raw : value * scale;
+}

@@ -1,0 +1,254 @@
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import type { CliFlags } from '../cli/args.js';
+import { collectorByName, COLLECTORS } from '../collectors/registry.js';
+import { ConfigError } from './config-error.js';
+import { configSchema, type FileConfig } from './schema.js';
+
+export interface TargetConfig {
+  name: string;
+  /** Without credentials: they are in username and password. */
+  url: string;
+  username: string;
+  password: string;
+  /** Where the password came from, for the start-up log (never the password itself). */
+  passwordSource: string;
+  tls: { ca?: Buffer; cert?: Buffer; key?: Buffer; insecureSkipVerify: boolean; caFile?: string; certFile?: string; keyFile?: string };
+  timeouts: { connectMs: number; headersMs: number; bodyMs: number; totalMs: number };
+  maxResponseBytes: number;
+  maxConcurrentRequests: number;
+}
+
+export interface CollectorConfig {
+  name: string;
+  enabled: boolean;
+  intervalMs: number;
+  timeoutMs: number;
+  maxAgeMs: number;
+  options: Record<string, unknown>;
+}
+
+export interface ExporterConfig {
+  configFile?: string;
+  listenAddress: string;
+  logLevel: string;
+  poll: { intervalMs: number; jitter: number; backoffMaxMs: number };
+  target: TargetConfig;
+  collectors: CollectorConfig[];
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Flags over environment over file over defaults. Throws ConfigError naming the key and its source. */
+export function loadConfig(flags: CliFlags, env: Env): ExporterConfig {
+  const file = flags.config;
+  const raw = file ? readYaml(file) : {};
+  const schema = configSchema();
+
+  // Environment and flags are written into the file's tree before validation, so every
+  // value passes the same checks; the message then names where the bad value came from.
+  const sources = new Map<string, string>();
+  const set = (path: string[], value: string | undefined, source: string, parse: (v: string) => unknown = (v) => v) => {
+    if (value === undefined) return;
+    let node = raw as Record<string, unknown>;
+    for (const key of path.slice(0, -1)) {
+      if (node[key] === null || typeof node[key] !== 'object') node[key] = {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[path[path.length - 1] as string] = parse(value);
+    sources.set(path.join('.'), source);
+  };
+  if (env.RABBITMQ_PASSWORD !== undefined && env.RABBITMQ_PASSWORD_FILE !== undefined) {
+    throw new ConfigError('environment: set RABBITMQ_PASSWORD or RABBITMQ_PASSWORD_FILE, not both');
+  }
+  set(['target', 'url'], env.RABBITMQ_URL, 'environment variable RABBITMQ_URL');
+  set(['target', 'username'], env.RABBITMQ_USERNAME, 'environment variable RABBITMQ_USERNAME');
+  if (env.RABBITMQ_PASSWORD !== undefined || env.RABBITMQ_PASSWORD_FILE !== undefined) {
+    const target = ((raw as Record<string, unknown>).target ?? {}) as Record<string, unknown>;
+    if (target !== null && typeof target === 'object') {
+      delete target.password;
+      delete target.password_file;
+    }
+  }
+  set(['target', 'password'], env.RABBITMQ_PASSWORD, 'environment variable RABBITMQ_PASSWORD');
+  set(['target', 'password_file'], env.RABBITMQ_PASSWORD_FILE, 'environment variable RABBITMQ_PASSWORD_FILE');
+  set(['web', 'listen_address'], flags.listenAddress, 'flag --web.listen-address');
+  set(['log', 'level'], flags.logLevel, 'flag --log.level');
+  set(['poll', 'interval'], flags.pollInterval, 'flag --poll.interval');
+
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    throw new ConfigError(formatIssues(result.error.issues, file, sources));
+  }
+  return resolve(result.data, file, sources);
+}
+
+function readYaml(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`config file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    throw new ConfigError(`config file ${file}: not valid YAML: ${first.message.split('\n')[0]}`);
+  }
+  const value = doc.toJS() as unknown;
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError(`config file ${file}: the top level must be a mapping of keys (web, log, poll, target, collectors)`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function formatIssues(issues: readonly z.core.$ZodIssue[], file: string | undefined, sources: Map<string, string>): string {
+  const lines = issues.flatMap((issue) => {
+    const base = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => describe([...base, key], 'unknown key', file, sources, hint(base, key)));
+    }
+    return [describe(base, issue.message, file, sources)];
+  });
+  return `invalid configuration:\n  ${lines.join('\n  ')}`;
+}
+
+function describe(path: string[], message: string, file: string | undefined, sources: Map<string, string>, extra = ''): string {
+  const key = path.join('.') || '(top level)';
+  const source = sources.get(key) ?? (file ? `config file ${file}` : 'defaults');
+  return `${source}: key "${key}": ${message}${extra}`;
+}
+
+function hint(parent: string[], key: string): string {
+  if (parent.length === 1 && parent[0] === 'collectors') {
+    return ` (known collectors: ${COLLECTORS.map((c) => c.name).join(', ')})`;
+  }
+  return '';
+}
+
+function resolve(config: FileConfig, file: string | undefined, sources: Map<string, string>): ExporterConfig {
+  const target = config.target;
+  const url = new URL(target.url);
+  let username = target.username;
+  let password = target.password;
+  let passwordSource = password !== undefined ? (sources.get('target.password') ?? 'config file') : 'default';
+  // Credentials in the URL are accepted but moved out of it, so the URL can be logged.
+  if (url.username || url.password) {
+    if (!sources.has('target.username') && url.username) username = decodeURIComponent(url.username);
+    if (password === undefined && target.password_file === undefined && url.password) {
+      password = decodeURIComponent(url.password);
+      passwordSource = 'url';
+    }
+    url.username = '';
+    url.password = '';
+  }
+  if (target.password_file !== undefined) {
+    if (target.password !== undefined) {
+      throw new ConfigError(`${file ? `config file ${file}` : 'configuration'}: keys "target.password" and "target.password_file": set one, not both`);
+    }
+    const from = sources.get('target.password_file') ?? `config file ${file}`;
+    password = readSecret(target.password_file, `${from}: key "target.password_file"`);
+    passwordSource = `file ${target.password_file}`;
+  }
+  const readTls = (key: 'ca_file' | 'cert_file' | 'key_file') => {
+    const path = target.tls[key];
+    if (path === undefined) return undefined;
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      throw new ConfigError(`config file ${file}: key "target.tls.${key}": ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  };
+  if ((target.tls.cert_file === undefined) !== (target.tls.key_file === undefined)) {
+    throw new ConfigError(`config file ${file}: keys "target.tls.cert_file" and "target.tls.key_file": give both or neither`);
+  }
+
+  if ((config.collectors as Record<string, { enabled?: boolean }>).overview?.enabled === false) {
+    throw new ConfigError(`config file ${file}: key "collectors.overview.enabled": the overview collector cannot be disabled, it decides rabbitmq_up`);
+  }
+  const base = config.poll.interval;
+  const collectors = COLLECTORS.map((collector): CollectorConfig => {
+    const own = ((config.collectors as Record<string, Record<string, unknown>>)[collector.name] ?? {}) as Record<string, unknown>;
+    const { enabled, interval, timeout, max_age, ...options } = own as {
+      enabled?: boolean;
+      interval?: number;
+      timeout?: number;
+      max_age?: number;
+    } & Record<string, unknown>;
+    const intervalMs = interval ?? base * collector.defaultIntervalMultiplier;
+    return {
+      name: collector.name,
+      enabled: enabled ?? collectorByName(collector.name)!.defaultEnabled,
+      intervalMs,
+      timeoutMs: timeout ?? intervalMs,
+      maxAgeMs: max_age ?? config.poll.max_age ?? 3 * intervalMs,
+      options,
+    };
+  });
+
+  return {
+    configFile: file,
+    listenAddress: config.web.listen_address,
+    logLevel: config.log.level,
+    poll: { intervalMs: base, jitter: config.poll.jitter, backoffMaxMs: config.poll.backoff_max },
+    target: {
+      name: 'default',
+      url: url.toString().replace(/\/$/, ''),
+      username,
+      password: password ?? 'guest',
+      passwordSource,
+      tls: {
+        ca: readTls('ca_file'),
+        cert: readTls('cert_file'),
+        key: readTls('key_file'),
+        insecureSkipVerify: target.tls.insecure_skip_verify,
+        caFile: target.tls.ca_file,
+        certFile: target.tls.cert_file,
+        keyFile: target.tls.key_file,
+      },
+      timeouts: {
+        connectMs: target.timeouts.connect,
+        headersMs: target.timeouts.headers,
+        bodyMs: target.timeouts.body,
+        totalMs: target.timeouts.request,
+      },
+      maxResponseBytes: target.max_response_bytes,
+      maxConcurrentRequests: target.max_concurrent_requests,
+    },
+    collectors,
+  };
+}
+
+function readSecret(path: string, where: string): string {
+  try {
+    // A trailing newline is how most secret files end; it is not part of the password.
+    return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+  } catch (error) {
+    throw new ConfigError(`${where}: ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+/** The effective configuration for the start-up log: no secret, no key material. */
+export function redactedConfig(config: ExporterConfig): Record<string, unknown> {
+  const { target } = config;
+  return {
+    configFile: config.configFile ?? null,
+    listenAddress: config.listenAddress,
+    logLevel: config.logLevel,
+    poll: config.poll,
+    target: {
+      name: target.name,
+      url: target.url,
+      username: target.username,
+      password: '<redacted>',
+      passwordSource: target.passwordSource,
+      tls: { caFile: target.tls.caFile, certFile: target.tls.certFile, keyFile: target.tls.keyFile, insecureSkipVerify: target.tls.insecureSkipVerify },
+      timeouts: target.timeouts,
+      maxResponseBytes: target.maxResponseBytes,
+      maxConcurrentRequests: target.maxConcurrentRequests,
+    },
+    collectors: config.collectors,
+  };
+}

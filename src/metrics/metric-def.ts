@@ -1,0 +1,106 @@
+/**
+ * What the catalogue knows about one metric family. Every series the exporter serves
+ * belongs to exactly one MetricDef, owned by exactly one collector (or by the exporter
+ * itself), so families never need merging across collectors.
+ */
+export type MetricType = 'gauge' | 'counter';
+
+export type MetricUnit = 'bytes' | 'seconds' | 'ratio' | 'per_second' | 'bytes_per_second' | '';
+
+export interface MetricDef {
+  /** Full exposition name; counters end in `_total`. */
+  readonly name: string;
+  readonly type: MetricType;
+  readonly unit: MetricUnit;
+  readonly help: string;
+  /** Label names in the order collectors pass label values. */
+  readonly labels: readonly string[];
+  /** The collector that emits it, or `exporter` for the exporter's own series. */
+  readonly owner: string;
+  /** The gauge fed from the management API's `<field>_details.rate`, when the family has one. */
+  readonly rate?: MetricDef;
+}
+
+export interface MetricSpec {
+  type: MetricType;
+  help: string;
+  labels?: readonly string[];
+  unit?: MetricUnit;
+  /** Also define the gauge for the API's `_details.rate` of the same field. */
+  rate?: boolean;
+}
+
+const NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const LABEL_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** Builds one collector's part of the catalogue and checks the naming conventions early. */
+export function defineMetrics<K extends string>(
+  owner: string,
+  specs: Record<K, MetricSpec & { name: string }>,
+): Record<K, MetricDef> {
+  const out = {} as Record<K, MetricDef>;
+  for (const key of Object.keys(specs) as K[]) {
+    const spec = specs[key];
+    const def: MetricDef = {
+      name: spec.name,
+      type: spec.type,
+      unit: spec.unit ?? inferUnit(spec.name),
+      help: spec.help,
+      labels: spec.labels ?? [],
+      owner,
+      ...(spec.rate ? { rate: rateDef(spec, owner) } : {}),
+    };
+    assertConventions(def);
+    if (def.rate) assertConventions(def.rate);
+    out[key] = def;
+  }
+  return out;
+}
+
+/**
+ * The management API computes `_details.rate` over its own sampling window. Counters get
+ * `<base>_per_second`; gauges get `<name>_change_per_second`, since theirs is a slope.
+ */
+function rateDef(spec: MetricSpec & { name: string }, owner: string): MetricDef {
+  const name =
+    spec.type === 'counter'
+      ? `${spec.name.replace(/_total$/, '')}_per_second`
+      : `${spec.name}_change_per_second`;
+  return {
+    name,
+    type: 'gauge',
+    unit: spec.type === 'counter' ? 'per_second' : inferUnit(name),
+    help: `Per-second rate of ${spec.name} as computed by the management API over its sampling window (the field's _details.rate).`,
+    labels: spec.labels ?? [],
+    owner,
+  };
+}
+
+function inferUnit(name: string): MetricUnit {
+  const base = name.replace(/_total$/, '');
+  if (base.endsWith('_bytes_per_second')) return 'bytes_per_second';
+  if (base.endsWith('_per_second')) return 'per_second';
+  if (base.endsWith('_bytes')) return 'bytes';
+  if (base.endsWith('_seconds')) return 'seconds';
+  if (base.endsWith('_ratio')) return 'ratio';
+  return '';
+}
+
+export function assertConventions(def: MetricDef): void {
+  if (!NAME_RE.test(def.name)) throw new Error(`metric name ${def.name} is not a valid Prometheus name`);
+  if (def.type === 'counter' && !def.name.endsWith('_total')) {
+    throw new Error(`counter ${def.name} must end in _total`);
+  }
+  if (def.type === 'gauge' && def.name.endsWith('_total')) {
+    throw new Error(`gauge ${def.name} must not end in _total`);
+  }
+  for (const label of def.labels) {
+    if (!LABEL_RE.test(label) || label.startsWith('__')) {
+      throw new Error(`metric ${def.name} has an invalid label name ${label}`);
+    }
+  }
+  if (new Set(def.labels).size !== def.labels.length) {
+    throw new Error(`metric ${def.name} repeats a label name`);
+  }
+  if (def.help.trim() === '') throw new Error(`metric ${def.name} has no help`);
+}

@@ -1,0 +1,101 @@
+/**
+ * The Prometheus text format (0.0.4) and OpenMetrics 1.0 share every sample line for the
+ * families this exporter serves; only the HELP/TYPE header of counters differs. So a family
+ * is rendered once into a body, with two cheap headers beside it.
+ */
+export type FamilyType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';
+
+export interface FamilyHeader {
+  readonly name: string;
+  readonly type: FamilyType;
+  readonly help: string;
+}
+
+export interface RenderedFamily {
+  readonly header: FamilyHeader;
+  /** Sample lines, each ending in a newline. */
+  readonly body: Buffer;
+  readonly samples: number;
+}
+
+export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+export const OPENMETRICS_CONTENT_TYPE = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
+
+const LABEL_VALUE_SPECIALS = /[\\"\n]/;
+const HELP_SPECIALS = /[\\\n]/;
+const OM_HELP_SPECIALS = /[\\"\n]/;
+
+export function escapeLabelValue(value: string): string {
+  if (!LABEL_VALUE_SPECIALS.test(value)) return value;
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+function escapeHelp(help: string): string {
+  if (!HELP_SPECIALS.test(help)) return help;
+  return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
+function escapeOpenMetricsHelp(help: string): string {
+  if (!OM_HELP_SPECIALS.test(help)) return help;
+  return help.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+export function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
+}
+
+/** `{a="x",b="y"}`, or '' when there are no labels. */
+export function renderLabels(names: readonly string[], values: readonly string[]): string {
+  if (names.length === 0) return '';
+  let out = '{';
+  for (let i = 0; i < names.length; i++) {
+    if (i > 0) out += ',';
+    out += `${names[i]}="${escapeLabelValue(values[i] ?? '')}"`;
+  }
+  return out + '}';
+}
+
+const textHeaders = new WeakMap<FamilyHeader, Buffer>();
+const openMetricsHeaders = new WeakMap<FamilyHeader, Buffer>();
+
+export function textHeader(header: FamilyHeader): Buffer {
+  let cached = textHeaders.get(header);
+  if (!cached) {
+    cached = Buffer.from(
+      `# HELP ${header.name} ${escapeHelp(header.help)}\n# TYPE ${header.name} ${header.type}\n`,
+    );
+    textHeaders.set(header, cached);
+  }
+  return cached;
+}
+
+/** OpenMetrics names a counter family without its `_total`; its samples keep it. */
+export function openMetricsFamilyName(header: FamilyHeader): string {
+  return header.type === 'counter' ? header.name.replace(/_total$/, '') : header.name;
+}
+
+export function openMetricsHeader(header: FamilyHeader): Buffer {
+  let cached = openMetricsHeaders.get(header);
+  if (!cached) {
+    const name = openMetricsFamilyName(header);
+    const type = header.type === 'untyped' ? 'unknown' : header.type;
+    cached = Buffer.from(`# TYPE ${name} ${type}\n# HELP ${name} ${escapeOpenMetricsHelp(header.help)}\n`);
+    openMetricsHeaders.set(header, cached);
+  }
+  return cached;
+}
+
+export const OPENMETRICS_EOF = Buffer.from('# EOF\n');
+
+/** Lays families out in one of the two formats. Families without samples are left out. */
+export function concatFamilies(families: readonly RenderedFamily[], openMetrics: boolean): Buffer[] {
+  const chunks: Buffer[] = [];
+  for (const family of families) {
+    if (family.samples === 0) continue;
+    chunks.push(openMetrics ? openMetricsHeader(family.header) : textHeader(family.header), family.body);
+  }
+  return chunks;
+}

@@ -1,0 +1,145 @@
+import type { Logger } from 'pino';
+import type { BrokerInfoCache } from '../broker/broker-info-cache.js';
+import { isNotFound, ManagementError } from '../client/errors.js';
+import type { ManagementClient } from '../client/management-client.js';
+import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
+import type { CollectorConfig } from '../config/load-config.js';
+import { SampleSink } from '../render/sample-sink.js';
+import type { TargetState } from '../snapshot/target-state.js';
+
+export interface RunnerDeps {
+  client: ManagementClient;
+  brokerInfo: BrokerInfoCache;
+  state: TargetState;
+  log: Logger;
+  /** Fraction of the interval by which each start may move early or late. */
+  jitter: number;
+  backoffMaxMs: number;
+  /** Told after every finished poll (the snapshot is re-assembled). */
+  onPollFinished: () => void;
+  random?: () => number;
+}
+
+/**
+ * Polls one collector on one target, forever: one poll at a time (never overlapping
+ * itself), start-to-start on its interval with jitter, with a deadline per poll, and
+ * exponential backoff while it fails. The broker's slowness never reaches a scrape.
+ */
+export class CollectorRunner {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private failures = 0;
+  private readonly stopController = new AbortController();
+  private readonly memory = new Map<string, unknown>();
+  private readonly log: Logger;
+
+  constructor(
+    private readonly collector: AnyCollector,
+    private readonly config: CollectorConfig,
+    private readonly deps: RunnerDeps,
+  ) {
+    this.log = deps.log.child({ collector: collector.name });
+    deps.state.register(collector.name, config.intervalMs, config.maxAgeMs);
+  }
+
+  start(initialDelayMs = 0): void {
+    this.schedule(initialDelayMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.stopController.abort();
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      const startedAt = Date.now();
+      this.running = this.pollOnce().then(() => {
+        this.running = undefined;
+        this.schedule(this.nextDelay(startedAt));
+      });
+    }, Math.max(0, delayMs));
+    this.timer.unref?.();
+  }
+
+  private nextDelay(startedAt: number): number {
+    const random = this.deps.random ?? Math.random;
+    const interval = this.config.intervalMs;
+    if (this.failures > 0) {
+      // 1, 2, 4, 8 intervals, capped: the first retry comes after one interval, so a broker
+      // that went down is reported within one interval and one that came back is seen soon.
+      const backoff = interval * 2 ** Math.min(this.failures - 1, 3);
+      return Math.min(backoff, Math.max(interval, this.deps.backoffMaxMs));
+    }
+    const jittered = interval * (1 + this.deps.jitter * (2 * random() - 1));
+    return startedAt + jittered - Date.now();
+  }
+
+  /** One poll; never throws. */
+  async pollOnce(): Promise<void> {
+    const { state, client, brokerInfo } = this.deps;
+    const started = performance.now();
+    const deadline = AbortSignal.timeout(this.config.timeoutMs);
+    const signal = AbortSignal.any([deadline, this.stopController.signal]);
+    const sink = new SampleSink();
+    const api: BrokerApi = {
+      get: (path, query) => client.getJson(path, query, { signal }),
+      getOptional: async (path, query) => {
+        try {
+          return await client.getJson(path, query, { signal });
+        } catch (error) {
+          if (isNotFound(error)) return undefined;
+          throw error;
+        }
+      },
+    };
+    try {
+      const broker = await brokerInfo.get(signal);
+      await this.collector.collect({
+        api,
+        broker,
+        sink,
+        log: this.log,
+        options: this.config.options,
+        signal,
+        memory: this.memory,
+        updateBroker: (overview) => brokerInfo.update(overview),
+      });
+      if (deadline.aborted) throw new Error(`poll ran past its deadline of ${this.config.timeoutMs} ms`);
+      const seconds = (performance.now() - started) / 1000;
+      if (sink.skipped > 0) this.log.debug({ target: state.name, skipped: sink.skipped }, 'values that were null or not numbers were left out');
+      state.succeeded(this.collector.name, sink.finish(), seconds, sink.skipped);
+      if (this.failures > 0) this.log.info({ target: state.name, after_failures: this.failures }, 'poll succeeded again');
+      this.failures = 0;
+    } catch (error) {
+      const seconds = (performance.now() - started) / 1000;
+      this.failures++;
+      const cause = describe(error, deadline.aborted, this.config.timeoutMs);
+      state.failed(this.collector.name, cause, seconds);
+      if (!this.stopped) {
+        this.log.warn(
+          {
+            target: state.name,
+            path: error instanceof ManagementError ? error.path : undefined,
+            reason: error instanceof ManagementError ? error.reason : 'collector_error',
+            cause,
+            consecutive_failures: this.failures,
+          },
+          'poll failed',
+        );
+      }
+    }
+    this.deps.onPollFinished();
+  }
+}
+
+function describe(error: unknown, deadlinePassed: boolean, timeoutMs: number): string {
+  if (deadlinePassed && error instanceof ManagementError && error.kind === 'aborted') {
+    return `${error.path}: the poll's deadline of ${timeoutMs} ms passed`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,33 @@
+import { exporterMetrics as M } from '../catalogue/exporter.js';
+import type { RenderedFamily } from '../render/exposition.js';
+import { SampleSink } from '../render/sample-sink.js';
+import type { TargetState } from '../snapshot/target-state.js';
+import { VERSION } from '../version.js';
+
+export interface ClientCounters {
+  requests: number;
+  bytesRead: number;
+}
+
+/** The exporter's own series for one target, rendered from the target's state. */
+export function exporterFamilies(target: TargetState, client: ClientCounters, now: number): RenderedFamily[] {
+  const sink = new SampleSink();
+  sink.add(M.up, [], target.up ? 1 : 0);
+  sink.add(M.build, [VERSION, process.version], 1);
+  sink.add(M.requests, [], client.requests);
+  sink.add(M.responseBytes, [], client.bytesRead);
+  for (const state of target.collectors.values()) {
+    const labels = [state.name];
+    sink.add(M.collectorEnabled, labels, 1);
+    if (state.lastSuccess !== undefined) sink.add(M.collectorSuccess, labels, state.lastSuccess ? 1 : 0);
+    if (state.lastDurationSeconds !== undefined) sink.add(M.collectorDuration, labels, state.lastDurationSeconds);
+    if (state.lastSuccessAt !== undefined) {
+      sink.add(M.collectorLastSuccess, labels, state.lastSuccessAt / 1000);
+      sink.add(M.collectorSkipped, labels, state.skipped);
+      const fresh = target.isFresh(state, now);
+      sink.add(M.collectorStale, labels, fresh ? 0 : 1);
+      sink.add(M.collectorSamples, labels, fresh ? state.samples : 0);
+    }
+  }
+  return sink.finish();
+}

@@ -1,0 +1,57 @@
+import express, { type Express, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../render/exposition.js';
+import type { Target } from '../target.js';
+import { landingPage } from './landing-page.js';
+import { acceptsGzip, chooseFormat } from './negotiate.js';
+
+/** The HTTP side: it reads finished snapshots and never talks to the broker. */
+export function createApp(targets: readonly Target[], log: Logger): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // ETags would hash every multi-megabyte body on every scrape.
+  app.set('etag', false);
+
+  app.get('/metrics', async (req: Request, res: Response) => {
+    const target = targets[0];
+    if (!target) {
+      res.status(503).type('text/plain').send('no target configured\n');
+      return;
+    }
+    const format = chooseFormat(req.get('accept'));
+    const exposition = await target.store.current();
+    const gzip = acceptsGzip(req.get('accept-encoding'));
+    const body = gzip ? await exposition.gzip(format) : exposition.body(format);
+    res.status(200);
+    res.setHeader('Content-Type', format === 'openmetrics' ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE);
+    res.setHeader('Vary', 'Accept, Accept-Encoding');
+    res.setHeader('Cache-Control', 'no-store');
+    if (gzip) res.setHeader('Content-Encoding', 'gzip');
+    res.setHeader('Content-Length', body.length);
+    res.end(req.method === 'HEAD' ? undefined : body);
+  });
+
+  app.get('/-/healthy', (_req, res) => {
+    res.type('text/plain').send('Healthy\n');
+  });
+
+  app.get('/-/ready', (_req, res) => {
+    const ready = targets.every((t) => t.state.firstPollAttempted);
+    res.status(ready ? 200 : 503).type('text/plain').send(ready ? 'Ready\n' : 'Not ready: first poll not finished\n');
+  });
+
+  app.get('/', (_req, res) => {
+    res.type('html').send(landingPage(targets.map((t) => t.state)));
+  });
+
+  app.use((req: Request, res: Response) => {
+    res.status(404).type('text/plain').send(`not found: ${req.method} ${req.path}\n`);
+  });
+
+  // Express 5 forwards rejected promises here; the process keeps serving.
+  app.use((error: unknown, req: Request, res: Response, _next: express.NextFunction) => {
+    log.error({ err: error, path: req.path }, 'request failed');
+    if (!res.headersSent) res.status(500).type('text/plain').send('internal error\n');
+  });
+  return app;
+}

@@ -1,0 +1,94 @@
+import type { RenderedFamily } from '../render/exposition.js';
+
+/** What one collector last produced on one target, and how its polls are going. */
+export interface CollectorState {
+  readonly name: string;
+  readonly intervalMs: number;
+  readonly maxAgeMs: number;
+  /** Families of the last successful poll; replaced whole, never edited. */
+  families: readonly RenderedFamily[];
+  samples: number;
+  skipped: number;
+  attempts: number;
+  lastSuccess: boolean | undefined;
+  lastSuccessAt: number | undefined;
+  lastAttemptAt: number | undefined;
+  lastDurationSeconds: number | undefined;
+  lastError: string | undefined;
+}
+
+/**
+ * The per-target snapshot: each finished poll swaps one collector's part. The HTTP side
+ * never reads this directly; it reads Expositions assembled from it (see SnapshotStore).
+ */
+export class TargetState {
+  readonly collectors = new Map<string, CollectorState>();
+  /** Bumped on every change, so the assembled exposition knows when it is out of date. */
+  version = 0;
+
+  constructor(
+    readonly name: string,
+    readonly url: string,
+  ) {}
+
+  register(name: string, intervalMs: number, maxAgeMs: number): void {
+    this.collectors.set(name, {
+      name,
+      intervalMs,
+      maxAgeMs,
+      families: [],
+      samples: 0,
+      skipped: 0,
+      attempts: 0,
+      lastSuccess: undefined,
+      lastSuccessAt: undefined,
+      lastAttemptAt: undefined,
+      lastDurationSeconds: undefined,
+      lastError: undefined,
+    });
+  }
+
+  succeeded(name: string, families: RenderedFamily[], durationSeconds: number, skipped: number, at = Date.now()): void {
+    const state = this.get(name);
+    state.families = families;
+    state.samples = families.reduce((n, f) => n + f.samples, 0);
+    state.skipped = skipped;
+    state.attempts++;
+    state.lastSuccess = true;
+    state.lastSuccessAt = at;
+    state.lastAttemptAt = at;
+    state.lastDurationSeconds = durationSeconds;
+    state.lastError = undefined;
+    this.version++;
+  }
+
+  failed(name: string, error: string, durationSeconds: number, at = Date.now()): void {
+    const state = this.get(name);
+    state.attempts++;
+    state.lastSuccess = false;
+    state.lastAttemptAt = at;
+    state.lastDurationSeconds = durationSeconds;
+    state.lastError = error;
+    this.version++;
+  }
+
+  /** rabbitmq_up: the overview collector's last poll. */
+  get up(): boolean {
+    return this.collectors.get('overview')?.lastSuccess === true;
+  }
+
+  /** /-/ready: the first poll of the overview has finished, whatever its outcome. */
+  get firstPollAttempted(): boolean {
+    return (this.collectors.get('overview')?.attempts ?? 0) > 0;
+  }
+
+  isFresh(state: CollectorState, now: number): boolean {
+    return state.lastSuccessAt !== undefined && now - state.lastSuccessAt <= state.maxAgeMs;
+  }
+
+  private get(name: string): CollectorState {
+    const state = this.collectors.get(name);
+    if (!state) throw new Error(`collector ${name} is not registered on target ${this.name}`);
+    return state;
+  }
+}

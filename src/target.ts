@@ -1,0 +1,63 @@
+import type { Logger } from 'pino';
+import { BrokerInfoCache } from './broker/broker-info-cache.js';
+import { ManagementClient } from './client/management-client.js';
+import { collectorByName } from './collectors/registry.js';
+import type { ExporterConfig } from './config/load-config.js';
+import { CollectorRunner } from './scheduler/collector-runner.js';
+import type { ProcessMetrics } from './self/process-metrics.js';
+import { SnapshotStore } from './snapshot/snapshot-store.js';
+import { TargetState } from './snapshot/target-state.js';
+
+/** One watched broker: its client, its collectors' runners, its state and its snapshot. */
+export class Target {
+  readonly state: TargetState;
+  readonly store: SnapshotStore;
+  readonly client: ManagementClient;
+  readonly brokerInfo: BrokerInfoCache;
+  private readonly runners: CollectorRunner[] = [];
+
+  constructor(config: ExporterConfig, processMetrics: ProcessMetrics, log: Logger) {
+    const t = config.target;
+    this.client = new ManagementClient({
+      url: t.url,
+      username: t.username,
+      password: t.password,
+      tls: t.tls,
+      timeouts: t.timeouts,
+      maxResponseBytes: t.maxResponseBytes,
+      maxConcurrentRequests: t.maxConcurrentRequests,
+    });
+    this.state = new TargetState(t.name, t.url);
+    this.store = new SnapshotStore(this.state, this.client, processMetrics);
+    this.brokerInfo = new BrokerInfoCache(this.client);
+    const targetLog = log.child({ target: t.name });
+    for (const collectorConfig of config.collectors) {
+      if (!collectorConfig.enabled) continue;
+      const collector = collectorByName(collectorConfig.name);
+      if (!collector) continue;
+      this.runners.push(
+        new CollectorRunner(collector, collectorConfig, {
+          client: this.client,
+          brokerInfo: this.brokerInfo,
+          state: this.state,
+          log: targetLog,
+          jitter: config.poll.jitter,
+          backoffMaxMs: config.poll.backoffMaxMs,
+          onPollFinished: () => {
+            this.store.rebuild().catch((error: unknown) => targetLog.error({ err: error }, 'assembling the snapshot failed'));
+          },
+        }),
+      );
+    }
+  }
+
+  start(): void {
+    // Overview first: it tells the others which API variant they talk to.
+    this.runners.forEach((runner, i) => runner.start(i === 0 ? 0 : 50 * i));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.runners.map((r) => r.stop()));
+    await this.client.close();
+  }
+}
