@@ -1,6 +1,7 @@
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { SampleSink } from '../render/sample-sink.js';
 import { toSampleValue } from '../render/sample-sink.js';
+import type { MonotonicCounters } from './monotonic-counters.js';
 
 /**
  * One row of a collector's table: which field of a record feeds which metric. A field is a
@@ -14,6 +15,7 @@ export interface FieldRow {
 }
 
 interface CompiledRow {
+  readonly field: string;
   readonly path: readonly string[];
   readonly ratePath: readonly string[] | undefined;
   readonly metric: MetricDef;
@@ -30,7 +32,7 @@ export function fieldTable(rows: readonly FieldRow[]): FieldTable {
     const path = row.field.split('.');
     const last = path[path.length - 1];
     const ratePath = row.metric.rate ? [...path.slice(0, -1), `${last}_details`, 'rate'] : undefined;
-    return { path, ratePath, metric: row.metric, scale: row.scale ?? 1 };
+    return { field: row.field, path, ratePath, metric: row.metric, scale: row.scale ?? 1 };
   });
   const metrics: MetricDef[] = [];
   for (const row of compiled) {
@@ -50,8 +52,10 @@ export function getPath(record: unknown, path: readonly string[]): unknown {
 }
 
 export interface EmitOptions {
-  /** Emit the `_details.rate` gauges too. */
-  rates: boolean;
+  /** Emit the `_details.rate` gauges too: all of them, or those of the listed fields. */
+  rates: boolean | ReadonlySet<string>;
+  /** Keeps counters from going down between polls (see MonotonicCounters). */
+  counters?: MonotonicCounters;
 }
 
 /**
@@ -69,9 +73,14 @@ export function emitRecord(
   for (const row of table.rows) {
     const raw = getPath(record, row.path);
     if (raw !== undefined) {
-      sink.addRendered(row.metric, renderedLabels, scaled(raw, row.scale));
+      let value = scaled(raw, row.scale);
+      if (options.counters && row.metric.type === 'counter') {
+        const number = toSampleValue(value);
+        if (number !== undefined) value = options.counters.adjust(row.metric.name + renderedLabels, number);
+      }
+      sink.addRendered(row.metric, renderedLabels, value);
     }
-    if (options.rates && row.ratePath && row.metric.rate) {
+    if (row.ratePath && row.metric.rate && (options.rates === true || (options.rates !== false && options.rates.has(row.field)))) {
       const rate = getPath(record, row.ratePath);
       if (rate !== undefined) sink.addRendered(row.metric.rate, renderedLabels, scaled(rate, row.scale));
     }

@@ -1,0 +1,86 @@
+import { defineMetrics } from '../metrics/metric-def.js';
+
+const c = 'counter' as const;
+const g = 'gauge' as const;
+const Q = ['vhost', 'queue'] as const;
+const VT = ['vhost', 'type'] as const;
+
+/** Arguments worth seeing on rabbitmq_queue_info, as label names (x-max-length → x_max_length). */
+export const QUEUE_INFO_ARGUMENTS = [
+  'x-max-length',
+  'x-max-length-bytes',
+  'x-overflow',
+  'x-message-ttl',
+  'x-expires',
+  'x-dead-letter-exchange',
+  'x-queue-mode',
+  'x-single-active-consumer',
+  'x-delivery-limit',
+  'x-queue-leader-locator',
+] as const;
+
+export const queueMetrics = defineMetrics('queues', {
+  info: {
+    name: 'rabbitmq_queue_info',
+    type: g,
+    labels: [
+      'vhost', 'queue', 'type', 'durable', 'auto_delete', 'exclusive', 'policy', 'operator_policy', 'node', 'state',
+      ...QUEUE_INFO_ARGUMENTS.map((a) => a.replace(/-/g, '_')),
+    ],
+    help: 'A queue\'s metadata; value 1. node is the classic queue\'s node or the quorum/stream leader. Join on (vhost, queue).',
+  },
+  messages: { name: 'rabbitmq_queue_messages', type: g, labels: Q, rate: true, help: 'Messages in the queue, ready plus unacknowledged.' },
+  messagesReady: { name: 'rabbitmq_queue_messages_ready', type: g, labels: Q, rate: true, help: 'Messages ready for delivery.' },
+  messagesUnacked: { name: 'rabbitmq_queue_messages_unacked', type: g, labels: Q, rate: true, help: 'Messages delivered and not yet acknowledged.' },
+  messagesBytes: { name: 'rabbitmq_queue_messages_bytes', type: g, labels: Q, help: 'Size of the message bodies in the queue (message_bytes).' },
+  messagesReadyBytes: { name: 'rabbitmq_queue_messages_ready_bytes', type: g, labels: Q, help: 'Size of the ready message bodies (message_bytes_ready).' },
+  messagesUnackedBytes: { name: 'rabbitmq_queue_messages_unacked_bytes', type: g, labels: Q, help: 'Size of the unacknowledged message bodies (message_bytes_unacknowledged).' },
+  messagesRam: { name: 'rabbitmq_queue_messages_ram', type: g, labels: Q, help: 'Messages held in memory (messages_ram).' },
+  messagesReadyRam: { name: 'rabbitmq_queue_messages_ready_ram', type: g, labels: Q, help: 'Ready messages held in memory (messages_ready_ram).' },
+  messagesUnackedRam: { name: 'rabbitmq_queue_messages_unacked_ram', type: g, labels: Q, help: 'Unacknowledged messages held in memory (messages_unacknowledged_ram).' },
+  messagesRamBytes: { name: 'rabbitmq_queue_messages_ram_bytes', type: g, labels: Q, help: 'Size of the message bodies held in memory (message_bytes_ram).' },
+  messagesPersistent: { name: 'rabbitmq_queue_messages_persistent', type: g, labels: Q, help: 'Persistent messages (messages_persistent).' },
+  messagesPersistentBytes: { name: 'rabbitmq_queue_messages_persistent_bytes', type: g, labels: Q, help: 'Size of the persistent message bodies (message_bytes_persistent).' },
+  messagesPagedOut: { name: 'rabbitmq_queue_messages_paged_out', type: g, labels: Q, help: 'Messages paged out to disk (messages_paged_out).' },
+  messagesPagedOutBytes: { name: 'rabbitmq_queue_messages_paged_out_bytes', type: g, labels: Q, help: 'Size of the message bodies paged out to disk (message_bytes_paged_out).' },
+  messagesDlx: { name: 'rabbitmq_queue_messages_dead_lettered_pending', type: g, labels: Q, help: 'Quorum queue: messages waiting for at-least-once dead-lettering (messages_dlx).' },
+  messagesDlxBytes: { name: 'rabbitmq_queue_messages_dead_lettered_pending_bytes', type: g, labels: Q, help: 'Quorum queue: size of the messages waiting for at-least-once dead-lettering (message_bytes_dlx).' },
+  consumers: { name: 'rabbitmq_queue_consumers', type: g, labels: Q, help: 'Consumers of the queue.' },
+  consumerUtilisation: { name: 'rabbitmq_queue_consumer_utilisation', type: g, labels: Q, unit: 'ratio', help: 'Fraction of time the queue could deliver to consumers at once (consumer_utilisation, 0 to 1).' },
+  consumerCapacity: { name: 'rabbitmq_queue_consumer_capacity', type: g, labels: Q, unit: 'ratio', help: 'Fraction of time the queue could deliver to consumers at once (consumer_capacity, 0 to 1; the newer name of consumer_utilisation).' },
+  memory: { name: 'rabbitmq_queue_process_memory_bytes', type: g, labels: Q, help: 'Memory used by the queue\'s Erlang process (memory).' },
+  headMessageTimestamp: { name: 'rabbitmq_queue_head_message_timestamp_seconds', type: g, labels: Q, help: 'The timestamp property of the message at the head of the queue (Unix time, as the publisher set it); absent when the queue is empty or the message has none.' },
+  idleSince: { name: 'rabbitmq_queue_idle_since_timestamp_seconds', type: g, labels: Q, help: 'When the queue became idle (Unix time); absent while it is active.' },
+  running: { name: 'rabbitmq_queue_running', type: g, labels: Q, help: '1 when the queue\'s state is running (or live, idle, flow), 0 for down, crashed, stopped, minority, terminated. The state itself is on rabbitmq_queue_info.' },
+  members: { name: 'rabbitmq_queue_members', type: g, labels: Q, help: 'Quorum and stream queues: replicas (members).' },
+  membersOnline: { name: 'rabbitmq_queue_members_online', type: g, labels: Q, help: 'Quorum and stream queues: replicas online; below a majority of rabbitmq_queue_members the queue is unavailable.' },
+  reductions: { name: 'rabbitmq_queue_reductions_total', type: c, labels: Q, rate: true, help: 'Erlang reductions (units of work) of the queue process.' },
+
+  published: { name: 'rabbitmq_queue_messages_published_total', type: c, labels: Q, rate: true, help: 'Messages published into the queue (message_stats.publish).' },
+  deliveredAck: { name: 'rabbitmq_queue_messages_delivered_ack_total', type: c, labels: Q, rate: true, help: 'Messages delivered to consumers in manual-ack mode (message_stats.deliver).' },
+  deliveredNoAck: { name: 'rabbitmq_queue_messages_delivered_total', type: c, labels: Q, rate: true, help: 'Messages delivered to consumers in auto-ack mode (message_stats.deliver_no_ack; rabbitmq_prometheus\'s meaning of this name).' },
+  getAck: { name: 'rabbitmq_queue_get_ack_total', type: c, labels: Q, rate: true, help: 'Messages fetched with basic.get in manual-ack mode (message_stats.get).' },
+  getNoAck: { name: 'rabbitmq_queue_get_total', type: c, labels: Q, rate: true, help: 'Messages fetched with basic.get in auto-ack mode (message_stats.get_no_ack).' },
+  getEmpty: { name: 'rabbitmq_queue_get_empty_total', type: c, labels: Q, rate: true, help: 'basic.get calls that found the queue empty (message_stats.get_empty).' },
+  deliverGet: { name: 'rabbitmq_queue_messages_delivered_or_got_total', type: c, labels: Q, rate: true, help: 'Deliveries and gets in any ack mode (message_stats.deliver_get).' },
+  redelivered: { name: 'rabbitmq_queue_messages_redelivered_total', type: c, labels: Q, rate: true, help: 'Messages delivered again after a requeue (message_stats.redeliver).' },
+  acked: { name: 'rabbitmq_queue_messages_acked_total', type: c, labels: Q, rate: true, help: 'Messages acknowledged by consumers (message_stats.ack).' },
+  confirmed: { name: 'rabbitmq_queue_messages_confirmed_total', type: c, labels: Q, rate: true, help: 'Messages routed to the queue and confirmed to publishers (message_stats.confirm).' },
+  returnedUnroutable: { name: 'rabbitmq_queue_messages_returned_unroutable_total', type: c, labels: Q, rate: true, help: 'message_stats.return_unroutable of the queue.' },
+  droppedUnroutable: { name: 'rabbitmq_queue_messages_dropped_unroutable_total', type: c, labels: Q, rate: true, help: 'message_stats.drop_unroutable of the queue.' },
+
+  vhostQueues: { name: 'rabbitmq_vhost_queues', type: g, labels: VT, help: 'Queues per vhost and type; counts every queue of the watched vhosts, filtered or capped or not.' },
+  vhostQueueMessages: { name: 'rabbitmq_vhost_queue_messages', type: g, labels: VT, help: 'Messages in the queues of a vhost and type (sum of rabbitmq_queue_messages, over all queues).' },
+  vhostQueueMessagesReady: { name: 'rabbitmq_vhost_queue_messages_ready', type: g, labels: VT, help: 'Ready messages in the queues of a vhost and type.' },
+  vhostQueueMessagesUnacked: { name: 'rabbitmq_vhost_queue_messages_unacked', type: g, labels: VT, help: 'Unacknowledged messages in the queues of a vhost and type.' },
+  vhostQueueMessagesBytes: { name: 'rabbitmq_vhost_queue_messages_bytes', type: g, labels: VT, help: 'Size of the message bodies in the queues of a vhost and type.' },
+  vhostQueueConsumers: { name: 'rabbitmq_vhost_queue_consumers', type: g, labels: VT, help: 'Consumers of the queues of a vhost and type.' },
+  vhostQueueMemory: { name: 'rabbitmq_vhost_queue_process_memory_bytes', type: g, labels: VT, help: 'Memory of the queue processes of a vhost and type.' },
+  vhostQueuesNotRunning: { name: 'rabbitmq_vhost_queues_not_running', type: g, labels: VT, help: 'Queues of a vhost and type whose state is not running (down, crashed, minority, ...).' },
+  vhostQueuesWithoutConsumers: { name: 'rabbitmq_vhost_queues_ready_without_consumers', type: g, labels: VT, help: 'Queues of a vhost and type that hold ready messages and have no consumer.' },
+
+  seriesFiltered: { name: 'rabbitmq_queue_series_filtered', type: g, help: 'Queues whose per-queue series were left out by the include/exclude, exclusive or auto-delete filters (still counted in the rabbitmq_vhost_queue* aggregates).' },
+  seriesCapped: { name: 'rabbitmq_queue_series_capped', type: g, help: 'Queues whose per-queue series were left out because collectors.queues.max_queues was reached (still counted in the aggregates).' },
+  query: { name: 'rabbitmq_queue_query_info', type: g, labels: ['mode', 'per_vhost', 'paged'], help: 'How the queue collector asks the broker: mode is columns, totals (disable_stats with queue totals), full or detailed; value 1.' },
+  degraded: { name: 'rabbitmq_queue_statistics_degraded', type: g, help: '1 when the broker has statistics disabled and the queue collector serves only message counts (no consumers, memory, bytes or message_stats).' },
+});

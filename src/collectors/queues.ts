@@ -1,0 +1,370 @@
+import { z } from 'zod';
+import { QUEUE_INFO_ARGUMENTS, queueMetrics as M } from '../catalogue/queues.js';
+import { isNotFound } from '../client/errors.js';
+import { apiPath } from '../client/management-client.js';
+import { renderLabels } from '../render/exposition.js';
+import { toSampleValue } from '../render/sample-sink.js';
+import type { BrokerApi, Collector, CollectContext } from './collector.js';
+import { emitRecord, fieldTable, type FieldTable } from './field-table.js';
+import { fetchList } from './list-fetch.js';
+import { MonotonicCounters } from './monotonic-counters.js';
+import { NameFilter, nameFilterSchema } from './name-filter.js';
+
+const countsTable = fieldTable([
+  { field: 'messages', metric: M.messages },
+  { field: 'messages_ready', metric: M.messagesReady },
+  { field: 'messages_unacknowledged', metric: M.messagesUnacked },
+]);
+
+const detailsTable = fieldTable([
+  { field: 'message_bytes', metric: M.messagesBytes },
+  { field: 'message_bytes_ready', metric: M.messagesReadyBytes },
+  { field: 'message_bytes_unacknowledged', metric: M.messagesUnackedBytes },
+  { field: 'messages_ram', metric: M.messagesRam },
+  { field: 'messages_ready_ram', metric: M.messagesReadyRam },
+  { field: 'messages_unacknowledged_ram', metric: M.messagesUnackedRam },
+  { field: 'message_bytes_ram', metric: M.messagesRamBytes },
+  { field: 'messages_persistent', metric: M.messagesPersistent },
+  { field: 'message_bytes_persistent', metric: M.messagesPersistentBytes },
+  { field: 'messages_paged_out', metric: M.messagesPagedOut },
+  { field: 'message_bytes_paged_out', metric: M.messagesPagedOutBytes },
+  { field: 'messages_dlx', metric: M.messagesDlx },
+  { field: 'message_bytes_dlx', metric: M.messagesDlxBytes },
+  { field: 'consumers', metric: M.consumers },
+  { field: 'consumer_utilisation', metric: M.consumerUtilisation },
+  { field: 'consumer_capacity', metric: M.consumerCapacity },
+  { field: 'memory', metric: M.memory },
+  { field: 'head_message_timestamp', metric: M.headMessageTimestamp },
+  { field: 'reductions', metric: M.reductions },
+]);
+
+const messageStatsTable = fieldTable([
+  { field: 'message_stats.publish', metric: M.published },
+  { field: 'message_stats.deliver', metric: M.deliveredAck },
+  { field: 'message_stats.deliver_no_ack', metric: M.deliveredNoAck },
+  { field: 'message_stats.get', metric: M.getAck },
+  { field: 'message_stats.get_no_ack', metric: M.getNoAck },
+  { field: 'message_stats.get_empty', metric: M.getEmpty },
+  { field: 'message_stats.deliver_get', metric: M.deliverGet },
+  { field: 'message_stats.redeliver', metric: M.redelivered },
+  { field: 'message_stats.ack', metric: M.acked },
+  { field: 'message_stats.confirm', metric: M.confirmed },
+  { field: 'message_stats.return_unroutable', metric: M.returnedUnroutable },
+  { field: 'message_stats.drop_unroutable', metric: M.droppedUnroutable },
+]);
+
+/** Fields read outside the tables. */
+const METADATA_COLUMNS = ['name', 'vhost', 'type', 'durable', 'auto_delete', 'exclusive', 'policy', 'operator_policy', 'node', 'leader', 'state', 'arguments'];
+const DETAIL_COLUMNS = ['idle_since', 'members', 'online'];
+
+const RUNNING_STATES = new Set(['running', 'live', 'idle', 'flow']);
+
+export const queueOptionsSchema = z.strictObject({
+  /**
+   * How to ask: auto (the cheapest that yields the enabled metrics: totals when the broker has
+   * statistics off or only counts are wanted, else columns), columns (only the fields needed),
+   * totals (disable_stats=true&enable_queue_totals=true: counts and metadata only), full
+   * (everything), detailed (/api/queues/detailed, 3.13+).
+   */
+  mode: z.enum(['auto', 'columns', 'totals', 'full', 'detailed']).default('auto'),
+  /** Bytes, RAM/persistent splits, consumers, utilisation, memory, head timestamp, idle since, members. */
+  details: z.boolean().default(true),
+  /** message_stats counters (publish, deliver, ack, ...). */
+  message_stats: z.boolean().default(true),
+  /** `_details.rate` gauges: false, true, or a list of fields such as ["messages", "message_stats.publish"]. */
+  rates: z.union([z.boolean(), z.array(z.string())]).default(false),
+  /** One request per vhost (auto: when there is more than one vhost to watch). */
+  per_vhost: z.union([z.boolean(), z.literal('auto')]).default('auto'),
+  /** 0: whole lists. Else page size (at most 500): each page costs the broker about one whole list. */
+  page_size: z.number().int().min(0).max(500).default(0),
+  vhosts: nameFilterSchema,
+  queues: nameFilterSchema,
+  /** Send queues.include to the broker (name + use_regex; forces paging). Aggregates then cover only matching queues. */
+  filter_on_broker: z.boolean().default(false),
+  skip_exclusive: z.boolean().default(false),
+  skip_auto_delete: z.boolean().default(false),
+  /** Most queues with per-queue series on this target; 0 is no cap. Aggregates always cover all. */
+  max_queues: z.number().int().min(0).default(0),
+  /** Serve rabbitmq_queue_info. */
+  info: z.boolean().default(true),
+});
+
+export type QueueOptions = z.infer<typeof queueOptionsSchema>;
+type QueueRecord = Record<string, unknown>;
+type Mode = 'columns' | 'totals' | 'full' | 'detailed';
+
+export interface QueuePlan {
+  mode: Mode;
+  path: string;
+  query: Record<string, string | boolean>;
+  perVhost: boolean;
+  pageSize: number;
+  degraded: boolean;
+  tables: FieldTable[];
+}
+
+export const queuesCollector: Collector<QueueOptions> = {
+  name: 'queues',
+  description:
+    'GET /api/queues, or /api/queues/{vhost} per vhost (with /api/vhosts?columns=name to list them), asking for only the needed columns, or with disable_stats=true&enable_queue_totals=true when only counts are available or wanted; /api/queues/detailed on 3.13+ when configured.',
+  defaultEnabled: true,
+  defaultIntervalMultiplier: 2,
+  optionsSchema: queueOptionsSchema,
+  metrics: [
+    M.info, M.running, M.idleSince, M.members, M.membersOnline,
+    ...countsTable.metrics, ...detailsTable.metrics, ...messageStatsTable.metrics,
+    M.vhostQueues, M.vhostQueueMessages, M.vhostQueueMessagesReady, M.vhostQueueMessagesUnacked, M.vhostQueueMessagesBytes,
+    M.vhostQueueConsumers, M.vhostQueueMemory, M.vhostQueuesNotRunning, M.vhostQueuesWithoutConsumers,
+    M.seriesFiltered, M.seriesCapped, M.query, M.degraded,
+  ],
+  async collect(ctx) {
+    const { options, sink } = ctx;
+    const plan = planQueueQuery(ctx);
+    const vhostFilter = new NameFilter(options.vhosts);
+    const queueFilter = new NameFilter(options.queues);
+    const queues = await fetchQueues(ctx.api, plan, vhostFilter, options, queueFilter);
+
+    const counters = MonotonicCounters.in(ctx.memory);
+    const rates = options.rates === true ? true : options.rates === false ? false : new Set(options.rates);
+    const aggregates = new Aggregates();
+    let filtered = 0;
+    let capped = 0;
+    let emitted = 0;
+    for (const queue of queues) {
+      const vhost = queue.vhost as string;
+      const name = queue.name as string;
+      if (!plan.perVhost && !vhostFilter.matches(vhost)) continue;
+      aggregates.add(queue);
+      if (
+        !queueFilter.matches(name) ||
+        (options.skip_exclusive && queue.exclusive === true) ||
+        (options.skip_auto_delete && queue.auto_delete === true)
+      ) {
+        filtered++;
+        continue;
+      }
+      if (options.max_queues > 0 && emitted >= options.max_queues) {
+        capped++;
+        continue;
+      }
+      emitted++;
+      const labels = renderLabels(['vhost', 'queue'], [vhost, name]);
+      for (const table of plan.tables) emitRecord(sink, table, queue, labels, { rates, counters });
+      emitQueueExtras(ctx, queue, labels, plan.mode);
+      if (options.info) sink.add(M.info, infoLabels(queue), 1);
+    }
+    counters.commit();
+    aggregates.emit(ctx);
+    sink.add(M.seriesFiltered, [], filtered);
+    sink.add(M.seriesCapped, [], capped);
+    sink.add(M.query, [plan.mode, String(plan.perVhost), String(plan.pageSize > 0)], 1);
+    sink.add(M.degraded, [], plan.degraded ? 1 : 0);
+    if (capped > 0) warnOnce(ctx, 'capped', { capped, max_queues: options.max_queues }, 'per-queue series capped by collectors.queues.max_queues');
+    if (plan.degraded) warnOnce(ctx, 'degraded', {}, 'the broker has statistics disabled: queue series are limited to message counts');
+  },
+};
+
+/** The cheapest request that yields the enabled metrics on this broker. */
+export function planQueueQuery(ctx: Pick<CollectContext<QueueOptions>, 'broker' | 'options' | 'log' | 'memory'>): QueuePlan {
+  const { options, broker } = ctx;
+  const wantsStats = options.details || options.message_stats || options.rates !== false;
+  let mode: Mode;
+  if (options.mode === 'auto') mode = broker.statisticsDisabled || !wantsStats ? 'totals' : 'columns';
+  else mode = options.mode;
+  if (mode === 'detailed' && broker.variant === 'A') {
+    warnOnce(ctx, 'no-detailed', {}, '/api/queues/detailed exists from 3.13 on: using mode columns');
+    mode = 'columns';
+  }
+  const tables = [countsTable];
+  if (mode !== 'totals') {
+    if (options.details) tables.push(detailsTable);
+    if (options.message_stats) tables.push(messageStatsTable);
+  }
+  const query: Record<string, string | boolean> = {};
+  if (mode === 'totals') {
+    query.disable_stats = true;
+    query.enable_queue_totals = true;
+    query.columns = [...METADATA_COLUMNS, 'members', 'online', ...countsTable.rows.map((r) => r.field)].join(',');
+  } else if (mode === 'columns') {
+    const rates = options.rates;
+    const columns = new Set(METADATA_COLUMNS);
+    if (options.details) DETAIL_COLUMNS.forEach((c) => columns.add(c));
+    for (const table of tables) {
+      for (const row of table.rows) {
+        columns.add(row.field);
+        if (row.ratePath && (rates === true || (Array.isArray(rates) && rates.includes(row.field)))) columns.add(`${row.field}_details`);
+      }
+    }
+    query.columns = [...columns].join(',');
+  }
+  const pageSize = options.filter_on_broker && options.queues.include !== undefined ? options.page_size || 500 : options.page_size;
+  if (pageSize > 0 && options.filter_on_broker && options.queues.include !== undefined) {
+    query.name = options.queues.include;
+    query.use_regex = true;
+  }
+  return {
+    mode,
+    path: mode === 'detailed' ? '/api/queues/detailed' : '/api/queues',
+    query,
+    perVhost: mode !== 'detailed' && options.per_vhost !== false,
+    pageSize,
+    degraded: broker.statisticsDisabled && wantsStats,
+    tables,
+  };
+}
+
+async function fetchQueues(
+  api: BrokerApi,
+  plan: QueuePlan,
+  vhostFilter: NameFilter,
+  options: QueueOptions,
+  _queueFilter: NameFilter,
+): Promise<QueueRecord[]> {
+  const key = (q: QueueRecord) => `${String(q.vhost)}\u0000${String(q.name)}`;
+  const valid = (q: QueueRecord) => typeof q.name === 'string' && typeof q.vhost === 'string';
+  let perVhost = plan.perVhost;
+  let vhosts: string[] = [];
+  if (perVhost) {
+    const listed = await api.get<{ name?: unknown }[]>('/api/vhosts', { columns: 'name' });
+    if (!Array.isArray(listed)) throw new Error('/api/vhosts did not answer a JSON list');
+    vhosts = listed.map((v) => v?.name).filter((n): n is string => typeof n === 'string' && vhostFilter.matches(n));
+    // auto: a single request is as cheap when there is one vhost (or none filtered out).
+    if (options.per_vhost === 'auto' && vhosts.length <= 1 && listed.length <= 1) perVhost = false;
+    plan.perVhost = perVhost;
+  }
+  if (!perVhost) {
+    const all = await fetchList<QueueRecord>(api, plan.path, plan.query, { pageSize: plan.pageSize, key });
+    return all.filter(valid);
+  }
+  const lists = await Promise.all(
+    vhosts.map(async (vhost) => {
+      try {
+        return await fetchList<QueueRecord>(api, apiPath('queues', vhost), plan.query, { pageSize: plan.pageSize, key });
+      } catch (error) {
+        if (isNotFound(error)) return []; // the vhost was deleted after it was listed
+        throw error;
+      }
+    }),
+  );
+  return lists.flat().filter(valid);
+}
+
+function emitQueueExtras(ctx: CollectContext<QueueOptions>, queue: QueueRecord, labels: string, mode: Mode): void {
+  const { sink } = ctx;
+  if (typeof queue.state === 'string') sink.addRendered(M.running, labels, RUNNING_STATES.has(queue.state) ? 1 : 0);
+  if (mode === 'totals' || !ctx.options.details) {
+    if (Array.isArray(queue.members)) sink.addRendered(M.members, labels, queue.members.length);
+    if (Array.isArray(queue.online)) sink.addRendered(M.membersOnline, labels, queue.online.length);
+    return;
+  }
+  if (Array.isArray(queue.members)) sink.addRendered(M.members, labels, queue.members.length);
+  if (Array.isArray(queue.online)) sink.addRendered(M.membersOnline, labels, queue.online.length);
+  const idle = parseTimestamp(queue.idle_since);
+  if (idle !== undefined) sink.addRendered(M.idleSince, labels, idle);
+}
+
+/** idle_since is `2026-11-22T03:17:56.076+00:00` in 3.10+, `2019-03-13 11:17:44` (UTC) before. */
+export function parseTimestamp(value: unknown): number | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  const iso = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms / 1000 : undefined;
+}
+
+function text(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? value : String(value);
+}
+
+function infoLabels(queue: QueueRecord): string[] {
+  const args = (queue.arguments !== null && typeof queue.arguments === 'object' ? queue.arguments : {}) as Record<string, unknown>;
+  return [
+    text(queue.vhost),
+    text(queue.name),
+    text(queue.type),
+    text(queue.durable),
+    text(queue.auto_delete),
+    text(queue.exclusive),
+    text(queue.policy),
+    text(queue.operator_policy),
+    text(queue.leader ?? queue.node),
+    text(queue.state),
+    ...QUEUE_INFO_ARGUMENTS.map((a) => text(args[a])),
+  ];
+}
+
+interface Aggregate {
+  queues: number;
+  messages: number;
+  ready: number;
+  unacked: number;
+  bytes: number;
+  consumers: number;
+  memory: number;
+  notRunning: number;
+  readyWithoutConsumers: number;
+}
+
+/** Per vhost and queue type, over every fetched queue, before filters and the cap. */
+class Aggregates {
+  private readonly groups = new Map<string, Aggregate>();
+  private seen = { bytes: false, consumers: false, memory: false };
+
+  add(queue: QueueRecord): void {
+    const vhost = queue.vhost as string;
+    const type = text(queue.type) || 'classic';
+    const key = `${vhost}\u0000${type}`;
+    let agg = this.groups.get(key);
+    if (!agg) {
+      agg = { queues: 0, messages: 0, ready: 0, unacked: 0, bytes: 0, consumers: 0, memory: 0, notRunning: 0, readyWithoutConsumers: 0 };
+      this.groups.set(key, agg);
+    }
+    agg.queues++;
+    agg.messages += toSampleValue(queue.messages) ?? 0;
+    const ready = toSampleValue(queue.messages_ready) ?? 0;
+    agg.ready += ready;
+    agg.unacked += toSampleValue(queue.messages_unacknowledged) ?? 0;
+    const bytes = toSampleValue(queue.message_bytes);
+    if (bytes !== undefined) {
+      agg.bytes += bytes;
+      this.seen.bytes = true;
+    }
+    const consumers = toSampleValue(queue.consumers);
+    if (consumers !== undefined) {
+      agg.consumers += consumers;
+      this.seen.consumers = true;
+      if (ready > 0 && consumers === 0) agg.readyWithoutConsumers++;
+    }
+    const memory = toSampleValue(queue.memory);
+    if (memory !== undefined) {
+      agg.memory += memory;
+      this.seen.memory = true;
+    }
+    if (typeof queue.state === 'string' && !RUNNING_STATES.has(queue.state)) agg.notRunning++;
+  }
+
+  emit(ctx: CollectContext<QueueOptions>): void {
+    const { sink } = ctx;
+    for (const [key, agg] of this.groups) {
+      const labels = key.split('\u0000');
+      sink.add(M.vhostQueues, labels, agg.queues);
+      sink.add(M.vhostQueueMessages, labels, agg.messages);
+      sink.add(M.vhostQueueMessagesReady, labels, agg.ready);
+      sink.add(M.vhostQueueMessagesUnacked, labels, agg.unacked);
+      sink.add(M.vhostQueuesNotRunning, labels, agg.notRunning);
+      if (this.seen.bytes) sink.add(M.vhostQueueMessagesBytes, labels, agg.bytes);
+      if (this.seen.memory) sink.add(M.vhostQueueMemory, labels, agg.memory);
+      if (this.seen.consumers) {
+        sink.add(M.vhostQueueConsumers, labels, agg.consumers);
+        sink.add(M.vhostQueuesWithoutConsumers, labels, agg.readyWithoutConsumers);
+      }
+    }
+  }
+}
+
+function warnOnce(ctx: Pick<CollectContext<QueueOptions>, 'log' | 'memory'>, key: string, fields: object, message: string): void {
+  const flag = `warned:${key}`;
+  if (ctx.memory.get(flag)) return;
+  ctx.memory.set(flag, true);
+  ctx.log.warn(fields, message);
+}
