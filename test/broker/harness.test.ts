@@ -1,0 +1,108 @@
+// Tests of the real-RabbitMQ harness itself (test/broker/support/*).
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkMetricsWithPromtool, promtoolPath } from './support/broker.js';
+import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
+
+function auth(b: BrokerHandle): Record<string, string> {
+  return { authorization: 'Basic ' + Buffer.from(`${b.username}:${b.password}`).toString('base64') };
+}
+
+async function api(b: BrokerHandle, p: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${b.managementUrl}${p}`, {
+    ...init,
+    headers: { ...auth(b), 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
+    signal: AbortSignal.timeout(10_000),
+  });
+}
+
+describeWithBroker('private RabbitMQ node', (broker) => {
+  afterAll(async () => {
+    // leave the shared broker as we found it
+    await api(broker, '/api/queues/%2F/harness-q', { method: 'DELETE' }).catch(() => undefined);
+  });
+
+  it('is isolated: own node name, ports on 127.0.0.1, temp dir', () => {
+    expect(broker.nodeName).toMatch(/^rmqexp-test-\d+-[a-z0-9]+@localhost$/);
+    const ports = [broker.amqpPort, broker.managementPort, broker.prometheusPort, broker.distPort, broker.epmdPort];
+    expect(new Set(ports).size).toBe(5);
+    for (const p of ports) expect(p).not.toBeOneOf([4369, 5672, 15672, 15692, 25672]);
+    expect(broker.managementUrl).toBe(`http://127.0.0.1:${broker.managementPort}`);
+    expect(broker.env.ERL_EPMD_PORT).toBe(String(broker.epmdPort));
+    expect(broker.env.HOME).toBe(broker.dir);
+  });
+
+  it('answers GET /api/overview with a 3.x management_version', async () => {
+    const res = await api(broker, '/api/overview');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { management_version: string; node: string };
+    expect(body.management_version).toMatch(/^3\.\d+\.\d+/);
+    expect(body.node).toBe(broker.nodeName);
+  });
+
+  it('has the shovel and federation management APIs', async () => {
+    for (const p of ['/api/shovels', '/api/federation-links']) {
+      const res = await api(broker, p);
+      expect(res.status, p).toBe(200);
+      expect(Array.isArray(await res.json())).toBe(true);
+    }
+  });
+
+  it('serves rabbitmq_prometheus on its own port', async () => {
+    const res = await fetch(`${broker.prometheusUrl}/metrics`, { signal: AbortSignal.timeout(10_000) });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('rabbitmq_');
+  });
+
+  it('runs rabbitmqctl against the private node', async () => {
+    const out = await broker.ctl(['list_queues']);
+    expect(out).toContain('Listing queues');
+    await expect(broker.ctl(['no_such_command'])).rejects.toThrow(/rabbitmqctl/);
+  });
+
+  it('sees a queue declared over HTTP in rabbitmqctl list_queues', async () => {
+    const res = await api(broker, '/api/queues/%2F/harness-q', {
+      method: 'PUT',
+      body: JSON.stringify({ durable: false, auto_delete: false, arguments: {} }),
+    });
+    expect([201, 204]).toContain(res.status);
+    const out = await broker.ctl(['-q', '--no-table-headers', 'list_queues', 'name', 'messages']);
+    const rows = out
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/));
+    expect(rows).toContainEqual(['harness-q', '0']);
+  });
+
+  it('stopApp() takes the management API down and startApp() brings it back', async () => {
+    await broker.stopApp();
+    try {
+      const down = await api(broker, '/api/overview').then(
+        (r) => r.status,
+        () => 'refused',
+      );
+      expect(down).not.toBe(200);
+    } finally {
+      await broker.startApp();
+    }
+    const res = await api(broker, '/api/overview');
+    expect(res.status).toBe(200);
+  });
+});
+
+const needPromtool = !!promtoolPath() || !!process.env.REQUIRE_BROKER;
+describe.skipIf(!needPromtool)('promtool check metrics', () => {
+  it('accepts a valid exposition', async () => {
+    const r = await checkMetricsWithPromtool(
+      '# HELP rabbitmq_up Whether the broker answered.\n# TYPE rabbitmq_up gauge\nrabbitmq_up 1\n' +
+        '# HELP rabbitmq_messages_published_total Published messages.\n# TYPE rabbitmq_messages_published_total counter\nrabbitmq_messages_published_total 3\n',
+    );
+    expect(r.output).toBe('');
+    expect(r.ok).toBe(true);
+  });
+
+  it('rejects a counter without _total', async () => {
+    const r = await checkMetricsWithPromtool('# HELP foo_published A counter.\n# TYPE foo_published counter\nfoo_published 1\n');
+    expect(r.ok).toBe(false);
+    expect(r.output).toMatch(/_total/);
+  });
+});

@@ -1,0 +1,759 @@
+/**
+ * Real-RabbitMQ test harness: starts and controls a PRIVATE RabbitMQ node.
+ *
+ * The node never touches another broker on the machine:
+ *   - node name   `rmqexp-test-<pid>-<random>@localhost`
+ *   - its own AMQP, management HTTP, Prometheus, Erlang distribution
+ *     (RABBITMQ_DIST_PORT) and epmd (ERL_EPMD_PORT) ports, picked at random in
+ *     20000..31999 (below Linux's ephemeral range, so outgoing connections
+ *     cannot grab them) after checking that each can be bound on 127.0.0.1;
+ *     everything listens on 127.0.0.1 only;
+ *   - its own epmd (`epmd -port N -address 127.0.0.1`) started by us, never the
+ *     default one on 4369;
+ *   - everything lives in a fresh temp dir (`$TMPDIR/rmqexp-XXXXXX`): mnesia,
+ *     logs, rabbitmq.conf, enabled_plugins, pid file, an empty conf.d and
+ *     rabbitmq-env.conf (so /etc/rabbitmq is never read) and HOME, which holds
+ *     the private `.erlang.cookie` used by both the node and rabbitmqctl;
+ *   - RABBITMQ_* and ERL_* variables of the calling environment are dropped.
+ * The scripts of /usr/lib/rabbitmq/bin are used (the /usr/sbin wrappers of
+ * Debian `su` to the rabbitmq user). Override with RABBITMQ_SERVER_BIN
+ * (e.g. RABBITMQ_SERVER_BIN=/nonexistent makes the broker look "not installed");
+ * rabbitmqctl is taken from the same directory. PROMTOOL_BIN overrides promtool.
+ *
+ * API
+ *   brokerAvailability(): { available: boolean; reason?: string; serverBin?; ctlBin?; epmdBin? }
+ *   startBroker(opts?: StartBrokerOptions): Promise<BrokerHandle>
+ *       StartBrokerOptions = { startTimeoutMs? (90 000), nodeNamePrefix? ('rmqexp-test'),
+ *         plugins? (DEFAULT_PLUGINS: management, prometheus, shovel(+_management),
+ *         federation(+_management)), extraConfig?: string[] (rabbitmq.conf lines) }
+ *       Waits for GET /api/overview (guest:guest) to answer 200 (~4-6 s here);
+ *       on failure the error includes the tail of the node's logs. Retries once
+ *       with fresh ports if the node reports a port already in use.
+ *   connectBroker(info: BrokerInfo): BrokerHandle
+ *       Rebuilds a controller from the plain, JSON-serialisable BrokerInfo
+ *       (what global-setup provides to test workers as inject('broker')).
+ *   promtoolPath(): string | undefined
+ *   checkMetricsWithPromtool(text: string): Promise<{ ok: boolean; output: string }>
+ *       Pipes an exposition to `promtool check metrics`; ok = exit code 0.
+ *       Throws if promtool is not installed.
+ *
+ *   BrokerHandle = BrokerInfo & {
+ *     info: BrokerInfo;                       // plain data copy
+ *     ctl(args: string[], opts?: { timeoutMs?: number }): Promise<string>
+ *         // rabbitmqctl -n <node> ...args, same env/cookie; resolves stdout,
+ *         // rejects with stderr on non-zero exit. Output is raw: pass '-q'
+ *         // and/or '--no-table-headers' yourself for parse-friendly output.
+ *     stopApp(): Promise<void>   // rabbitmqctl stop_app, then waits until the management API no longer answers
+ *     startApp(): Promise<void>  // rabbitmqctl start_app, then waits until /api/overview answers 200 again
+ *     stop(): Promise<void>      // stops the whole node + its epmd, waits for exit; idempotent
+ *     waitForManagement(timeoutMs?: number): Promise<void>
+ *     logTail(lines?: number): string   // tail of the node's log files
+ *   }
+ *   BrokerInfo = { nodeName, host: '127.0.0.1', amqpPort, managementPort,
+ *     prometheusPort, distPort, epmdPort, managementUrl ('http://127.0.0.1:<port>',
+ *     no trailing slash), prometheusUrl, amqpUrl ('amqp://guest:guest@127.0.0.1:<port>'),
+ *     username: 'guest', password: 'guest', dir, logDir, pidFile, ctlBin, epmdBin,
+ *     env: Record<string, string> (the variables rabbitmqctl needs), version? }
+ *
+ * In tests, do not call startBroker(): the `broker` project's global setup
+ * starts one node for the whole suite; use describeWithBroker() / getBroker()
+ * from ./with-broker.ts. Tests that stopApp() must startApp() again (in a
+ * finally) and must not stop() the shared node.
+ *
+ * Lifecycle: stop() is graceful (SIGTERM, ~7 s on 3.10) then SIGKILL after
+ * 30 s. A detached guardian shell (watching a pipe to this process) and a
+ * process 'exit' hook kill the node and its epmd if this process goes away
+ * without calling stop(). The temp dir is removed by stop() unless
+ * KEEP_BROKER_DIR=1 (it is kept when start-up fails, for post-mortem).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface BrokerInfo {
+  nodeName: string;
+  host: string;
+  amqpPort: number;
+  managementPort: number;
+  prometheusPort: number;
+  distPort: number;
+  epmdPort: number;
+  managementUrl: string;
+  prometheusUrl: string;
+  amqpUrl: string;
+  username: string;
+  password: string;
+  dir: string;
+  logDir: string;
+  pidFile: string;
+  ctlBin: string;
+  epmdBin: string;
+  /** Environment variables (on top of a sanitized process.env) for rabbitmqctl. */
+  env: Record<string, string>;
+  /** management_version reported by /api/overview once started. */
+  version?: string;
+}
+
+export interface BrokerHandle extends BrokerInfo {
+  readonly info: BrokerInfo;
+  ctl(args: string[], opts?: { timeoutMs?: number }): Promise<string>;
+  stopApp(): Promise<void>;
+  startApp(): Promise<void>;
+  stop(): Promise<void>;
+  waitForManagement(timeoutMs?: number): Promise<void>;
+  logTail(lines?: number): string;
+}
+
+export interface StartBrokerOptions {
+  /** How long to wait for the management API after spawning (default 90 000 ms). */
+  startTimeoutMs?: number;
+  /** Node name prefix (default 'rmqexp-test'). */
+  nodeNamePrefix?: string;
+  /** Plugins to enable (default: management, prometheus, shovel(+mgmt), federation(+mgmt)). */
+  plugins?: string[];
+  /** Extra rabbitmq.conf lines appended to the generated file. */
+  extraConfig?: string[];
+}
+
+export interface BrokerAvailability {
+  available: boolean;
+  reason?: string;
+  serverBin?: string;
+  ctlBin?: string;
+  epmdBin?: string;
+}
+
+export const DEFAULT_PLUGINS = [
+  'rabbitmq_management',
+  'rabbitmq_prometheus',
+  'rabbitmq_shovel',
+  'rabbitmq_shovel_management',
+  'rabbitmq_federation',
+  'rabbitmq_federation_management',
+];
+
+const HOST = '127.0.0.1';
+const USER = 'guest';
+const PASS = 'guest';
+
+// ---------------------------------------------------------------------------
+// discovery
+
+function isExecutable(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function which(name: string, extraDirs: string[] = []): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), ...extraDirs].filter(Boolean);
+  for (const d of dirs) {
+    const p = path.join(d, name);
+    if (isExecutable(p)) return p;
+  }
+  return undefined;
+}
+
+/** Is a usable rabbitmq-server (plus rabbitmqctl and epmd) installed? */
+export function brokerAvailability(): BrokerAvailability {
+  let serverBin: string | undefined;
+  const override = process.env.RABBITMQ_SERVER_BIN;
+  if (override) {
+    if (!isExecutable(override)) {
+      return { available: false, reason: `rabbitmq-server is not installed at RABBITMQ_SERVER_BIN=${override}` };
+    }
+    serverBin = override;
+  } else {
+    const candidates = ['/usr/lib/rabbitmq/bin/rabbitmq-server'];
+    const onPath = which('rabbitmq-server', ['/usr/sbin', '/usr/local/sbin']);
+    if (onPath) candidates.push(onPath);
+    for (const c of candidates) {
+      if (!isExecutable(c)) continue;
+      let real = c;
+      try {
+        real = fs.realpathSync(c);
+      } catch {
+        /* keep c */
+      }
+      // Debian's /usr/sbin/rabbitmq-server is a wrapper that su's to the rabbitmq user.
+      if (path.basename(real) === 'rabbitmq-script-wrapper') continue;
+      serverBin = c;
+      break;
+    }
+    if (!serverBin) return { available: false, reason: 'rabbitmq-server is not installed' };
+  }
+  const ctlBin = path.join(path.dirname(serverBin), 'rabbitmqctl');
+  if (!isExecutable(ctlBin)) {
+    return { available: false, reason: `rabbitmqctl not found next to ${serverBin}` };
+  }
+  const epmdBin = which('epmd', ['/usr/lib/erlang/bin']);
+  if (!epmdBin) return { available: false, reason: 'epmd (Erlang) is not installed' };
+  return { available: true, serverBin, ctlBin, epmdBin };
+}
+
+/** Path of promtool (PROMTOOL_BIN overrides), or undefined when not installed. */
+export function promtoolPath(): string | undefined {
+  const override = process.env.PROMTOOL_BIN;
+  if (override) return isExecutable(override) ? override : undefined;
+  return which('promtool', ['/usr/bin', '/usr/local/bin']);
+}
+
+/** Pipe a Prometheus text exposition to `promtool check metrics`. Throws if promtool is missing. */
+export async function checkMetricsWithPromtool(text: string): Promise<{ ok: boolean; output: string }> {
+  const bin = promtoolPath();
+  if (!bin) throw new Error('promtool is not installed (apt-get install prometheus, or set PROMTOOL_BIN)');
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (signal) reject(new Error(`promtool killed by ${signal}: ${output}`));
+      else resolve({ ok: code === 0, output });
+    });
+    child.stdin.on('error', () => {
+      /* promtool may exit before reading everything; the exit code tells */
+    });
+    child.stdin.end(text);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// helpers
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Resolves true if `p` settles within `ms`, false otherwise; never leaves a timer behind. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true as const, () => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** process.env without RABBITMQ_* / ERL_* (so nothing leaks from a system broker setup) plus `extra`. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith('RABBITMQ_') || k.startsWith('ERL_')) continue;
+    env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen({ port, host: HOST, exclusive: true }, () => srv.close(() => resolve(true)));
+  });
+}
+
+function isListening(port: number, host = HOST, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect({ port, host });
+    const done = (v: boolean) => {
+      sock.destroy();
+      resolve(v);
+    };
+    sock.setTimeout(timeoutMs, () => done(false));
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
+}
+
+// Ports that default RabbitMQ / epmd / rabbitmqctl use: never pick them.
+const RESERVED = new Set([4369, 5672, 5671, 15672, 15692, 25672, 61613, 1883, 5552]);
+for (let p = 35672; p <= 35682; p++) RESERVED.add(p);
+
+async function pickPorts(n: number): Promise<number[]> {
+  const chosen = new Set<number>();
+  for (let attempts = 0; chosen.size < n; attempts++) {
+    if (attempts > 2000) throw new Error('could not find free ports in 20000..31999');
+    const p = 20000 + Math.floor(Math.random() * 12000);
+    if (RESERVED.has(p) || chosen.has(p)) continue;
+    if (await canBind(p)) chosen.add(p);
+  }
+  return [...chosen];
+}
+
+function tailFile(file: string, lines: number): string {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    return text.split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+function logTailOf(info: Pick<BrokerInfo, 'dir' | 'logDir'>, lines = 40): string {
+  const parts: string[] = [];
+  const files = [path.join(info.dir, 'server.out')];
+  try {
+    for (const f of fs.readdirSync(info.logDir)) {
+      if (f.endsWith('.log')) files.push(path.join(info.logDir, f));
+    }
+  } catch {
+    /* no log dir yet */
+  }
+  for (const f of files) {
+    const t = tailFile(f, lines).trim();
+    if (t) parts.push(`--- ${f} (last ${lines} lines) ---\n${t}`);
+  }
+  return parts.join('\n') || '(no log output)';
+}
+
+function pidAlive(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // A zombie still answers kill(0); treat it as dead.
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+function readPid(file: string): number | undefined {
+  try {
+    const n = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function tryKill(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+async function waitFor(pred: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 100): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await pred()) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(stepMs);
+  }
+}
+
+async function overviewStatus(info: BrokerInfo): Promise<{ status: number; body?: unknown } | { error: string }> {
+  try {
+    const res = await fetch(`${info.managementUrl}/api/overview`, {
+      headers: { authorization: 'Basic ' + Buffer.from(`${info.username}:${info.password}`).toString('base64') },
+      signal: AbortSignal.timeout(3000),
+    });
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      return { status: res.status };
+    }
+    return { status: 200, body: await res.json() };
+  } catch (e) {
+    const err = e as Error & { cause?: { code?: string } };
+    return { error: err.cause?.code ?? err.message };
+  }
+}
+
+// ---------------------------------------------------------------------------
+// controller
+
+interface Owned {
+  child: ChildProcess;
+  exited: Promise<void>;
+  epmd?: ChildProcess;
+  guardian?: ChildProcess;
+  keepDir: boolean;
+}
+
+const live = new Set<Controller>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const c of live) c.killNow();
+  });
+}
+
+class Controller implements BrokerHandle {
+  readonly info: BrokerInfo;
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    info: BrokerInfo,
+    private readonly owned?: Owned,
+  ) {
+    this.info = { ...info, env: { ...info.env } };
+  }
+
+  get nodeName() { return this.info.nodeName; }
+  get host() { return this.info.host; }
+  get amqpPort() { return this.info.amqpPort; }
+  get managementPort() { return this.info.managementPort; }
+  get prometheusPort() { return this.info.prometheusPort; }
+  get distPort() { return this.info.distPort; }
+  get epmdPort() { return this.info.epmdPort; }
+  get managementUrl() { return this.info.managementUrl; }
+  get prometheusUrl() { return this.info.prometheusUrl; }
+  get amqpUrl() { return this.info.amqpUrl; }
+  get username() { return this.info.username; }
+  get password() { return this.info.password; }
+  get dir() { return this.info.dir; }
+  get logDir() { return this.info.logDir; }
+  get pidFile() { return this.info.pidFile; }
+  get ctlBin() { return this.info.ctlBin; }
+  get epmdBin() { return this.info.epmdBin; }
+  get env() { return this.info.env; }
+  get version() { return this.info.version; }
+
+  /** Do not remove the temp dir on stop() (used when start-up fails). */
+  keepDirOnStop(): void {
+    if (this.owned) this.owned.keepDir = true;
+  }
+
+  logTail(lines = 40): string {
+    return logTailOf(this.info, lines);
+  }
+
+  ctl(args: string[], opts: { timeoutMs?: number } = {}): Promise<string> {
+    const timeoutMs = opts.timeoutMs ?? 90_000;
+    const argv = ['-n', this.info.nodeName, ...args];
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.info.ctlBin, argv, {
+        env: childEnv(this.info.env),
+        cwd: this.info.dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        if (code === 0) resolve(stdout);
+        else {
+          const why = signal ? `was killed by ${signal} (timeout ${timeoutMs} ms?)` : `exited with code ${code}`;
+          reject(new Error(`rabbitmqctl ${argv.join(' ')} ${why}:\n${stderr.trim() || stdout.trim()}`));
+        }
+      });
+    });
+  }
+
+  async waitForManagement(timeoutMs = 90_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = 'no attempt';
+    for (;;) {
+      if (this.owned && this.owned.child.exitCode !== null) {
+        throw new Error(
+          `RabbitMQ node ${this.info.nodeName} exited (code ${this.owned.child.exitCode}) before its management API answered.\n${this.logTail()}`,
+        );
+      }
+      const r = await overviewStatus(this.info);
+      if ('status' in r && r.status === 200) {
+        const v = (r.body as { management_version?: unknown } | undefined)?.management_version;
+        if (typeof v === 'string') this.info.version = v;
+        return;
+      }
+      last = 'status' in r ? `HTTP ${r.status}` : r.error;
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `RabbitMQ management API at ${this.info.managementUrl}/api/overview did not answer 200 within ${timeoutMs} ms (last: ${last}); node ${this.info.nodeName}, dir ${this.info.dir}\n${this.logTail()}`,
+        );
+      }
+      await sleep(250);
+    }
+  }
+
+  async stopApp(): Promise<void> {
+    await this.ctl(['stop_app']);
+    const down = await waitFor(async () => {
+      const r = await overviewStatus(this.info);
+      return !('status' in r && r.status === 200);
+    }, 30_000, 200);
+    if (!down) throw new Error(`management API still answers after stop_app on ${this.info.nodeName}`);
+  }
+
+  async startApp(): Promise<void> {
+    await this.ctl(['start_app']);
+    await this.waitForManagement(90_000);
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop();
+    return this.stopping;
+  }
+
+  private async doStop(): Promise<void> {
+    const beamPid = readPid(this.info.pidFile);
+    if (this.owned) {
+      const { child, exited } = this.owned;
+      if (child.exitCode === null && child.signalCode === null) {
+        // The rabbitmq-server script traps TERM and stops the node gracefully.
+        tryKill(child.pid, 'SIGTERM');
+        if (!(await settlesWithin(exited, 30_000))) {
+          this.killGroup('SIGKILL');
+          await settlesWithin(exited, 5_000);
+        }
+      }
+    } else if (pidAlive(beamPid)) {
+      // Not our child (e.g. a test worker): ask the node to stop.
+      await this.ctl(['stop']).catch(() => undefined);
+    }
+    if (!(await waitFor(() => !pidAlive(beamPid), 15_000))) {
+      tryKill(beamPid, 'SIGKILL');
+      await waitFor(() => !pidAlive(beamPid), 5_000);
+    }
+    await this.stopEpmd();
+    if (this.owned?.guardian) {
+      tryKill(this.owned.guardian.pid, 'SIGKILL');
+      this.owned.guardian.stdin?.destroy();
+    }
+    live.delete(this);
+    if (this.owned && !this.owned.keepDir && process.env.KEEP_BROKER_DIR !== '1') {
+      fs.rmSync(this.info.dir, { recursive: true, force: true });
+    }
+  }
+
+  private async stopEpmd(): Promise<void> {
+    const epmd = this.owned?.epmd;
+    if (epmd && epmd.exitCode === null && epmd.signalCode === null) {
+      const gone = new Promise<void>((r) => epmd.once('exit', () => r()));
+      tryKill(epmd.pid, 'SIGTERM');
+      if (!(await settlesWithin(gone, 3_000))) tryKill(epmd.pid, 'SIGKILL');
+    }
+    // Whoever started it (us, or the node when ours was gone), make sure the private epmd is gone.
+    if (await isListening(this.info.epmdPort)) {
+      spawnSync(this.info.epmdBin, ['-port', String(this.info.epmdPort), '-kill'], {
+        env: childEnv({ ...this.info.env }),
+        stdio: 'ignore',
+        timeout: 10_000,
+      });
+    }
+  }
+
+  private killGroup(signal: NodeJS.Signals): void {
+    const pid = this.owned?.child.pid;
+    if (pid) {
+      try {
+        process.kill(-pid, signal); // detached => own process group
+      } catch {
+        /* gone */
+      }
+    }
+    tryKill(readPid(this.info.pidFile), signal);
+  }
+
+  /**
+   * Synchronous last-resort kill, for the process 'exit' hook. The guardian is
+   * left alone: it sees its pipe close when we are gone and removes the temp dir.
+   */
+  killNow(): void {
+    this.killGroup('SIGKILL');
+    tryKill(this.owned?.epmd?.pid, 'SIGKILL');
+  }
+}
+
+/** Rebuild a controller for an already running broker from plain data (e.g. inject('broker')). */
+export function connectBroker(info: BrokerInfo): BrokerHandle {
+  return new Controller(info);
+}
+
+// ---------------------------------------------------------------------------
+// start
+
+const GUARDIAN = `#!/bin/sh
+# Kills a private RabbitMQ node when the process that started it goes away.
+# stdin is a pipe from that process: EOF means it is gone.
+# usage: guardian.sh <server-pgid> <epmd-pid> <beam-pid-file> [<temp-dir-to-remove>]
+cat >/dev/null
+kill -TERM -"$1" 2>/dev/null
+[ -f "$3" ] && kill -TERM "$(cat "$3")" 2>/dev/null
+i=0
+while [ $i -lt 20 ] && kill -0 -"$1" 2>/dev/null; do sleep 0.5; i=$((i+1)); done
+kill -KILL -"$1" 2>/dev/null
+[ -f "$3" ] && kill -KILL "$(cat "$3")" 2>/dev/null
+kill -TERM "$2" 2>/dev/null
+case "$4" in */rmqexp-*) sleep 1; rm -rf "$4" ;; esac
+exit 0
+`;
+
+function writeFiles(dir: string, ports: { amqp: number; mgmt: number; prom: number }, plugins: string[], extra: string[]) {
+  for (const d of ['mnesia', 'log', 'conf.d']) fs.mkdirSync(path.join(dir, d), { recursive: true });
+  const cookie = Array.from({ length: 32 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[Math.floor(Math.random() * 26)]).join('');
+  fs.writeFileSync(path.join(dir, '.erlang.cookie'), cookie, { mode: 0o400 });
+  fs.writeFileSync(
+    path.join(dir, 'rabbitmq.conf'),
+    [
+      '# generated by test/broker/support/broker.ts',
+      `listeners.tcp.local = ${HOST}:${ports.amqp}`,
+      `management.tcp.port = ${ports.mgmt}`,
+      `management.tcp.ip = ${HOST}`,
+      `prometheus.tcp.port = ${ports.prom}`,
+      `prometheus.tcp.ip = ${HOST}`,
+      'collect_statistics_interval = 1000',
+      'disk_free_limit.absolute = 1MB',
+      'log.file.level = info',
+      ...extra,
+      '',
+    ].join('\n'),
+  );
+  fs.writeFileSync(path.join(dir, 'enabled_plugins'), `[${plugins.join(',')}].\n`);
+  fs.writeFileSync(path.join(dir, 'rabbitmq-env.conf'), '# intentionally empty: do not read /etc/rabbitmq/rabbitmq-env.conf\n');
+  fs.writeFileSync(path.join(dir, 'guardian.sh'), GUARDIAN, { mode: 0o755 });
+}
+
+async function startOnce(opts: StartBrokerOptions, avail: Required<Pick<BrokerAvailability, 'serverBin' | 'ctlBin' | 'epmdBin'>>): Promise<Controller> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmqexp-'));
+  const suffix = Math.random().toString(36).slice(2, 8);
+  const nodeName = `${opts.nodeNamePrefix ?? 'rmqexp-test'}-${process.pid}-${suffix}@localhost`;
+  const [amqp, mgmt, prom, dist, epmdPort] = (await pickPorts(5)) as [number, number, number, number, number];
+  writeFiles(dir, { amqp, mgmt, prom }, opts.plugins ?? DEFAULT_PLUGINS, opts.extraConfig ?? []);
+  const logDir = path.join(dir, 'log');
+  const pidFile = path.join(dir, 'rabbitmq.pid');
+
+  const env: Record<string, string> = {
+    HOME: dir, // $HOME/.erlang.cookie: the private cookie, for the node and rabbitmqctl
+    LC_ALL: 'C.UTF-8',
+    LANG: 'C.UTF-8',
+    RABBITMQ_NODENAME: nodeName,
+    RABBITMQ_USE_LONGNAME: 'false',
+    RABBITMQ_CONF_ENV_FILE: path.join(dir, 'rabbitmq-env.conf'),
+    RABBITMQ_CONFIG_FILE: path.join(dir, 'rabbitmq.conf'),
+    RABBITMQ_CONFIG_FILES: path.join(dir, 'conf.d'),
+    RABBITMQ_ADVANCED_CONFIG_FILE: path.join(dir, 'advanced.config'),
+    RABBITMQ_ENABLED_PLUGINS_FILE: path.join(dir, 'enabled_plugins'),
+    RABBITMQ_MNESIA_BASE: path.join(dir, 'mnesia'),
+    RABBITMQ_MNESIA_DIR: path.join(dir, 'mnesia', nodeName),
+    RABBITMQ_LOG_BASE: logDir,
+    RABBITMQ_PID_FILE: pidFile,
+    RABBITMQ_MOTD_FILE: path.join(dir, 'motd'),
+    RABBITMQ_DIST_PORT: String(dist),
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '-kernel inet_dist_use_interface {127,0,0,1}',
+    ERL_EPMD_PORT: String(epmdPort),
+    ERL_EPMD_ADDRESS: HOST,
+  };
+  const info: BrokerInfo = {
+    nodeName,
+    host: HOST,
+    amqpPort: amqp,
+    managementPort: mgmt,
+    prometheusPort: prom,
+    distPort: dist,
+    epmdPort,
+    managementUrl: `http://${HOST}:${mgmt}`,
+    prometheusUrl: `http://${HOST}:${prom}`,
+    amqpUrl: `amqp://${USER}:${PASS}@${HOST}:${amqp}`,
+    username: USER,
+    password: PASS,
+    dir,
+    logDir,
+    pidFile,
+    ctlBin: avail.ctlBin,
+    epmdBin: avail.epmdBin,
+    env,
+  };
+
+  // 1. our own epmd, as our child, so we know its pid and can always stop it.
+  const epmdLog = fs.openSync(path.join(dir, 'epmd.out'), 'a');
+  const epmd = spawn(avail.epmdBin, ['-port', String(epmdPort), '-address', HOST], {
+    env: childEnv(env),
+    cwd: dir,
+    stdio: ['ignore', epmdLog, epmdLog],
+    detached: true,
+  });
+  fs.closeSync(epmdLog);
+  epmd.on('error', () => undefined);
+  epmd.unref();
+  // epmd must listen before the node starts, or erl would spawn its own (daemonized) one.
+  // If ours fails the node still starts its own on the same private port; stop() kills that too.
+  await waitFor(() => isListening(epmdPort), 5_000, 50);
+
+  // 2. the node itself, in its own process group, output to server.out.
+  const out = fs.openSync(path.join(dir, 'server.out'), 'a');
+  const child = spawn(avail.serverBin, [], {
+    env: childEnv(env),
+    cwd: dir,
+    stdio: ['ignore', out, out],
+    detached: true,
+  });
+  fs.closeSync(out);
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null) resolve();
+    child.once('exit', () => resolve());
+    child.once('error', (e) => {
+      fs.appendFileSync(path.join(dir, 'server.out'), `spawn error: ${e.message}\n`);
+      resolve();
+    });
+  });
+  child.unref();
+
+  // 3. a guardian that cleans up if this process dies without stop().
+  let guardian: ChildProcess | undefined;
+  if (child.pid) {
+    guardian = spawn('/bin/sh', [path.join(dir, 'guardian.sh'), String(child.pid), String(epmd.pid ?? 0), pidFile, process.env.KEEP_BROKER_DIR === '1' ? '' : dir], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
+    guardian.on('error', () => undefined);
+    guardian.unref();
+    // Keep the pipe open (never written, never closed) without holding the event loop.
+    const stdin = guardian.stdin as net.Socket | null;
+    stdin?.on('error', () => undefined);
+    stdin?.unref();
+  }
+
+  const ctl = new Controller(info, { child, exited, epmd, guardian, keepDir: false });
+  live.add(ctl);
+  installExitHook();
+  return ctl;
+}
+
+/** Start a private RabbitMQ node and wait for its management API. */
+export async function startBroker(opts: StartBrokerOptions = {}): Promise<BrokerHandle> {
+  const avail = brokerAvailability();
+  if (!avail.available || !avail.serverBin || !avail.ctlBin || !avail.epmdBin) {
+    throw new Error(`cannot start RabbitMQ: ${avail.reason ?? 'not available'}`);
+  }
+  const timeoutMs = opts.startTimeoutMs ?? 90_000;
+  let lastErr: unknown;
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const ctl = await startOnce(opts, { serverBin: avail.serverBin, ctlBin: avail.ctlBin, epmdBin: avail.epmdBin });
+    try {
+      await ctl.waitForManagement(timeoutMs);
+      return ctl;
+    } catch (e) {
+      lastErr = e;
+      const tail = ctl.logTail(200);
+      ctl.keepDirOnStop(); // for post-mortem
+      await ctl.stop();
+      // A port grabbed between our check and the node's bind: try once more with fresh ports.
+      if (attempt === 1 && /eaddrinuse|address already in use/i.test(tail)) continue;
+      throw e;
+    }
+  }
+  throw lastErr;
+}

@@ -1,0 +1,57 @@
+/**
+ * vitest globalSetup of the `broker` project (see vitest.config.ts).
+ *
+ * Starts ONE private RabbitMQ node (test/broker/support/broker.ts) for the whole
+ * broker suite and provides its plain connection data as `inject('broker')`
+ * (a BrokerInfo, or null when the suite is skipped). Teardown stops the node.
+ *
+ *   REQUIRE_BROKER=1  the suite is mandatory: a missing rabbitmq-server, or one
+ *                     that fails to start, fails the run.
+ *   otherwise         a missing rabbitmq-server prints one plain line to stderr
+ *                     and provides `broker: null`, so describeWithBroker() skips.
+ *                     An installed broker that fails to start still fails the run.
+ */
+import type { TestProject } from 'vitest/node';
+import { brokerAvailability, startBroker, type BrokerHandle, type BrokerInfo } from './broker.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Connection data of the private broker, or null when the broker suite is skipped. */
+    broker: BrokerInfo | null;
+  }
+}
+
+function isRequired(): boolean {
+  const v = process.env.REQUIRE_BROKER;
+  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+}
+
+let handle: BrokerHandle | undefined;
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const avail = brokerAvailability();
+  if (!avail.available) {
+    if (isRequired()) {
+      throw new Error(`REQUIRE_BROKER is set but the broker suite cannot run: ${avail.reason ?? 'rabbitmq-server unavailable'}`);
+    }
+    process.stderr.write(
+      `\n*** broker suite SKIPPED: ${avail.reason ?? 'rabbitmq-server is not installed'} (set REQUIRE_BROKER=1 to make it mandatory; .ci/run installs it) ***\n\n`,
+    );
+    project.provide('broker', null);
+    return async () => {};
+  }
+
+  const t0 = Date.now();
+  handle = await startBroker();
+  process.stderr.write(
+    `[broker] RabbitMQ ${handle.version ?? '?'} node ${handle.nodeName} ready in ${Date.now() - t0} ms ` +
+      `(amqp ${handle.amqpPort}, management ${handle.managementPort}, prometheus ${handle.prometheusPort}, dir ${handle.dir})\n`,
+  );
+  project.provide('broker', handle.info);
+
+  return async () => {
+    const h = handle;
+    handle = undefined;
+    await h?.stop();
+  };
+}
