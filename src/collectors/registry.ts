@@ -1,13 +1,15 @@
 import type { AnyCollector } from './collector.js';
+import { exchangesCollector } from './exchanges.js';
 import { nodesCollector } from './nodes.js';
 import { overviewCollector } from './overview.js';
 import { queuesCollector } from './queues.js';
+import { vhostsCollector } from './vhosts.js';
 
 /**
  * Every collector the exporter knows, in the order their series appear. Adding a collector
  * is one line here; its options and interval come from `collectors.<name>` in the config.
  */
-export const COLLECTORS: readonly AnyCollector[] = [overviewCollector, nodesCollector, queuesCollector];
+export const COLLECTORS: readonly AnyCollector[] = [overviewCollector, nodesCollector, queuesCollector, exchangesCollector, vhostsCollector];
 
 export function collectorByName(name: string): AnyCollector | undefined {
   return COLLECTORS.find((c) => c.name === name);

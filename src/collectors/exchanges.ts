@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { exchangeMetrics as M } from '../catalogue/exchanges.js';
+import { renderLabels } from '../render/exposition.js';
+import type { Collector } from './collector.js';
+import { emitRecord, fieldTable } from './field-table.js';
+import { fetchList } from './list-fetch.js';
+import { MonotonicCounters } from './monotonic-counters.js';
+import { NameFilter, nameFilterSchema } from './name-filter.js';
+
+const table = fieldTable([
+  { field: 'message_stats.publish_in', metric: M.publishedIn },
+  { field: 'message_stats.publish_out', metric: M.publishedOut },
+  { field: 'message_stats.confirm', metric: M.confirmed },
+  { field: 'message_stats.return_unroutable', metric: M.returnedUnroutable },
+  { field: 'message_stats.drop_unroutable', metric: M.droppedUnroutable },
+]);
+
+const options = z.strictObject({
+  /** `_details.rate` gauges: false, true, or a list of fields such as ["message_stats.publish_in"]. */
+  rates: z.union([z.boolean(), z.array(z.string())]).default(false),
+  vhosts: nameFilterSchema,
+  exchanges: nameFilterSchema,
+  /** Count bindings per vhost (one more request, /api/bindings with two columns). */
+  bindings: z.boolean().default(true),
+  /** Serve rabbitmq_exchange_info. */
+  info: z.boolean().default(true),
+  /** 0: whole lists; else page size (at most 500). */
+  page_size: z.number().int().min(0).max(500).default(0),
+});
+
+type Options = z.infer<typeof options>;
+type ExchangeRecord = Record<string, unknown>;
+
+function str(value: unknown): string {
+  return value === null || value === undefined ? '' : String(value);
+}
+
+export const exchangesCollector: Collector<Options> = {
+  name: 'exchanges',
+  description: 'GET /api/exchanges (columns: name, vhost, type, flags, message_stats) and /api/bindings (columns: vhost, destination_type) for counts per vhost.',
+  defaultEnabled: true,
+  defaultIntervalMultiplier: 2,
+  optionsSchema: options,
+  metrics: [M.info, ...table.metrics, M.vhostExchanges, M.vhostBindings, M.seriesFiltered],
+  async collect(ctx) {
+    const { sink, options: o } = ctx;
+    const rateFields = o.rates === true || o.rates === false ? o.rates : new Set(o.rates);
+    const columns = ['name', 'vhost', 'type', 'durable', 'auto_delete', 'internal'];
+    if (!ctx.broker.statisticsDisabled) {
+      for (const row of table.rows) {
+        columns.push(row.field);
+        if (rateFields === true || (rateFields instanceof Set && rateFields.has(row.field))) columns.push(`${row.field}_details`);
+      }
+    }
+    const exchanges = await fetchList<ExchangeRecord>(ctx.api, '/api/exchanges', { columns: columns.join(',') }, {
+      pageSize: o.page_size,
+      key: (e) => `${str(e.vhost)}\u0000${str(e.name)}`,
+    });
+    const vhostFilter = new NameFilter(o.vhosts);
+    const exchangeFilter = new NameFilter(o.exchanges);
+    const counters = MonotonicCounters.in(ctx.memory);
+    const perVhost = new Map<string, number>();
+    let filtered = 0;
+    for (const exchange of exchanges) {
+      if (typeof exchange.vhost !== 'string' || typeof exchange.name !== 'string') continue;
+      if (!vhostFilter.matches(exchange.vhost)) continue;
+      const typeKey = `${exchange.vhost}\u0000${str(exchange.type)}`;
+      perVhost.set(typeKey, (perVhost.get(typeKey) ?? 0) + 1);
+      if (!exchangeFilter.matches(exchange.name)) {
+        filtered++;
+        continue;
+      }
+      const labels = renderLabels(['vhost', 'exchange'], [exchange.vhost, exchange.name]);
+      emitRecord(sink, table, exchange, labels, { rates: rateFields, counters });
+      if (o.info) {
+        sink.add(M.info, [exchange.vhost, exchange.name, str(exchange.type), str(exchange.durable), str(exchange.auto_delete), str(exchange.internal)], 1);
+      }
+    }
+    counters.commit();
+    for (const [key, count] of perVhost) sink.add(M.vhostExchanges, key.split('\u0000'), count);
+    sink.add(M.seriesFiltered, [], filtered);
+    if (o.bindings) {
+      const bindings = await ctx.api.get<{ vhost?: unknown; destination_type?: unknown }[]>('/api/bindings', { columns: 'vhost,destination_type' });
+      if (!Array.isArray(bindings)) throw new Error('/api/bindings did not answer a JSON list');
+      const counts = new Map<string, number>();
+      for (const b of bindings) {
+        if (typeof b?.vhost !== 'string' || !vhostFilter.matches(b.vhost)) continue;
+        const key = `${b.vhost}\u0000${str(b.destination_type)}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      for (const [key, count] of counts) sink.add(M.vhostBindings, key.split('\u0000'), count);
+    }
+  },
+};
