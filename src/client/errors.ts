@@ -13,11 +13,18 @@ export class ManagementError extends Error {
     readonly kind: ManagementErrorKind,
     /** Path and query of the request; never carries credentials. */
     readonly path: string,
-    detail: string,
+    /** What went wrong, without the path. */
+    readonly detail: string,
     readonly status?: number,
     options?: { cause?: unknown },
   ) {
     super(`GET ${path}: ${detail}`, options);
+  }
+
+  /** The path without its query (columns= lists are long), for log lines. */
+  get pathname(): string {
+    const q = this.path.indexOf('?');
+    return q < 0 ? this.path : this.path.slice(0, q);
   }
 
   /** A short, label-safe word for logs and metrics. */

@@ -111,20 +111,19 @@ export class CollectorRunner {
       });
       if (deadline.aborted) throw new Error(`poll ran past its deadline of ${this.config.timeoutMs} ms`);
       const seconds = (performance.now() - started) / 1000;
-      if (sink.skipped > 0) this.log.debug({ target: state.name, skipped: sink.skipped }, 'values that were null or not numbers were left out');
+      if (sink.skipped > 0) this.log.debug({ skipped: sink.skipped }, 'values that were null or not numbers were left out');
       state.succeeded(this.collector.name, sink.finish(), seconds, sink.skipped);
-      if (this.failures > 0) this.log.info({ target: state.name, after_failures: this.failures }, 'poll succeeded again');
+      if (this.failures > 0) this.log.info({ after_failures: this.failures }, 'poll succeeded again');
       this.failures = 0;
     } catch (error) {
       const seconds = (performance.now() - started) / 1000;
       this.failures++;
       const cause = describe(error, deadline.aborted, this.config.timeoutMs);
-      state.failed(this.collector.name, cause, seconds);
+      state.failed(this.collector.name, error instanceof ManagementError ? `${error.pathname}: ${cause}` : cause, seconds);
       if (!this.stopped) {
         this.log.warn(
           {
-            target: state.name,
-            path: error instanceof ManagementError ? error.path : undefined,
+            path: error instanceof ManagementError ? error.pathname : undefined,
             reason: error instanceof ManagementError ? error.reason : 'collector_error',
             cause,
             consecutive_failures: this.failures,
@@ -139,7 +138,8 @@ export class CollectorRunner {
 
 function describe(error: unknown, deadlinePassed: boolean, timeoutMs: number): string {
   if (deadlinePassed && error instanceof ManagementError && error.kind === 'aborted') {
-    return `${error.path}: the poll's deadline of ${timeoutMs} ms passed`;
+    return `the poll's deadline of ${timeoutMs} ms passed`;
   }
+  if (error instanceof ManagementError) return error.detail;
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,0 +1,103 @@
+/**
+ * Runs the BUILT exporter (dist/src/main.js) as a child process, the way an operator does,
+ * and reads its /metrics. Used by the end-to-end broker tests.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface ExporterProcess {
+  url: string;
+  logs(): string;
+  metrics(): Promise<{ status: number; text: string }>;
+  /** Value of one series, labels matched exactly as rendered, e.g. `rabbitmq_up` or `x{node="a"}`. */
+  value(series: string): Promise<number | undefined>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function parseExposition(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    samples.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return samples;
+}
+
+export async function startExporter(options: { configYaml: string; args?: string[]; env?: Record<string, string> }): Promise<ExporterProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'rmqexp-e2e-'));
+  const configFile = join(dir, 'config.yaml');
+  writeFileSync(configFile, options.configYaml);
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['dist/src/main.js', '--config', configFile, '--web.listen-address', `127.0.0.1:${port}`, ...(options.args ?? [])],
+    { env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const handle: ExporterProcess = {
+    url,
+    logs: () => output,
+    async metrics() {
+      const response = await fetch(`${url}/metrics`);
+      return { status: response.status, text: await response.text() };
+    },
+    async value(series) {
+      const { text } = await handle.metrics();
+      return parseExposition(text).get(series);
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`exporter exited with ${child.exitCode}:\n${output}`);
+    try {
+      const ready = await fetch(`${url}/-/ready`);
+      if (ready.status === 200) return handle;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      await handle.stop();
+      throw new Error(`exporter not ready within 20 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Polls `check` until it returns a value that is not undefined, or fails after timeoutMs. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
