@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** `include`/`exclude` regular expressions for names, as they appear in the config file. */
-export const nameFilterSchema = z
+const filterObject = z
   .strictObject({
     /** Only names matching this (anchored yourself: `^orders\\.`) are kept. */
     include: z.string().optional(),
@@ -18,10 +18,12 @@ export const nameFilterSchema = z
         ctx.addIssue({ code: 'custom', path: [key], message: `not a valid regular expression: ${(error as Error).message}` });
       }
     }
-  })
-  .prefault({});
+  });
 
-export type NameFilterConfig = z.infer<typeof nameFilterSchema>;
+/** A YAML key with only comments under it is null: treated as no filter. */
+export const nameFilterSchema = z.preprocess((value) => value ?? {}, filterObject);
+
+export type NameFilterConfig = z.infer<typeof filterObject>;
 
 export class NameFilter {
   private readonly include: RegExp | undefined;

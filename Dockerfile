@@ -1,0 +1,23 @@
+# syntax=docker/dockerfile:1
+# Build stage: compile TypeScript, then keep only the production dependencies.
+FROM node:22-alpine AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json ./
+COPY src ./src
+RUN npm ci --no-audit --no-fund \
+ && npm prune --omit=dev --no-audit --no-fund
+
+# Runtime stage: Node, the compiled exporter and its production dependencies; no compiler, no tests.
+FROM node:22-alpine
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist/src ./dist/src
+COPY config.example.yaml ./config.example.yaml
+# The image's unprivileged user.
+USER node
+EXPOSE 9419
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:9419/-/healthy').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "dist/src/main.js"]
