@@ -35,7 +35,11 @@ export async function metricsReference(): Promise<string> {
       '| metric | type | help |\n|---|---|---|\n' +
       processNames.map((m) => `| \`${m.name}\` | ${m.type} | ${cell(m.help)} |`).join('\n'),
   );
-  return `${START_MARKER}\n\n${sections.join('\n\n')}\n\n${END_MARKER}`;
+  const preface =
+    'Every family below except the exporter\'s own is polled in the background; its HELP says so and names ' +
+    '`rabbitmq_exporter_collector_last_success_timestamp_seconds{collector}` as the age of its data. ' +
+    'A `_per_second` or `_change_per_second` gauge is the management API\'s own `_details.rate` of the field.';
+  return `${START_MARKER}\n\n${preface}\n\n${sections.join('\n\n')}\n\n${END_MARKER}`;
 }
 
 /** Replaces the generated section of a README's text. */

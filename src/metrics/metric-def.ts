@@ -19,6 +19,8 @@ export interface MetricDef {
   readonly owner: string;
   /** The gauge fed from the management API's `<field>_details.rate`, when the family has one. */
   readonly rate?: MetricDef;
+  /** The collector polling it in the background (absent on the exporter's own series). */
+  readonly polledBy?: string;
 }
 
 export interface MetricSpec {
@@ -48,6 +50,7 @@ export function defineMetrics<K extends string>(
       help: spec.help,
       labels: spec.labels ?? [],
       owner,
+      ...(owner === 'exporter' ? {} : { polledBy: owner }),
       ...(spec.rate ? { rate: rateDef(spec, owner) } : {}),
     };
     assertConventions(def);
@@ -73,6 +76,7 @@ function rateDef(spec: MetricSpec & { name: string }, owner: string): MetricDef 
     help: `Per-second rate of ${spec.name} as computed by the management API over its sampling window (the field's _details.rate).`,
     labels: spec.labels ?? [],
     owner,
+    polledBy: owner,
   };
 }
 

@@ -9,6 +9,14 @@ export interface FamilyHeader {
   readonly name: string;
   readonly type: FamilyType;
   readonly help: string;
+  /** Set on families a collector polls from the broker: their HELP says so. */
+  readonly polledBy?: string;
+}
+
+/** Scrapes read a snapshot: HELP of polled families says so, and where to read the data's age. */
+export function helpText(header: FamilyHeader): string {
+  if (!header.polledBy) return header.help;
+  return `${header.help} Polled in the background by the ${header.polledBy} collector; its age is rabbitmq_exporter_collector_last_success_timestamp_seconds.`;
 }
 
 export interface RenderedFamily {
@@ -65,7 +73,7 @@ export function textHeader(header: FamilyHeader): Buffer {
   let cached = textHeaders.get(header);
   if (!cached) {
     cached = Buffer.from(
-      `# HELP ${header.name} ${escapeHelp(header.help)}\n# TYPE ${header.name} ${header.type}\n`,
+      `# HELP ${header.name} ${escapeHelp(helpText(header))}\n# TYPE ${header.name} ${header.type}\n`,
     );
     textHeaders.set(header, cached);
   }
@@ -82,7 +90,7 @@ export function openMetricsHeader(header: FamilyHeader): Buffer {
   if (!cached) {
     const name = openMetricsFamilyName(header);
     const type = header.type === 'untyped' ? 'unknown' : header.type;
-    cached = Buffer.from(`# TYPE ${name} ${type}\n# HELP ${name} ${escapeOpenMetricsHelp(header.help)}\n`);
+    cached = Buffer.from(`# TYPE ${name} ${type}\n# HELP ${name} ${escapeOpenMetricsHelp(helpText(header))}\n`);
     openMetricsHeaders.set(header, cached);
   }
   return cached;
