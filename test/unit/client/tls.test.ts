@@ -1,0 +1,91 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManagementError } from '../../../src/client/errors.js';
+import { ManagementClient, type ClientOptions } from '../../../src/client/management-client.js';
+
+// A throw-away CA, a server certificate for 127.0.0.1 and a client certificate, made per run.
+function makePki(dir: string) {
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=test-ca');
+  for (const [name, san] of [['server', 'IP:127.0.0.1'], ['client', 'DNS:client']] as const) {
+    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`, '-addext', `subjectAltName=${san}`);
+    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '1', '-copy_extensions', 'copy');
+  }
+  const read = (f: string) => readFileSync(join(dir, f));
+  return { ca: read('ca.pem'), serverCert: read('server.pem'), serverKey: read('server.key'), clientCert: read('client.pem'), clientKey: read('client.key') };
+}
+
+describe('ManagementClient over TLS', () => {
+  let dir: string;
+  let pki: ReturnType<typeof makePki>;
+  let server: Server;
+  let url: string;
+  let lastClientCert: string | undefined;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'rmqexp-tls-'));
+    pki = makePki(dir);
+    server = createServer({ cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true, rejectUnauthorized: false }, (req, res) => {
+      const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
+      lastClientCert = peer && peer.subject ? peer.subject.CN : undefined;
+      res.setHeader('content-type', 'application/json');
+      res.end('{"management_version":"3.10.8"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const options = (tls: ClientOptions['tls']): ClientOptions => ({
+    url,
+    username: 'monitor',
+    password: 's3cret-tls',
+    tls,
+    timeouts: { connectMs: 2000, headersMs: 2000, bodyMs: 2000, totalMs: 4000 },
+    maxResponseBytes: 1 << 20,
+    maxConcurrentRequests: 1,
+  });
+
+  it('verifies the broker against the configured CA and presents the client certificate', async () => {
+    const client = new ManagementClient(options({ ca: pki.ca, cert: pki.clientCert, key: pki.clientKey }));
+    try {
+      expect(await client.getJson('/api/overview')).toEqual({ management_version: '3.10.8' });
+      expect(lastClientCert).toBe('client');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a broker certificate it cannot verify, with a network error that names the path and no secret', async () => {
+    const client = new ManagementClient(options({}));
+    try {
+      const error = await client.getJson('/api/overview').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ManagementError);
+      expect((error as ManagementError).kind).toBe('network');
+      expect((error as ManagementError).message).toContain('/api/overview');
+      expect(String(error)).not.toContain('s3cret-tls');
+      expect(JSON.stringify(error)).not.toContain('s3cret-tls');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('accepts an unverifiable certificate only with the explicit insecure switch', async () => {
+    const client = new ManagementClient(options({ insecureSkipVerify: true }));
+    try {
+      expect(await client.getJson('/api/overview')).toEqual({ management_version: '3.10.8' });
+    } finally {
+      await client.close();
+    }
+  });
+});
