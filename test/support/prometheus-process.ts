@@ -1,0 +1,73 @@
+/**
+ * Runs Debian's `prometheus` on a private port and data directory, scraping given targets,
+ * for end-to-end tests that check what a real Prometheus makes of the exporter.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './exporter-process.js';
+
+export interface PrometheusProcess {
+  url: string;
+  query(expr: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
+  stop(): Promise<void>;
+  logs(): string;
+}
+
+export function prometheusAvailable(): boolean {
+  return spawnSync('prometheus', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+export async function startPrometheus(scrapeTargets: string[], scrapeInterval = '1s'): Promise<PrometheusProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'rmqexp-prom-'));
+  const port = await freePort();
+  const config = `global:
+  scrape_interval: ${scrapeInterval}
+  scrape_timeout: ${scrapeInterval}
+scrape_configs:
+  - job_name: rabbitmq
+    static_configs:
+      - targets: [${scrapeTargets.map((t) => `'${t}'`).join(', ')}]
+`;
+  writeFileSync(join(dir, 'prometheus.yml'), config);
+  const child: ChildProcess = spawn(
+    'prometheus',
+    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const handle: PrometheusProcess = {
+    url,
+    logs: () => output,
+    async query(expr) {
+      const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`);
+      const body = (await response.json()) as { status: string; data?: { result: { metric: Record<string, string>; value: [number, string] }[] }; error?: string };
+      if (body.status !== 'success') throw new Error(`query ${expr}: ${body.error}`);
+      return body.data?.result ?? [];
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${output}`);
+    try {
+      if ((await fetch(`${url}/-/ready`)).status === 200) return handle;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) {
+      await handle.stop();
+      throw new Error(`prometheus not ready within 20 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
