@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { catalogue } from '../../../src/catalogue/catalogue.js';
+import { exporterMetrics } from '../../../src/catalogue/exporter.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
+import type { MetricDef } from '../../../src/metrics/metric-def.js';
+
+const defs: MetricDef[] = catalogue();
+
+describe('catalogue', () => {
+  it('lists the exporter, overview and nodes families (and any later collector)', () => {
+    const names = new Set(defs.map((d) => d.name));
+    for (const name of ['rabbitmq_up', 'rabbitmq_exporter_collector_success', 'rabbitmq_queues', 'rabbitmq_build_info', 'rabbitmq_node_running', 'rabbitmq_node_memory_bytes']) {
+      expect(names.has(name), name).toBe(true);
+    }
+    expect(defs.length).toBeGreaterThanOrEqual(Object.keys(exporterMetrics).length + 100);
+  });
+
+  it('has unique names', () => {
+    const names = defs.map((d) => d.name);
+    const duplicates = names.filter((n, i) => names.indexOf(n) !== i);
+    expect(duplicates).toEqual([]);
+  });
+
+  it('every collector family is in the catalogue, owned by its collector', () => {
+    const byName = new Map(defs.map((d) => [d.name, d]));
+    for (const collector of COLLECTORS) {
+      for (const def of collector.metrics) {
+        expect(byName.get(def.name), def.name).toBe(def);
+        expect(def.owner, def.name).toBe(collector.name);
+        expect(def.polledBy, def.name).toBe(collector.name);
+      }
+    }
+    for (const def of Object.values(exporterMetrics)) {
+      expect(def.owner).toBe('exporter');
+      expect(def.polledBy).toBeUndefined();
+    }
+  });
+
+  it.each(defs.map((d) => [d.name, d] as const))('%s follows the naming conventions', (name, def) => {
+    expect(name).toMatch(/^rabbitmq_[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
+    if (def.type === 'counter') expect(name.endsWith('_total')).toBe(true);
+    else expect(name.endsWith('_total')).toBe(false);
+    // Suffixes Prometheus reserves for histograms and summaries, and non-base units.
+    expect(name).not.toMatch(/_(count|sum|bucket)$/);
+    expect(name).not.toMatch(/_(ms|milliseconds|microseconds|kb|mb|gb|kilobytes|megabytes|percent)(_|$)/);
+    if (/_info$/.test(name)) expect(def.type).toBe('gauge');
+    if (/_bytes(_total)?$/.test(name)) expect(def.unit).toBe('bytes');
+    if (/_seconds(_total)?$/.test(name)) expect(def.unit).toBe('seconds');
+    for (const label of def.labels) {
+      expect(label).toMatch(/^[a-z][a-z0-9_]*$/);
+      expect(['le', 'quantile', 'job', 'instance']).not.toContain(label);
+    }
+    expect(new Set(def.labels).size).toBe(def.labels.length);
+    expect(def.help.trim().length).toBeGreaterThan(5);
+    expect(def.help).not.toContain('\n');
+  });
+
+  it('rate gauges are named after their field: counters <base>_per_second, gauges <name>_change_per_second', () => {
+    for (const def of defs) {
+      if (!def.rate) continue;
+      expect(def.rate.type).toBe('gauge');
+      expect(def.rate.labels).toEqual(def.labels);
+      expect(def.rate.name).toBe(def.type === 'counter' ? def.name.replace(/_total$/, '_per_second') : `${def.name}_change_per_second`);
+      expect(defs).toContain(def.rate);
+    }
+  });
+
+  // BUG (src/metrics/metric-def.ts rateDef): the rate gauge of a counter always gets unit
+  // 'per_second', so the rate of a byte counter (rabbitmq_io_read_bytes_per_second,
+  // rabbitmq_erlang_gc_reclaimed_bytes_per_second, ...) is documented in the README as
+  // per_second instead of bytes_per_second, although MetricUnit has that value and
+  // inferUnit() would give it.
+  it.fails('a family named *_bytes_per_second has unit bytes_per_second', () => {
+    const wrong = defs.filter((d) => d.name.endsWith('_bytes_per_second') && d.unit !== 'bytes_per_second').map((d) => d.name);
+    expect(wrong).toEqual([]);
+  });
+});

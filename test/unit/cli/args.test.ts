@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { parseFlags, USAGE } from '../../../src/cli/args.js';
+import { ConfigError } from '../../../src/config/config-error.js';
+
+describe('parseFlags', () => {
+  it('no flags', () => {
+    expect(parseFlags([])).toEqual({
+      config: undefined,
+      listenAddress: undefined,
+      logLevel: undefined,
+      pollInterval: undefined,
+      help: false,
+      version: false,
+    });
+  });
+
+  it('every flag, in both --flag value and --flag=value forms', () => {
+    expect(
+      parseFlags(['--config', 'c.yaml', '--web.listen-address=:9500', '--log.level', 'debug', '--poll.interval=2s', '--version']),
+    ).toEqual({ config: 'c.yaml', listenAddress: ':9500', logLevel: 'debug', pollInterval: '2s', help: false, version: true });
+  });
+
+  it('-h and --help', () => {
+    expect(parseFlags(['-h']).help).toBe(true);
+    expect(parseFlags(['--help']).help).toBe(true);
+  });
+
+  it.each([[['--unknown']], [['positional']], [['--config']], [['--poll-interval', '5s']]])('refuses %j with the usage text', (argv) => {
+    let error: unknown;
+    try {
+      parseFlags(argv);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toMatch(/^command line: /);
+    expect((error as Error).message).toContain(USAGE);
+  });
+
+  it('the usage text lists every flag and the environment variables', () => {
+    for (const flag of ['--config', '--web.listen-address', '--log.level', '--poll.interval', '--help', '--version']) expect(USAGE).toContain(flag);
+    for (const env of ['RABBITMQ_URL', 'RABBITMQ_USERNAME', 'RABBITMQ_PASSWORD', 'RABBITMQ_PASSWORD_FILE']) expect(USAGE).toContain(env);
+  });
+});

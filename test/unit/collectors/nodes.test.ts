@@ -1,0 +1,253 @@
+import { describe, expect, it } from 'vitest';
+import { nodesCollector } from '../../../src/collectors/nodes.js';
+import { brokerFrom, runCollector, type Routes } from '../support/fake-context.js';
+import { readFixture, samples, seriesNames, seriesOf } from '../support/exposition.js';
+
+const SINGLE = 'rabbitmq-3.10.8';
+const CLUSTER = 'rabbitmq-3.10.8-cluster';
+const NO_STATS = 'rabbitmq-3.10.8-stats-disabled';
+
+const MEMORY_A = '/api/nodes/rabbit%40vm';
+const MEMORY_B = '/api/nodes/rabbit%40vm/memory';
+const MEMORY2_A = '/api/nodes/rabbit2%40vm';
+
+function singleRoutes(): Routes {
+  return {
+    '/api/nodes': readFixture(SINGLE, 'nodes.json'),
+    [MEMORY_A]: readFixture(SINGLE, 'node-memory.json'),
+    [MEMORY_B]: readFixture(SINGLE, 'node-memory-b.json'),
+  };
+}
+
+const N = 'node="rabbit@vm"';
+
+describe('nodes collector on 3.10.8 (variant A)', () => {
+  it('requests /api/nodes with columns, then the memory breakdown with ?memory=true', async () => {
+    const { requests } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_A]);
+    const columns = String(requests[0]!.query?.columns).split(',');
+    for (const column of ['name', 'running', 'type', 'mem_used', 'mem_used_details', 'uptime', 'partitions', 'cluster_links', 'io_read_avg_time']) {
+      expect(columns, column).toContain(column);
+    }
+    expect(requests[1]).toEqual({ path: MEMORY_A, query: { memory: true, columns: 'memory' }, optional: true });
+  });
+
+  it('node values from nodes.json', async () => {
+    const { text, skipped } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    const s = samples(text);
+    expect(s.get(`rabbitmq_node_info{${N},type="disc",mem_calculation_strategy="rss",rates_mode="basic"}`)).toBe(1);
+    expect(s.get(`rabbitmq_node_running{${N}}`)).toBe(1);
+    expect(s.get(`rabbitmq_process_resident_memory_bytes{${N}}`)).toBe(801255424);
+    expect(s.get(`rabbitmq_process_resident_memory_bytes_change_per_second{${N}}`)).toBe(-4562124.8);
+    expect(s.get(`rabbitmq_resident_memory_limit_bytes{${N}}`)).toBe(10110425497);
+    expect(s.get(`rabbitmq_alarms_memory_used_watermark{${N}}`)).toBe(0);
+    expect(s.get(`rabbitmq_disk_space_available_bytes{${N}}`)).toBe(84815073280);
+    expect(s.get(`rabbitmq_disk_space_available_limit_bytes{${N}}`)).toBe(50000000);
+    expect(s.get(`rabbitmq_alarms_free_disk_space_watermark{${N}}`)).toBe(0);
+    expect(s.get(`rabbitmq_process_open_fds{${N}}`)).toBe(160);
+    expect(s.get(`rabbitmq_process_max_fds{${N}}`)).toBe(1024);
+    expect(s.get(`rabbitmq_process_open_tcp_sockets{${N}}`)).toBe(100);
+    expect(s.get(`rabbitmq_process_max_tcp_sockets{${N}}`)).toBe(832);
+    expect(s.get(`rabbitmq_erlang_processes_used{${N}}`)).toBe(22010);
+    expect(s.get(`rabbitmq_erlang_processes_limit{${N}}`)).toBe(1048576);
+    expect(s.get(`rabbitmq_erlang_scheduler_run_queue{${N}}`)).toBe(1);
+    expect(s.get(`rabbitmq_node_processors{${N}}`)).toBe(2);
+    expect(s.get(`rabbitmq_erlang_net_ticktime_seconds{${N}}`)).toBe(60);
+    expect(s.get(`rabbitmq_erlang_gc_runs_total{${N}}`)).toBe(928697);
+    expect(s.get(`rabbitmq_erlang_gc_runs_per_second{${N}}`)).toBe(7279.6);
+    expect(s.get(`rabbitmq_erlang_gc_reclaimed_bytes_total{${N}}`)).toBe(17509552296);
+    expect(s.get(`rabbitmq_erlang_scheduler_context_switches_total{${N}}`)).toBe(4172299);
+    expect(s.get(`rabbitmq_schema_db_disk_tx_total{${N}}`)).toBe(15813);
+    expect(s.get(`rabbitmq_schema_db_ram_tx_total{${N}}`)).toBe(515);
+    expect(s.get(`rabbitmq_node_partitions{${N}}`)).toBe(0);
+    expect(s.get(`rabbitmq_node_cluster_links{${N}}`)).toBe(0);
+    expect(skipped).toBe(0);
+  });
+
+  it('uptime and average times are converted from milliseconds to seconds', async () => {
+    const s = samples((await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE))).text);
+    expect(s.get(`rabbitmq_erlang_uptime_seconds{${N}}`)).toBe(153.745);
+    expect(s.get(`rabbitmq_io_read_average_time_seconds{${N}}`)).toBeCloseTo(0.000021, 15);
+    expect(s.get(`rabbitmq_io_write_average_time_seconds{${N}}`)).toBeCloseTo(0.0006419990566037737, 15);
+    expect(s.get(`rabbitmq_io_sync_average_time_seconds{${N}}`)).toBeCloseTo(0.0010885938155136268, 15);
+    expect(s.get(`rabbitmq_io_seek_average_time_seconds{${N}}`)).toBe(0);
+    // The rate of an average time is scaled the same way.
+    expect(s.get(`rabbitmq_io_write_average_time_seconds_change_per_second{${N}}`)).toBeCloseTo(0.0006594009163802977, 15);
+    // Counts are not scaled.
+    expect(s.get(`rabbitmq_io_write_ops_total{${N}}`)).toBe(9540);
+    expect(s.get(`rabbitmq_io_write_bytes_total{${N}}`)).toBe(14226631);
+    expect(s.get(`rabbitmq_io_sync_ops_total{${N}}`)).toBe(9540);
+    expect(s.get(`rabbitmq_io_read_ops_total{${N}}`)).toBe(1);
+    expect(s.get(`rabbitmq_io_read_bytes_total{${N}}`)).toBe(1);
+  });
+
+  it('churn counters per node', async () => {
+    const s = samples((await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE))).text);
+    expect(s.get(`rabbitmq_connections_opened_total{${N}}`)).toBe(100);
+    expect(s.get(`rabbitmq_channels_opened_total{${N}}`)).toBe(200);
+    expect(s.get(`rabbitmq_connections_closed_total{${N}}`)).toBe(0);
+    expect(s.get(`rabbitmq_queues_declared_total{${N}}`)).toBe(0);
+    expect(s.get(`rabbitmq_queues_deleted_total{${N}}`)).toBe(0);
+  });
+
+  it('metrics_gc_queue_length and ra_open_file_metrics as labelled gauges', async () => {
+    const { text } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    expect(seriesOf(text, 'rabbitmq_management_metrics_gc_queue_length').size).toBe(8);
+    expect(samples(text).get(`rabbitmq_management_metrics_gc_queue_length{${N},table="queue_deleted"}`)).toBe(0);
+    expect([...seriesOf(text, 'rabbitmq_raft_open_files')]).toEqual([
+      [`rabbitmq_raft_open_files{${N},process="ra_log_segment_writer"}`, 0],
+      [`rabbitmq_raft_open_files{${N},process="ra_log_wal"}`, 1],
+    ]);
+  });
+
+  it('being_drained, absent in 3.10, is not served as 0', async () => {
+    const { text } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    expect(seriesNames(text).has('rabbitmq_node_being_drained')).toBe(false);
+  });
+
+  it('memory breakdown from node-memory.json', async () => {
+    const { text } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    const s = samples(text);
+    expect(s.get(`rabbitmq_node_memory_bytes{${N},area="binary"}`)).toBe(394447152);
+    expect(s.get(`rabbitmq_node_memory_bytes{${N},area="queue_procs"}`)).toBe(184496096);
+    expect(s.get(`rabbitmq_node_memory_bytes{${N},area="code"}`)).toBe(35894742);
+    expect(s.get(`rabbitmq_node_memory_bytes{${N},area="quorum_ets"}`)).toBe(31426712);
+    expect(s.get(`rabbitmq_node_memory_total_bytes{${N},measure="rss"}`)).toBe(784322560);
+    expect(s.get(`rabbitmq_node_memory_total_bytes{${N},measure="erlang"}`)).toBe(930801696);
+    expect(s.get(`rabbitmq_node_memory_total_bytes{${N},measure="allocated"}`)).toBe(970706944);
+    // 25 areas besides strategy and total; strategy is a word, not a size.
+    expect(seriesOf(text, 'rabbitmq_node_memory_bytes').size).toBe(25);
+    expect(text).not.toContain('area="strategy"');
+    expect(text).not.toContain('area="total"');
+  });
+
+  it('rates: false leaves the _per_second and _change_per_second gauges out', async () => {
+    const { text } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE), { rates: false });
+    expect([...seriesNames(text)].filter((n) => n.endsWith('_per_second'))).toEqual([]);
+    expect(samples(text).get(`rabbitmq_erlang_gc_runs_total{${N}}`)).toBe(928697);
+  });
+
+  it('memory_breakdown: false makes no memory request', async () => {
+    const { text, requests } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE), { memory_breakdown: false });
+    expect(requests.map((r) => r.path)).toEqual(['/api/nodes']);
+    expect(seriesNames(text).has('rabbitmq_node_memory_bytes')).toBe(false);
+    expect(seriesNames(text).has('rabbitmq_node_memory_total_bytes')).toBe(false);
+  });
+
+  it('emits only families it declares', async () => {
+    const { familyNames } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    const declared = new Set(nodesCollector.metrics.map((m) => m.name));
+    for (const name of familyNames) expect(declared.has(name), name).toBe(true);
+    expect(familyNames.length).toBeGreaterThan(60);
+  });
+
+  it('a node listed twice (overlapping pages): its node series are emitted once', async () => {
+    const routes = singleRoutes();
+    const nodes = readFixture<unknown[]>(SINGLE, 'nodes.json');
+    routes['/api/nodes'] = [...nodes, ...nodes];
+    const { text } = await runCollector(nodesCollector, routes, brokerFrom(SINGLE), { memory_breakdown: false });
+    // samples() throws on a duplicated series.
+    expect(samples(text).get(`rabbitmq_node_running{${N}}`)).toBe(1);
+    expect(text.match(/^rabbitmq_process_resident_memory_bytes\{/gm)).toHaveLength(1);
+  });
+
+  // BUG (src/collectors/nodes.ts collect): records are de-duplicated by name for the node
+  // series, but the memory breakdown runs over `nodes.filter(running)` without that
+  // de-duplication, so a node listed twice is asked for twice and every
+  // rabbitmq_node_memory_bytes / _total_bytes series is emitted twice in one exposition.
+  it.fails('a node listed twice: its memory breakdown is requested and emitted once', async () => {
+    const routes = singleRoutes();
+    const nodes = readFixture<unknown[]>(SINGLE, 'nodes.json');
+    routes['/api/nodes'] = [...nodes, ...nodes];
+    const { text, requests } = await runCollector(nodesCollector, routes, brokerFrom(SINGLE));
+    expect(text.match(/^rabbitmq_node_memory_bytes\{node="rabbit@vm",area="binary"\}/gm)).toHaveLength(1);
+    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_A]);
+  });
+
+  it('a node whose memory answer is a 404 (stopped in between) just has no breakdown', async () => {
+    const routes = singleRoutes();
+    delete routes[MEMORY_A];
+    const { text } = await runCollector(nodesCollector, routes, brokerFrom(SINGLE));
+    expect(seriesNames(text).has('rabbitmq_node_memory_bytes')).toBe(false);
+    expect(samples(text).get(`rabbitmq_node_running{${N}}`)).toBe(1);
+  });
+
+  it('an answer that is not an array fails the poll', async () => {
+    await expect(runCollector(nodesCollector, { '/api/nodes': { error: 'x' } }, brokerFrom(SINGLE))).rejects.toThrow(
+      '/api/nodes did not answer a JSON array',
+    );
+  });
+});
+
+describe('nodes collector on 3.13 and 4.x (variant B)', () => {
+  it.each(['3.13.0', '4.0.5'])('%s asks for /api/nodes/{node}/memory', async (version) => {
+    const broker = brokerFrom(SINGLE, { management_version: version, rabbitmq_version: version });
+    expect(broker.variant).toBe('B');
+    const { text, requests } = await runCollector(nodesCollector, singleRoutes(), broker);
+    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B]);
+    expect(requests[1]!.query).toBeUndefined();
+    const s = samples(text);
+    expect(s.get(`rabbitmq_node_memory_bytes{${N},area="binary"}`)).toBe(394455432);
+    expect(s.get(`rabbitmq_node_memory_bytes{${N},area="queue_procs"}`)).toBe(185081784);
+    expect(s.get(`rabbitmq_node_memory_total_bytes{${N},measure="rss"}`)).toBe(790827008);
+  });
+});
+
+describe('nodes collector with statistics disabled', () => {
+  it('only info and running; no zeros for what the answer does not carry', async () => {
+    const routes: Routes = {
+      '/api/nodes': readFixture(NO_STATS, 'nodes.json'),
+      // A node record without a memory field: nothing to add.
+      [MEMORY_A]: { name: 'rabbit@vm' },
+    };
+    const broker = brokerFrom(NO_STATS);
+    const { text, skipped } = await runCollector(nodesCollector, routes, broker);
+    expect(text.split('\n').filter((l) => l && !l.startsWith('#'))).toEqual([
+      'rabbitmq_node_info{node="rabbit@vm",type="disc",mem_calculation_strategy="",rates_mode=""} 1',
+      'rabbitmq_node_running{node="rabbit@vm"} 1',
+    ]);
+    expect(skipped).toBe(0);
+  });
+});
+
+describe('nodes collector on a two-node cluster', () => {
+  function clusterRoutes(nodesFile: string): Routes {
+    return {
+      '/api/nodes': readFixture(CLUSTER, nodesFile),
+      [MEMORY_A]: readFixture(SINGLE, 'node-memory.json'),
+      [MEMORY2_A]: readFixture(SINGLE, 'node-memory.json'),
+    };
+  }
+
+  it('both running: per-node values, memory of both, cluster links without the CLI peer', async () => {
+    const { text, requests } = await runCollector(nodesCollector, clusterRoutes('nodes.json'), brokerFrom(CLUSTER));
+    expect(requests.map((r) => r.path).sort()).toEqual(['/api/nodes', MEMORY_A, MEMORY2_A].sort());
+    const s = samples(text);
+    expect(s.get('rabbitmq_process_resident_memory_bytes{node="rabbit@vm"}')).toBe(1208434688);
+    expect(s.get('rabbitmq_process_resident_memory_bytes{node="rabbit2@vm"}')).toBe(188170240);
+    expect(s.get('rabbitmq_erlang_uptime_seconds{node="rabbit2@vm"}')).toBe(39.664);
+    expect(s.get('rabbitmq_node_cluster_links{node="rabbit@vm"}')).toBe(1);
+    expect(s.get('rabbitmq_node_cluster_links{node="rabbit2@vm"}')).toBe(1);
+    expect(s.get('rabbitmq_node_cluster_link_sent_bytes_total{node="rabbit@vm",peer="rabbit2@vm"}')).toBe(9236201);
+    expect(s.get('rabbitmq_node_cluster_link_received_bytes_total{node="rabbit@vm",peer="rabbit2@vm"}')).toBe(2179624);
+    expect(s.get('rabbitmq_node_cluster_link_sent_bytes_total{node="rabbit2@vm",peer="rabbit@vm"}')).toBe(2179480);
+    expect(text).not.toContain('rabbitmqcli');
+    expect(seriesOf(text, 'rabbitmq_node_memory_bytes', 'node="rabbit2@vm"').size).toBe(25);
+  });
+
+  it('rabbit2 stopped: running 0, no memory series, no memory request for it', async () => {
+    const { text, requests } = await runCollector(nodesCollector, clusterRoutes('nodes-rabbit2-down.json'), brokerFrom(CLUSTER));
+    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_A]);
+    const s = samples(text);
+    expect(s.get('rabbitmq_node_running{node="rabbit2@vm"}')).toBe(0);
+    expect(s.get('rabbitmq_node_running{node="rabbit@vm"}')).toBe(1);
+    expect(s.get('rabbitmq_node_info{node="rabbit2@vm",type="disc",mem_calculation_strategy="",rates_mode=""}')).toBe(1);
+    const rabbit2 = [...s.keys()].filter((k) => k.includes('node="rabbit2@vm"') && !k.includes('peer="rabbit2@vm"'));
+    // The stopped node's record has only name, running, type and an empty cluster_links.
+    expect(rabbit2.map((k) => k.replace(/\{.*$/, '')).sort()).toEqual(['rabbitmq_node_cluster_links', 'rabbitmq_node_info', 'rabbitmq_node_running']);
+    expect(seriesOf(text, 'rabbitmq_node_memory_bytes', 'node="rabbit2@vm"').size).toBe(0);
+    expect(seriesOf(text, 'rabbitmq_node_memory_bytes', 'node="rabbit@vm"').size).toBe(25);
+    expect(s.get('rabbitmq_process_resident_memory_bytes{node="rabbit@vm"}')).toBe(1140641792);
+    expect(s.get('rabbitmq_node_cluster_link_sent_bytes_total{node="rabbit@vm",peer="rabbit2@vm"}')).toBe(9252155);
+  });
+});

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { defineMetrics } from '../../../src/metrics/metric-def.js';
+import { SampleSink, toSampleValue } from '../../../src/render/sample-sink.js';
+
+const M = defineMetrics('test', {
+  g: { name: 'rabbitmq_test_value', type: 'gauge', labels: ['k'], help: 'A value.' },
+  c: { name: 'rabbitmq_test_things_total', type: 'counter', help: 'Things.' },
+});
+
+function text(sink: SampleSink): string {
+  return Buffer.concat(sink.finish().map((f) => f.body)).toString('utf8');
+}
+
+describe('toSampleValue', () => {
+  it.each([
+    [42, 42],
+    [-1.5, -1.5],
+    [NaN, NaN],
+    [Infinity, Infinity],
+    [true, 1],
+    [false, 0],
+    ['42', 42],
+    [' 1.5e3 ', 1500],
+    ['-0.25', -0.25],
+    ['+7', 7],
+    ['.5', 0.5],
+    ['5.', 5],
+    ['1E-3', 0.001],
+  ])('%j → %d', (raw, value) => {
+    expect(toSampleValue(raw)).toBe(value);
+  });
+
+  it.each([[null], [undefined], [{}], [[]], [[1]], [''], [' '], ['abc'], ['0x10'], ['1,5'], ['NaN'], ['Infinity'], ['1e'], ['--1']])('%j is not a sample value', (raw) => {
+    expect(toSampleValue(raw)).toBeUndefined();
+  });
+});
+
+describe('SampleSink', () => {
+  it('accepts numbers, numeric strings and booleans, skips and counts the rest', () => {
+    const sink = new SampleSink();
+    expect(sink.add(M.g, ['n'], 3)).toBe(true);
+    expect(sink.add(M.g, ['s'], '17509552296')).toBe(true);
+    expect(sink.add(M.g, ['t'], true)).toBe(true);
+    expect(sink.add(M.g, ['f'], false)).toBe(true);
+    expect(sink.add(M.g, ['null'], null)).toBe(false);
+    expect(sink.add(M.g, ['undef'], undefined)).toBe(false);
+    expect(sink.add(M.g, ['obj'], { rate: 1 })).toBe(false);
+    expect(sink.add(M.g, ['str'], 'n/a')).toBe(false);
+    expect(sink.skipped).toBe(4);
+    expect(sink.sampleCount).toBe(4);
+    expect(text(sink)).toBe(
+      'rabbitmq_test_value{k="n"} 3\nrabbitmq_test_value{k="s"} 17509552296\nrabbitmq_test_value{k="t"} 1\nrabbitmq_test_value{k="f"} 0\n',
+    );
+  });
+
+  it('NaN and infinities are samples, rendered the Prometheus way', () => {
+    const sink = new SampleSink();
+    sink.add(M.g, ['nan'], NaN);
+    sink.add(M.g, ['inf'], Infinity);
+    sink.add(M.g, ['-inf'], -Infinity);
+    expect(sink.skipped).toBe(0);
+    expect(text(sink)).toBe('rabbitmq_test_value{k="nan"} NaN\nrabbitmq_test_value{k="inf"} +Inf\nrabbitmq_test_value{k="-inf"} -Inf\n');
+  });
+
+  it('a label count mismatch throws, naming the family', () => {
+    const sink = new SampleSink();
+    expect(() => sink.add(M.g, [], 1)).toThrow('rabbitmq_test_value takes 1 label values, got 0');
+    expect(() => sink.add(M.g, ['a', 'b'], 1)).toThrow('got 2');
+    expect(() => sink.add(M.c, ['x'], 1)).toThrow('rabbitmq_test_things_total takes 0 label values, got 1');
+    expect(sink.sampleCount).toBe(0);
+  });
+
+  it('finish hands over one family per definition, in first-use order, and empties the sink', () => {
+    const sink = new SampleSink();
+    sink.add(M.c, [], 1);
+    sink.add(M.g, ['a'], 2);
+    sink.add(M.c, [], 3);
+    const families = sink.finish();
+    expect(families.map((f) => [f.header.name, f.samples])).toEqual([
+      ['rabbitmq_test_things_total', 2],
+      ['rabbitmq_test_value', 1],
+    ]);
+    expect(families[0]!.header).toBe(M.c);
+    expect(families[0]!.body.toString()).toBe('rabbitmq_test_things_total 1\nrabbitmq_test_things_total 3\n');
+    expect(sink.finish()).toEqual([]);
+    expect(sink.sampleCount).toBe(0);
+  });
+
+  it('declare lists a family with no samples', () => {
+    const sink = new SampleSink();
+    sink.declare(M.g);
+    sink.add(M.c, [], 1);
+    sink.declare(M.c);
+    const families = sink.finish();
+    expect(families.map((f) => [f.header.name, f.samples, f.body.length])).toEqual([
+      ['rabbitmq_test_value', 0, 0],
+      ['rabbitmq_test_things_total', 1, 'rabbitmq_test_things_total 1\n'.length],
+    ]);
+  });
+
+  it('addRendered takes labels already rendered', () => {
+    const sink = new SampleSink();
+    expect(sink.addRendered(M.g, '{k="pre"}', '9')).toBe(true);
+    expect(sink.addRendered(M.g, '{k="pre"}', null)).toBe(false);
+    expect(text(sink)).toBe('rabbitmq_test_value{k="pre"} 9\n');
+  });
+});

@@ -1,0 +1,101 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { nodesCollector } from '../../../src/collectors/nodes.js';
+import { overviewCollector } from '../../../src/collectors/overview.js';
+import { exporterFamilies } from '../../../src/self/exporter-metrics.js';
+import { PROCESS_METRICS_PREFIX, ProcessMetrics } from '../../../src/self/process-metrics.js';
+import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
+import { TargetState } from '../../../src/snapshot/target-state.js';
+import { VERSION } from '../../../src/version.js';
+import { Exposition } from '../../../src/snapshot/exposition.js';
+import { brokerFrom, runCollector } from '../support/fake-context.js';
+import { readFixture, REPO_ROOT, samples, seriesNames } from '../support/exposition.js';
+
+function hasPromtool(): boolean {
+  return spawnSync('which', ['promtool'], { encoding: 'utf8' }).status === 0;
+}
+
+describe('exporterFamilies', () => {
+  it('renders the exporter series from the target state', () => {
+    const state = new TargetState('default', 'http://x');
+    state.register('overview', 1000, 3000);
+    state.register('nodes', 1000, 3000);
+    state.succeeded('overview', [], 0.5, 4, 10_000);
+    state.failed('nodes', 'down', 0.25, 10_000);
+    const text = new Exposition(exporterFamilies(state, { requests: 11, bytesRead: 2048 }, 12_000), Infinity, 0).body('text').toString();
+    const s = samples(text);
+    expect(s.get('rabbitmq_up')).toBe(1);
+    expect(s.get(`rabbitmq_exporter_build_info{version="${VERSION}",nodejs_version="${process.version}"}`)).toBe(1);
+    expect(s.get('rabbitmq_exporter_management_requests_total')).toBe(11);
+    expect(s.get('rabbitmq_exporter_management_response_bytes_total')).toBe(2048);
+    expect(s.get('rabbitmq_exporter_collector_success{collector="overview"}')).toBe(1);
+    expect(s.get('rabbitmq_exporter_collector_success{collector="nodes"}')).toBe(0);
+    expect(s.get('rabbitmq_exporter_collector_duration_seconds{collector="nodes"}')).toBe(0.25);
+    expect(s.get('rabbitmq_exporter_collector_last_success_timestamp_seconds{collector="overview"}')).toBe(10);
+    expect(s.get('rabbitmq_exporter_collector_skipped_values{collector="overview"}')).toBe(4);
+    // Never succeeded: no last-success, staleness or sample series, rather than zeros.
+    expect(s.has('rabbitmq_exporter_collector_last_success_timestamp_seconds{collector="nodes"}')).toBe(false);
+    expect(s.has('rabbitmq_exporter_collector_data_withdrawn{collector="nodes"}')).toBe(false);
+    expect(s.get('rabbitmq_exporter_collector_enabled{collector="nodes"}')).toBe(1);
+  });
+
+  it('the version is the package version', () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(VERSION).toBe(pkg.version);
+  });
+});
+
+describe('ProcessMetrics', () => {
+  it('prom-client default metrics under the exporter prefix, no gauge ending in _total', async () => {
+    const families = await new ProcessMetrics().families();
+    expect(families.length).toBeGreaterThan(5);
+    for (const f of families) {
+      expect(f.header.name.startsWith(PROCESS_METRICS_PREFIX), f.header.name).toBe(true);
+      if (f.header.type !== 'counter') expect(f.header.name.endsWith('_total'), f.header.name).toBe(false);
+    }
+    const text = Buffer.concat(families.map((f) => f.body)).toString();
+    expect(seriesNames(text).has('rabbitmq_exporter_process_resident_memory_bytes')).toBe(true);
+  });
+});
+
+describe('a whole snapshot from the 3.10.8 fixtures', () => {
+  async function snapshot(): Promise<Exposition> {
+    const state = new TargetState('default', 'http://localhost:15672');
+    state.register('overview', 15_000, 45_000);
+    state.register('nodes', 15_000, 45_000);
+    const broker = brokerFrom('rabbitmq-3.10.8');
+    const overview = await runCollector(overviewCollector, { '/api/overview': readFixture('rabbitmq-3.10.8', 'overview.json') }, broker);
+    const nodes = await runCollector(
+      nodesCollector,
+      {
+        '/api/nodes': readFixture('rabbitmq-3.10.8-cluster', 'nodes.json'),
+        '/api/nodes/rabbit%40vm': readFixture('rabbitmq-3.10.8', 'node-memory.json'),
+        '/api/nodes/rabbit2%40vm': readFixture('rabbitmq-3.10.8', 'node-memory.json'),
+      },
+      broker,
+    );
+    state.succeeded('overview', overview.families, 0.01, 0);
+    state.succeeded('nodes', nodes.families, 0.02, 0);
+    return new SnapshotStore(state, { requests: 4, bytesRead: 1000 }, new ProcessMetrics()).current();
+  }
+
+  it('has no duplicated series and carries collector and process families', async () => {
+    const text = (await snapshot()).body('text').toString('utf8');
+    const s = samples(text); // throws on a duplicated series
+    expect(s.get('rabbitmq_up')).toBe(1);
+    expect(s.get('rabbitmq_queues')).toBe(10000);
+    expect(s.get('rabbitmq_node_running{node="rabbit2@vm"}')).toBe(1);
+    expect(seriesNames(text).has('rabbitmq_exporter_process_cpu_user_seconds_total')).toBe(true);
+    const types = [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]);
+    expect(new Set(types).size).toBe(types.length);
+  });
+
+  it.skipIf(!hasPromtool())('passes promtool check metrics (text format)', async () => {
+    const body = (await snapshot()).body('text');
+    const result = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
+    expect(`${result.stdout}${result.stderr}`).toBe('');
+    expect(result.status).toBe(0);
+  });
+});

@@ -1,0 +1,227 @@
+import type { Server } from 'node:http';
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineMetrics } from '../../../src/metrics/metric-def.js';
+import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../../../src/render/exposition.js';
+import { SampleSink } from '../../../src/render/sample-sink.js';
+import type { ProcessMetrics } from '../../../src/self/process-metrics.js';
+import { createApp } from '../../../src/server/app.js';
+import { landingPage } from '../../../src/server/landing-page.js';
+import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
+import { TargetState } from '../../../src/snapshot/target-state.js';
+import type { Target } from '../../../src/target.js';
+
+const M = defineMetrics('overview', {
+  queues: { name: 'rabbitmq_test_queues', type: 'gauge', help: 'Queues.' },
+  published: { name: 'rabbitmq_test_published_total', type: 'counter', labels: ['vhost'], help: 'Published.' },
+});
+
+interface Response {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+function get(port: number, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
+});
+
+function stubTarget(url = 'http://broker.example:15672') {
+  const state = new TargetState('default', url);
+  state.register('overview', 15_000, 45_000);
+  state.register('nodes', 15_000, 45_000);
+  const store = new SnapshotStore(state, { requests: 3, bytesRead: 100 }, { families: async () => [] } as unknown as ProcessMetrics);
+  return { state, store } as unknown as Target & { state: TargetState; store: SnapshotStore };
+}
+
+function succeedOverview(target: { state: TargetState }): void {
+  const sink = new SampleSink();
+  sink.add(M.queues, [], 10_000);
+  sink.add(M.published, ['/'], 317_500);
+  target.state.succeeded('overview', sink.finish(), 0.05, 0);
+}
+
+async function start(targets: Target[]): Promise<number> {
+  const app = createApp(targets, pino({ level: 'silent' }));
+  const server = app.listen(0, '127.0.0.1');
+  servers.push(server);
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  return (server.address() as AddressInfo).port;
+}
+
+describe('/metrics', () => {
+  it('200, Prometheus text content type, the snapshot as body', async () => {
+    const target = stubTarget();
+    succeedOverview(target);
+    const port = await start([target]);
+    const res = await get(port, '/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(TEXT_CONTENT_TYPE);
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers.vary).toBe('Accept, Accept-Encoding');
+    const text = res.body.toString('utf8');
+    expect(text).toContain('\nrabbitmq_test_queues 10000\n');
+    expect(text).toContain('\nrabbitmq_up 1\n');
+    expect(text).not.toContain('# EOF');
+    expect(Number(res.headers['content-length'])).toBe(res.body.length);
+    expect(res.body.equals((await target.store.current()).body('text'))).toBe(true);
+  });
+
+  it("Prometheus' OpenMetrics Accept header gives OpenMetrics", async () => {
+    const target = stubTarget();
+    succeedOverview(target);
+    const port = await start([target]);
+    const res = await get(port, '/metrics', { accept: 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;q=0.4' });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(OPENMETRICS_CONTENT_TYPE);
+    const text = res.body.toString('utf8');
+    expect(text.endsWith('# EOF\n')).toBe(true);
+    expect(text).toContain('# TYPE rabbitmq_test_published counter\n');
+    expect(text).toContain('rabbitmq_test_published_total{vhost="/"} 317500\n');
+  });
+
+  it('Accept-Encoding gzip: Content-Encoding gzip, and the body gunzips to the snapshot', async () => {
+    const target = stubTarget();
+    succeedOverview(target);
+    const port = await start([target]);
+    for (const [accept, format] of [
+      [undefined, 'text'],
+      ['application/openmetrics-text;version=1.0.0', 'openmetrics'],
+    ] as const) {
+      const res = await get(port, '/metrics', { 'accept-encoding': 'gzip, deflate', ...(accept ? { accept } : {}) });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBe('gzip');
+      expect(Number(res.headers['content-length'])).toBe(res.body.length);
+      expect(gunzipSync(res.body).equals((await target.store.current()).body(format))).toBe(true);
+    }
+  });
+
+  it('gzip;q=0 is not gzip', async () => {
+    const target = stubTarget();
+    const port = await start([target]);
+    const res = await get(port, '/metrics', { 'accept-encoding': 'gzip;q=0, identity' });
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.body.toString('utf8')).toContain('rabbitmq_up 0');
+  });
+
+  it('HEAD has the headers and no body', async () => {
+    const target = stubTarget();
+    succeedOverview(target);
+    const port = await start([target]);
+    const res = await get(port, '/metrics', {}, 'HEAD');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(TEXT_CONTENT_TYPE);
+    expect(Number(res.headers['content-length'])).toBe((await target.store.current()).body('text').length);
+    expect(res.body.length).toBe(0);
+  });
+
+  it('a failing snapshot gives 500 and the server keeps serving', async () => {
+    const broken = { state: new TargetState('default', 'http://x'), store: { current: () => Promise.reject(new Error('boom')) } } as unknown as Target;
+    const port = await start([broken]);
+    const res = await get(port, '/metrics');
+    expect(res.status).toBe(500);
+    expect(res.body.toString()).toBe('internal error\n');
+    expect((await get(port, '/-/healthy')).status).toBe(200);
+  });
+
+  it('no target configured: 503', async () => {
+    const port = await start([]);
+    const res = await get(port, '/metrics');
+    expect(res.status).toBe(503);
+  });
+});
+
+describe('health, readiness, landing page, 404', () => {
+  it('/-/healthy is 200', async () => {
+    const port = await start([stubTarget()]);
+    const res = await get(port, '/-/healthy');
+    expect(res.status).toBe(200);
+    expect(res.body.toString()).toBe('Healthy\n');
+  });
+
+  it('/-/ready is 503 before the first overview attempt and 200 after, even a failed one', async () => {
+    const target = stubTarget();
+    const port = await start([target]);
+    let res = await get(port, '/-/ready');
+    expect(res.status).toBe(503);
+    expect(res.body.toString()).toContain('Not ready');
+    // A finished nodes poll does not make it ready: the overview decides.
+    target.state.succeeded('nodes', [], 0.1, 0);
+    expect((await get(port, '/-/ready')).status).toBe(503);
+    target.state.failed('overview', 'GET /api/overview: ECONNREFUSED', 0.01);
+    res = await get(port, '/-/ready');
+    expect(res.status).toBe(200);
+    expect(res.body.toString()).toBe('Ready\n');
+  });
+
+  it('/-/ready is 200 after a successful first overview poll', async () => {
+    const target = stubTarget();
+    succeedOverview(target);
+    const port = await start([target]);
+    expect((await get(port, '/-/ready')).status).toBe(200);
+  });
+
+  it('/ shows the target URL and the collectors, and escapes HTML in errors', async () => {
+    const target = stubTarget('http://broker.example:15672/rabbit');
+    succeedOverview(target);
+    target.state.failed('nodes', '<script>alert("x")</script> & more', 0.3);
+    const port = await start([target]);
+    const res = await get(port, '/');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    const html = res.body.toString('utf8');
+    expect(html).toContain('http://broker.example:15672/rabbit');
+    expect(html).toContain('<td>overview</td><td>ok</td>');
+    expect(html).toContain('<td>nodes</td><td>failing</td>');
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; more');
+    expect(html).toContain('— up</h2>');
+  });
+
+  it('unknown paths are 404', async () => {
+    const port = await start([stubTarget()]);
+    for (const path of ['/metricz', '/metrics/extra', '/-/reload', '/api/overview']) {
+      const res = await get(port, path);
+      expect(res.status, path).toBe(404);
+      expect(res.body.toString()).toBe(`not found: GET ${path}\n`);
+    }
+  });
+});
+
+describe('landingPage', () => {
+  it('pending, ages and samples served', () => {
+    const state = new TargetState('t<1>', 'http://h:15672');
+    state.register('overview', 15_000, 45_000);
+    state.register('nodes', 30_000, 90_000);
+    const sink = new SampleSink();
+    sink.add(M.queues, [], 1);
+    state.succeeded('overview', sink.finish(), 0.1234, 0, 1_000_000);
+    const html = landingPage([state], 1_002_500);
+    expect(html).toContain('<h2>Target t&#60;1&#62;: http://h:15672 — up</h2>');
+    expect(html).toContain('<tr><td>overview</td><td>ok</td><td>15 s</td><td>2.5 s ago</td><td>2.5 s ago</td><td>0.123 s</td><td>1</td><td></td></tr>');
+    expect(html).toContain('<tr><td>nodes</td><td>pending</td><td>30 s</td><td>never</td><td>never</td><td></td><td>0</td><td></td></tr>');
+    // Past max_age, no samples are served any more.
+    expect(landingPage([state], 1_000_000 + 45_001)).toContain('<td>overview</td><td>ok</td><td>15 s</td><td>45.0 s ago</td><td>45.0 s ago</td><td>0.123 s</td><td>0</td>');
+  });
+});

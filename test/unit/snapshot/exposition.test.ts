@@ -1,0 +1,79 @@
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { defineMetrics } from '../../../src/metrics/metric-def.js';
+import { SampleSink } from '../../../src/render/sample-sink.js';
+import { Exposition } from '../../../src/snapshot/exposition.js';
+
+const M = defineMetrics('exporter', {
+  g: { name: 'rabbitmq_test_gauge', type: 'gauge', labels: ['q'], help: 'A gauge.' },
+  c: { name: 'rabbitmq_test_events_total', type: 'counter', help: 'Events.' },
+  none: { name: 'rabbitmq_test_none', type: 'gauge', help: 'No samples.' },
+});
+
+function exposition(): Exposition {
+  const sink = new SampleSink();
+  sink.declare(M.none);
+  for (let i = 0; i < 500; i++) sink.add(M.g, [`queue-${i}-é`], i);
+  sink.add(M.c, [], 12);
+  return new Exposition(sink.finish(), 12_345, 1000);
+}
+
+describe('Exposition', () => {
+  it('text body: headers and samples, families without samples omitted', () => {
+    const text = exposition().body('text').toString('utf8');
+    expect(text.startsWith('# HELP rabbitmq_test_gauge A gauge.\n# TYPE rabbitmq_test_gauge gauge\nrabbitmq_test_gauge{q="queue-0-é"} 0\n')).toBe(true);
+    expect(text.endsWith('# HELP rabbitmq_test_events_total Events.\n# TYPE rabbitmq_test_events_total counter\nrabbitmq_test_events_total 12\n')).toBe(true);
+    expect(text).not.toContain('rabbitmq_test_none');
+    expect(text).not.toContain('# EOF');
+  });
+
+  it('OpenMetrics body ends in # EOF and differs from text only in headers', () => {
+    const e = exposition();
+    const om = e.body('openmetrics').toString('utf8');
+    expect(om.endsWith('rabbitmq_test_events_total 12\n# EOF\n')).toBe(true);
+    expect(om).toContain('# TYPE rabbitmq_test_events counter\n# HELP rabbitmq_test_events Events.\n');
+    const samplesOf = (s: string) => s.split('\n').filter((l) => l && !l.startsWith('#'));
+    expect(samplesOf(om)).toEqual(samplesOf(e.body('text').toString('utf8')));
+  });
+
+  it('bodies are built once and kept', () => {
+    const e = exposition();
+    expect(e.body('text')).toBe(e.body('text'));
+    expect(e.body('openmetrics')).toBe(e.body('openmetrics'));
+    expect(e.body('openmetrics')).not.toBe(e.body('text'));
+  });
+
+  it('gzip of each format gunzips to the same bytes', async () => {
+    const e = exposition();
+    for (const format of ['text', 'openmetrics'] as const) {
+      const compressed = await e.gzip(format);
+      expect(compressed[0]).toBe(0x1f);
+      expect(compressed[1]).toBe(0x8b);
+      expect(compressed.length).toBeLessThan(e.body(format).length);
+      expect(gunzipSync(compressed).equals(e.body(format))).toBe(true);
+    }
+  });
+
+  it('the gzip promise is shared: one compression for many scrapers', () => {
+    const e = exposition();
+    const first = e.gzip('text');
+    const second = e.gzip('text');
+    expect(second).toBe(first);
+    expect(e.gzip('openmetrics')).not.toBe(first);
+    expect(e.gzip('openmetrics')).toBe(e.gzip('openmetrics'));
+  });
+
+  it('sampleCount, validUntil and builtAt', () => {
+    const e = exposition();
+    expect(e.sampleCount).toBe(501);
+    expect(e.validUntil).toBe(12_345);
+    expect(e.builtAt).toBe(1000);
+  });
+
+  it('an exposition with no families is empty text and a lone # EOF', async () => {
+    const e = new Exposition([], Infinity, 0);
+    expect(e.body('text').length).toBe(0);
+    expect(e.body('openmetrics').toString()).toBe('# EOF\n');
+    expect(gunzipSync(await e.gzip('text')).length).toBe(0);
+  });
+});

@@ -1,0 +1,218 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { defineMetrics } from '../../../src/metrics/metric-def.js';
+import type { RenderedFamily } from '../../../src/render/exposition.js';
+import { SampleSink } from '../../../src/render/sample-sink.js';
+import type { ProcessMetrics } from '../../../src/self/process-metrics.js';
+import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
+import { TargetState } from '../../../src/snapshot/target-state.js';
+import { samples } from '../support/exposition.js';
+
+const M = defineMetrics('overview', {
+  queues: { name: 'rabbitmq_test_queues', type: 'gauge', help: 'Queues.' },
+  nodeMem: { name: 'rabbitmq_test_node_memory_bytes', type: 'gauge', labels: ['node'], help: 'Memory.' },
+});
+
+const T0 = Date.UTC(2024, 0, 1, 12, 0, 0);
+
+function fams(queues: number): RenderedFamily[] {
+  const sink = new SampleSink();
+  sink.add(M.queues, [], queues);
+  return sink.finish();
+}
+
+function nodeFams(bytes: number): RenderedFamily[] {
+  const sink = new SampleSink();
+  sink.add(M.nodeMem, ['rabbit@vm'], bytes);
+  sink.add(M.nodeMem, ['rabbit2@vm'], bytes + 1);
+  return sink.finish();
+}
+
+const noProcessMetrics = { families: async () => [] } as unknown as ProcessMetrics;
+
+function setup() {
+  const state = new TargetState('default', 'http://localhost:15672');
+  state.register('overview', 1000, 3000);
+  state.register('nodes', 2000, 6000);
+  const client = { requests: 7, bytesRead: 12_345 };
+  const store = new SnapshotStore(state, client, noProcessMetrics);
+  return { state, client, store };
+}
+
+async function text(store: SnapshotStore): Promise<Map<string, number>> {
+  return samples((await store.current()).body('text').toString('utf8'));
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.setSystemTime(T0);
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('SnapshotStore', () => {
+  it('before any poll: only the exporter series, rabbitmq_up 0', async () => {
+    const { store } = setup();
+    const s = await text(store);
+    expect(s.get('rabbitmq_up')).toBe(0);
+    expect(s.get('rabbitmq_exporter_collector_enabled{collector="overview"}')).toBe(1);
+    expect(s.get('rabbitmq_exporter_collector_enabled{collector="nodes"}')).toBe(1);
+    expect(s.has('rabbitmq_exporter_collector_success{collector="overview"}')).toBe(false);
+    expect(s.get('rabbitmq_exporter_management_requests_total')).toBe(7);
+    expect(s.get('rabbitmq_exporter_management_response_bytes_total')).toBe(12_345);
+    expect(s.has('rabbitmq_test_queues')).toBe(false);
+  });
+
+  it('serves a successful poll with its exporter series', async () => {
+    const { state, store } = setup();
+    state.succeeded('overview', fams(10_000), 0.25, 3, T0);
+    const s = await text(store);
+    expect(s.get('rabbitmq_test_queues')).toBe(10_000);
+    expect(s.get('rabbitmq_up')).toBe(1);
+    expect(s.get('rabbitmq_exporter_collector_success{collector="overview"}')).toBe(1);
+    expect(s.get('rabbitmq_exporter_collector_duration_seconds{collector="overview"}')).toBe(0.25);
+    expect(s.get('rabbitmq_exporter_collector_last_success_timestamp_seconds{collector="overview"}')).toBe(T0 / 1000);
+    expect(s.get('rabbitmq_exporter_collector_samples{collector="overview"}')).toBe(1);
+    expect(s.get('rabbitmq_exporter_collector_skipped_values{collector="overview"}')).toBe(3);
+    expect(s.get('rabbitmq_exporter_collector_data_withdrawn{collector="overview"}')).toBe(0);
+  });
+
+  it('a collector whose last success is older than max_age is withdrawn', async () => {
+    const { state, store } = setup();
+    state.succeeded('overview', fams(1), 0.1, 0, T0);
+    state.succeeded('nodes', nodeFams(500), 0.1, 0, T0);
+    expect((await text(store)).get('rabbitmq_test_queues')).toBe(1);
+
+    // Exactly max_age old: still served.
+    vi.setSystemTime(T0 + 3000);
+    expect((await text(store)).get('rabbitmq_test_queues')).toBe(1);
+
+    // One millisecond later: overview (max_age 3 s) withdrawn, nodes (6 s) still served.
+    vi.setSystemTime(T0 + 3001);
+    const s = await text(store);
+    expect(s.has('rabbitmq_test_queues')).toBe(false);
+    expect(s.get('rabbitmq_test_node_memory_bytes{node="rabbit@vm"}')).toBe(500);
+    expect(s.get('rabbitmq_exporter_collector_data_withdrawn{collector="overview"}')).toBe(1);
+    expect(s.get('rabbitmq_exporter_collector_samples{collector="overview"}')).toBe(0);
+    expect(s.get('rabbitmq_exporter_collector_data_withdrawn{collector="nodes"}')).toBe(0);
+    expect(s.get('rabbitmq_exporter_collector_samples{collector="nodes"}')).toBe(2);
+
+    vi.setSystemTime(T0 + 6001);
+    const later = await text(store);
+    expect(later.has('rabbitmq_test_node_memory_bytes{node="rabbit@vm"}')).toBe(false);
+    expect(later.get('rabbitmq_exporter_collector_data_withdrawn{collector="nodes"}')).toBe(1);
+  });
+
+  it('a failing poll keeps the previous families until max_age, with collector_success 0', async () => {
+    const { state, store } = setup();
+    state.succeeded('nodes', nodeFams(100), 0.1, 0, T0);
+    vi.setSystemTime(T0 + 2000);
+    state.failed('nodes', 'GET /api/nodes: HTTP 500', 0.2, T0 + 2000);
+    let s = await text(store);
+    expect(s.get('rabbitmq_test_node_memory_bytes{node="rabbit@vm"}')).toBe(100);
+    expect(s.get('rabbitmq_exporter_collector_success{collector="nodes"}')).toBe(0);
+    expect(s.get('rabbitmq_exporter_collector_duration_seconds{collector="nodes"}')).toBe(0.2);
+    expect(s.get('rabbitmq_exporter_collector_last_success_timestamp_seconds{collector="nodes"}')).toBe(T0 / 1000);
+    expect(s.get('rabbitmq_exporter_collector_data_withdrawn{collector="nodes"}')).toBe(0);
+
+    vi.setSystemTime(T0 + 6001);
+    s = await text(store);
+    expect(s.has('rabbitmq_test_node_memory_bytes{node="rabbit@vm"}')).toBe(false);
+    expect(s.get('rabbitmq_exporter_collector_data_withdrawn{collector="nodes"}')).toBe(1);
+    expect(s.get('rabbitmq_exporter_collector_success{collector="nodes"}')).toBe(0);
+  });
+
+  it('a new success replaces the families whole', async () => {
+    const { state, store } = setup();
+    state.succeeded('nodes', nodeFams(100), 0.1, 0, T0);
+    const sink = new SampleSink();
+    sink.add(M.nodeMem, ['rabbit@vm'], 7);
+    state.succeeded('nodes', sink.finish(), 0.1, 0, T0 + 1);
+    const s = await text(store);
+    expect(s.get('rabbitmq_test_node_memory_bytes{node="rabbit@vm"}')).toBe(7);
+    expect(s.has('rabbitmq_test_node_memory_bytes{node="rabbit2@vm"}')).toBe(false);
+  });
+
+  it('rabbitmq_up follows the overview collector only', async () => {
+    const { state, store } = setup();
+    state.succeeded('nodes', nodeFams(1), 0.1, 0, T0);
+    expect((await text(store)).get('rabbitmq_up')).toBe(0);
+    state.failed('overview', 'timeout', 1, T0);
+    expect((await text(store)).get('rabbitmq_up')).toBe(0);
+    state.succeeded('overview', fams(1), 0.1, 0, T0);
+    expect((await text(store)).get('rabbitmq_up')).toBe(1);
+    state.failed('nodes', 'HTTP 500', 0.1, T0);
+    expect((await text(store)).get('rabbitmq_up')).toBe(1);
+    state.failed('overview', 'HTTP 401', 0.1, T0);
+    const s = await text(store);
+    expect(s.get('rabbitmq_up')).toBe(0);
+    // The overview's data stay (until max_age) even though up is 0.
+    expect(s.get('rabbitmq_test_queues')).toBe(1);
+  });
+
+  it('current() reuses the exposition until the state changes or data expire', async () => {
+    const { state, store } = setup();
+    state.succeeded('overview', fams(1), 0.1, 0, T0);
+    const first = await store.current();
+    expect(await store.current()).toBe(first);
+    expect(first.validUntil).toBe(T0 + 3001);
+    vi.setSystemTime(T0 + 3000);
+    expect(await store.current()).toBe(first);
+    state.succeeded('nodes', nodeFams(1), 0.1, 0, T0 + 3000);
+    const second = await store.current();
+    expect(second).not.toBe(first);
+    expect(second.validUntil).toBe(T0 + 3001);
+    vi.setSystemTime(T0 + 3001);
+    const third = await store.current();
+    expect(third).not.toBe(second);
+    // Only nodes is fresh now: valid until its own expiry.
+    expect(third.validUntil).toBe(T0 + 3000 + 6001);
+    expect(third.builtAt).toBe(T0 + 3001);
+  });
+
+  it('concurrent rebuilds share one build', async () => {
+    const { state, store } = setup();
+    state.succeeded('overview', fams(1), 0.1, 0, T0);
+    const a = store.rebuild();
+    const b = store.rebuild();
+    expect(b).toBe(a);
+    const built = await a;
+    expect(await store.current()).toBe(built);
+  });
+
+  it('process metrics families are included', async () => {
+    const processFamily: RenderedFamily = {
+      header: { name: 'rabbitmq_exporter_process_resident_memory_bytes', type: 'gauge', help: 'RSS.' },
+      body: Buffer.from('rabbitmq_exporter_process_resident_memory_bytes 1234\n'),
+      samples: 1,
+    };
+    const state = new TargetState('default', 'http://x');
+    const store = new SnapshotStore(state, { requests: 0, bytesRead: 0 }, { families: async () => [processFamily] } as unknown as ProcessMetrics);
+    expect((await text(store)).get('rabbitmq_exporter_process_resident_memory_bytes')).toBe(1234);
+  });
+});
+
+describe('TargetState', () => {
+  it('tracks attempts, successes and errors', () => {
+    const state = new TargetState('default', 'http://x');
+    state.register('overview', 1000, 3000);
+    expect(state.firstPollAttempted).toBe(false);
+    expect(state.up).toBe(false);
+    const v0 = state.version;
+    state.failed('overview', 'boom', 0.5, T0);
+    expect(state.version).toBe(v0 + 1);
+    expect(state.firstPollAttempted).toBe(true);
+    const c = state.collectors.get('overview')!;
+    expect(c).toMatchObject({ attempts: 1, lastSuccess: false, lastError: 'boom', lastAttemptAt: T0, lastSuccessAt: undefined, lastDurationSeconds: 0.5 });
+    state.succeeded('overview', fams(3), 0.1, 2, T0 + 10);
+    expect(c).toMatchObject({ attempts: 2, lastSuccess: true, lastError: undefined, lastAttemptAt: T0 + 10, lastSuccessAt: T0 + 10, samples: 1, skipped: 2 });
+    expect(state.up).toBe(true);
+    expect(state.isFresh(c, T0 + 10 + 3000)).toBe(true);
+    expect(state.isFresh(c, T0 + 10 + 3001)).toBe(false);
+  });
+
+  it('an unregistered collector is an error', () => {
+    const state = new TargetState('t1', 'http://x');
+    expect(() => state.succeeded('nodes', [], 0, 0)).toThrow('collector nodes is not registered on target t1');
+  });
+});
