@@ -1,4 +1,8 @@
 import type { AnyCollector } from './collector.js';
+import { channelsCollector } from './channels.js';
+import { connectionsCollector } from './connections.js';
+import { consumersCollector } from './consumers.js';
+import { streamsCollector } from './streams.js';
 import { exchangesCollector } from './exchanges.js';
 import { nodesCollector } from './nodes.js';
 import { overviewCollector } from './overview.js';
@@ -9,7 +13,8 @@ import { vhostsCollector } from './vhosts.js';
  * Every collector the exporter knows, in the order their series appear. Adding a collector
  * is one line here; its options and interval come from `collectors.<name>` in the config.
  */
-export const COLLECTORS: readonly AnyCollector[] = [overviewCollector, nodesCollector, queuesCollector, exchangesCollector, vhostsCollector];
+export const COLLECTORS: readonly AnyCollector[] = [overviewCollector, nodesCollector, queuesCollector, exchangesCollector, vhostsCollector,
+  connectionsCollector, channelsCollector, consumersCollector, streamsCollector];
 
 export function collectorByName(name: string): AnyCollector | undefined {
   return COLLECTORS.find((c) => c.name === name);

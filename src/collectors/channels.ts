@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { channelMessageStats, channelMetrics as M } from '../catalogue/channels.js';
+import { apiPath } from '../client/management-client.js';
+import { renderLabels } from '../render/exposition.js';
+import type { CollectContext, Collector } from './collector.js';
+import { emitRecord, fieldTable, getPath } from './field-table.js';
+import { addDefined, fetchList, fetchPerVhost, labelOf, logOnce, Tally } from './paging.js';
+
+const options = z.strictObject({
+  /**
+   * Also serve series per channel (labels channel, vhost, user): unacked, unconfirmed, prefetch,
+   * consumers and message counters. ~17 series per open channel: mind the cardinality.
+   */
+  per_channel: z.boolean().default(false),
+  /** Read only these vhosts, one request each (GET /api/vhosts/{vhost}/channels); empty: GET /api/channels. */
+  vhosts: z.array(z.string()).default([]),
+  /** Channels per page when the list is read page by page (the API allows at most 500). */
+  page_size: z.number().int().min(1).max(500).default(500),
+  /** Read the list page by page once it held more than this many channels on the previous poll (0: always). */
+  paging_threshold: z.number().int().min(0).default(5000),
+  /** Serve the sums of message_stats rates (`_details.rate`) as _per_second gauges. */
+  rates: z.boolean().default(true),
+});
+
+type Options = z.infer<typeof options>;
+type ChannelRecord = Record<string, unknown>;
+
+const GAUGES = [
+  ['messages_unacknowledged', M.unacked, M.unackedPerChannel],
+  ['messages_unconfirmed', M.unconfirmed, M.unconfirmedPerChannel],
+  ['messages_uncommitted', M.uncommitted, M.uncommittedPerChannel],
+  ['acks_uncommitted', M.acksUncommitted, M.acksUncommittedPerChannel],
+  ['prefetch_count', M.prefetch, M.prefetchPerChannel],
+] as const;
+
+const perChannel = fieldTable([
+  ...GAUGES.map(([field, , metric]) => ({ field, metric })),
+  { field: 'consumer_count', metric: M.consumersPerChannel },
+  ...channelMessageStats.map((s) => ({ field: `message_stats.${s.field}`, metric: s.counter })),
+]);
+
+function columns(o: Options): string {
+  const cols = ['name', 'vhost', 'state', ...GAUGES.map(([field]) => field)];
+  if (o.per_channel) cols.push('user', 'consumer_count');
+  for (const s of channelMessageStats) {
+    cols.push(`message_stats.${s.field}`);
+    if (o.rates) cols.push(`message_stats.${s.field}_details`);
+  }
+  return cols.join(',');
+}
+
+export const channelsCollector: Collector<Options> = {
+  name: 'channels',
+  description:
+    'GET /api/channels (or /api/vhosts/{vhost}/channels per configured vhost) with columns=, page by page for long lists: channels counted by vhost and state, unacked/unconfirmed/uncommitted messages, prefetch and message statistics summed per vhost; per channel when enabled. Nothing when management statistics are disabled (the API answers 400).',
+  defaultEnabled: true,
+  defaultIntervalMultiplier: 2,
+  optionsSchema: options,
+  metrics: [
+    M.byState, M.unacked, M.unconfirmed, M.uncommitted, M.acksUncommitted, M.prefetch,
+    ...channelMessageStats.flatMap((s) => [s.sum, s.rate]),
+    ...perChannel.metrics,
+  ],
+  async collect(ctx) {
+    const { sink, options: o } = ctx;
+    if (ctx.broker.statisticsDisabled) {
+      logOnce(ctx, 'info', 'statistics-disabled', {}, 'management statistics are disabled: /api/channels answers 400, so there are no channel series');
+      return;
+    }
+    const records = await fetchChannels(ctx);
+
+    const byState = new Tally();
+    const byVhost = new Tally();
+    for (const r of records) {
+      const vhost = labelOf(r.vhost);
+      byState.add([vhost, labelOf(r.state)]);
+      const values: Record<string, unknown> = {};
+      for (const [field] of GAUGES) values[field] = r[field];
+      for (const s of channelMessageStats) {
+        values[s.field] = getPath(r, ['message_stats', s.field]);
+        if (o.rates) values[`${s.field}:rate`] = getPath(r, ['message_stats', `${s.field}_details`, 'rate']);
+      }
+      byVhost.add([vhost], values);
+    }
+    for (const group of byState) sink.add(M.byState, group.labels, group.count);
+    for (const group of byVhost) {
+      for (const [field, metric] of GAUGES) addDefined(sink, metric, group.labels, group.sum(field));
+      for (const s of channelMessageStats) {
+        addDefined(sink, s.sum, group.labels, group.sum(s.field));
+        addDefined(sink, s.rate, group.labels, group.sum(`${s.field}:rate`));
+      }
+    }
+    sink.skipped += byState.skipped + byVhost.skipped;
+
+    if (o.per_channel) {
+      const seen = new Set<string>();
+      for (const r of records) {
+        const name = labelOf(r.name);
+        if (!name) continue;
+        const labels = [name, labelOf(r.vhost), labelOf(r.user)];
+        const id = labels.join('\u0000');
+        if (seen.has(id)) continue;
+        seen.add(id);
+        emitRecord(sink, perChannel, r, renderLabels(M.unackedPerChannel.labels, labels), { rates: false });
+      }
+    }
+  },
+};
+
+async function fetchChannels(ctx: CollectContext<Options>): Promise<ChannelRecord[]> {
+  const { api, options: o, memory } = ctx;
+  const list = (path: string) =>
+    fetchList<ChannelRecord>(api, path, {
+      query: { columns: columns(o) },
+      pageSize: o.page_size,
+      pagingThreshold: o.paging_threshold,
+      memory,
+      key: (r) => (typeof r?.name === 'string' ? r.name : undefined),
+    });
+  const records =
+    o.vhosts.length === 0
+      ? await list('/api/channels')
+      : await fetchPerVhost(o.vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/channels`), (vhost) =>
+          logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its channels are not collected'),
+        );
+  return records.filter((r) => r !== null && typeof r === 'object');
+}
