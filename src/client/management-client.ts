@@ -47,7 +47,18 @@ export class ManagementClient {
   /** GET an API path (e.g. `/api/overview`) with an optional query; resolves to parsed JSON. */
   getJson<T = unknown>(path: string, query?: Record<string, string | number | boolean>, opts: RequestOptions = {}): Promise<T> {
     const fullPath = withQuery(this.prefix + path, query);
-    return this.limit(() => this.request<T>(fullPath, opts.signal));
+    const signal = opts.signal;
+    if (!signal) return this.limit(() => this.request<T>(fullPath, undefined));
+    // A request still queued behind the bound settles as soon as its poll is cancelled; when its
+    // turn comes it sees the abort and sends nothing.
+    return new Promise<T>((resolve, reject) => {
+      if (signal.aborted) return reject(new ManagementError('aborted', fullPath, 'cancelled before it was sent'));
+      const onAbort = () => reject(new ManagementError('aborted', fullPath, 'cancelled while waiting for a free connection'));
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.limit(() => this.request<T>(fullPath, signal))
+        .then(resolve, reject)
+        .finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   private async request<T>(path: string, callerSignal: AbortSignal | undefined): Promise<T> {
@@ -71,7 +82,7 @@ export class ManagementClient {
     try {
       const declared = Number(headers['content-length']);
       if (Number.isFinite(declared) && declared > this.options.maxResponseBytes) {
-        body.destroy();
+        discard(body);
         throw new ManagementError('too_large', path, `body of ${declared} bytes is over the cap of ${this.options.maxResponseBytes}`);
       }
       text = await this.readCapped(body, path, statusCode >= 200 && statusCode < 300);
@@ -95,18 +106,20 @@ export class ManagementClient {
     }
   }
 
-  private async readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, path: string, ok: boolean): Promise<string> {
+  private async readCapped(body: AsyncIterable<Buffer> & { destroy(): void; on(event: 'error', listener: () => void): unknown }, path: string, ok: boolean): Promise<string> {
     // An error answer only needs its first bytes, for the log.
     const cap = ok ? this.options.maxResponseBytes : 4096;
     const chunks: Buffer[] = [];
     let length = 0;
     for await (const chunk of body) {
-      length += chunk.length;
-      if (length > cap) {
-        body.destroy();
-        if (!ok) break;
-        throw new ManagementError('too_large', path, `body is over the cap of ${cap} bytes`);
+      if (length + chunk.length > cap) {
+        discard(body);
+        if (ok) throw new ManagementError('too_large', path, `body is over the cap of ${cap} bytes`);
+        chunks.push(chunk.subarray(0, cap - length));
+        length = cap;
+        break;
       }
+      length += chunk.length;
       chunks.push(chunk);
     }
     this.bytesRead += length;
@@ -134,6 +147,12 @@ export class ManagementClient {
   async close(): Promise<void> {
     await this.pool.close();
   }
+}
+
+/** Drops an answer we will not read; the stream's abort error has nowhere to go, so it is swallowed. */
+function discard(body: { destroy(): void; on?(event: 'error', listener: () => void): unknown }): void {
+  body.on?.('error', () => undefined);
+  body.destroy();
 }
 
 function tlsConnectOptions(options: ClientOptions) {

@@ -87,10 +87,12 @@ export const nodesCollector: Collector<Options> = {
     if (!Array.isArray(nodes)) throw new Error('/api/nodes did not answer a JSON array');
     const { sink } = ctx;
     const seen = new Set<string>();
+    const running: string[] = [];
     for (const node of nodes) {
       const name = typeof node?.name === 'string' ? node.name : undefined;
       if (!name || seen.has(name)) continue;
       seen.add(name);
+      if (node.running === true) running.push(name);
       const labels = renderLabels(['node'], [name]);
       sink.add(M.info, [name, str(node.type), str(node.mem_calculation_strategy), str(node.rates_mode)], 1);
       emitRecord(sink, table, node, labels, { rates: ctx.options.rates });
@@ -101,8 +103,7 @@ export const nodesCollector: Collector<Options> = {
       emitMap(ctx, M.raOpenFiles, name, node.ra_open_file_metrics);
     }
     if (ctx.options.memory_breakdown) {
-      const running = nodes.filter((n) => n?.running === true && typeof n.name === 'string');
-      await Promise.all(running.map((n) => collectMemory(ctx, n.name as string)));
+      await Promise.all(running.map((name) => collectMemory(ctx, name)));
     }
   },
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { brokerInfoFromOverview } from '../broker/broker-info.js';
 import { overviewMetrics as M } from '../catalogue/overview.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldTable } from './field-table.js';
@@ -60,8 +61,10 @@ export const overviewCollector: Collector<z.infer<typeof options>> = {
     if (overview === null || typeof overview !== 'object' || Array.isArray(overview)) {
       throw new Error('/api/overview did not answer a JSON object');
     }
+    // Describe the broker as this answer does (after an upgrade, not as the previous one did).
+    const broker = brokerInfoFromOverview(overview);
     ctx.updateBroker?.(overview);
-    const { sink, broker } = ctx;
+    const { sink } = ctx;
     sink.add(M.identity, [broker.clusterName], 1);
     sink.add(M.build, [broker.rabbitmqVersion, broker.erlangVersion, broker.managementVersion, broker.productName, broker.productVersion], 1);
     sink.add(M.statisticsEnabled, [], broker.statisticsDisabled ? 0 : 1);

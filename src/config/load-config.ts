@@ -53,7 +53,9 @@ export function loadConfig(flags: CliFlags, env: Env): ExporterConfig {
     if (value === undefined) return;
     let node = raw as Record<string, unknown>;
     for (const key of path.slice(0, -1)) {
-      if (node[key] === null || typeof node[key] !== 'object') node[key] = {};
+      if (node[key] === undefined || node[key] === null) node[key] = {};
+      // A file value that is not a mapping stays, so validation reports it.
+      if (typeof node[key] !== 'object' || Array.isArray(node[key])) return;
       node = node[key] as Record<string, unknown>;
     }
     node[path[path.length - 1] as string] = parse(value);
@@ -94,6 +96,8 @@ function readYaml(file: string): Record<string, unknown> {
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
+    const duplicate = first.code === 'DUPLICATE_KEY' ? duplicateKeyPath(text, first.linePos?.[0]?.line) : undefined;
+    if (duplicate) throw new ConfigError(`config file ${file}: key "${duplicate}": appears twice`);
     throw new ConfigError(`config file ${file}: not valid YAML: ${first.message.split('\n')[0]}`);
   }
   const value = doc.toJS() as unknown;
@@ -102,6 +106,25 @@ function readYaml(file: string): Record<string, unknown> {
     throw new ConfigError(`config file ${file}: the top level must be a mapping of keys (web, log, poll, target, collectors)`);
   }
   return value as Record<string, unknown>;
+}
+
+/** The dotted path of the key on a (1-based) line, from the indentation of the lines above it. */
+function duplicateKeyPath(text: string, line: number | undefined): string | undefined {
+  if (line === undefined) return undefined;
+  const lines = text.split('\n').slice(0, line);
+  const keyOf = (l: string) => /^(\s*)([A-Za-z0-9_.-]+)\s*:/.exec(l);
+  const own = keyOf(lines[line - 1] ?? '');
+  if (!own) return undefined;
+  const path = [own[2] as string];
+  let indent = (own[1] as string).length;
+  for (let i = line - 2; i >= 0 && indent > 0; i--) {
+    const m = keyOf(lines[i] as string);
+    if (m && (m[1] as string).length < indent) {
+      path.unshift(m[2] as string);
+      indent = (m[1] as string).length;
+    }
+  }
+  return path.join('.');
 }
 
 function formatIssues(issues: readonly z.core.$ZodIssue[], file: string | undefined, sources: Map<string, string>): string {

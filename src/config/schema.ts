@@ -12,7 +12,12 @@ export const duration = z.string().transform((text, ctx) => {
   }
 });
 
-const positiveDuration = duration.refine((ms) => ms > 0, 'must be longer than 0');
+/** Node's timers hold at most 2^31-1 ms; a longer delay would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const positiveDuration = duration
+  .refine((ms) => ms > 0, 'must be longer than 0')
+  .refine((ms) => ms <= MAX_TIMER_MS, 'must be at most 596h (about 24.8 days)');
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 

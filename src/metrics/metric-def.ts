@@ -72,7 +72,7 @@ function rateDef(spec: MetricSpec & { name: string }, owner: string): MetricDef 
   return {
     name,
     type: 'gauge',
-    unit: spec.type === 'counter' ? 'per_second' : inferUnit(name),
+    unit: inferUnit(name),
     help: `Per-second rate of ${spec.name} as computed by the management API over its sampling window (the field's _details.rate).`,
     labels: spec.labels ?? [],
     owner,

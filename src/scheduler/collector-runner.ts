@@ -99,7 +99,7 @@ export class CollectorRunner {
     };
     try {
       const broker = await brokerInfo.get(signal);
-      await this.collector.collect({
+      const collecting = this.collector.collect({
         api,
         broker,
         sink,
@@ -109,6 +109,8 @@ export class CollectorRunner {
         memory: this.memory,
         updateBroker: (overview) => brokerInfo.update(overview),
       });
+      // A collect that ignores its signal must not hold the loop: the poll fails at the deadline.
+      await Promise.race([collecting, failAfterAbort(signal, this.config.timeoutMs)]);
       if (deadline.aborted) throw new Error(`poll ran past its deadline of ${this.config.timeoutMs} ms`);
       const seconds = (performance.now() - started) / 1000;
       if (sink.skipped > 0) this.log.debug({ skipped: sink.skipped }, 'values that were null or not numbers were left out');
@@ -134,6 +136,18 @@ export class CollectorRunner {
     }
     this.deps.onPollFinished();
   }
+}
+
+/** Time a cancelled collect gets to end with its own error (naming the request it was in). */
+const ABORT_GRACE_MS = 250;
+
+function failAfterAbort(signal: AbortSignal, timeoutMs: number): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    const fail = () =>
+      setTimeout(() => reject(new Error(`the poll's deadline of ${timeoutMs} ms passed and the collector did not stop`)), ABORT_GRACE_MS).unref();
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
 }
 
 function describe(error: unknown, deadlinePassed: boolean, timeoutMs: number): string {

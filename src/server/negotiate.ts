@@ -1,16 +1,28 @@
 import type { Format } from '../snapshot/exposition.js';
 
-/** OpenMetrics only when the scraper asks for it (Prometheus does, with a q-value). */
+/**
+ * OpenMetrics when the scraper asks for it at least as much as for the text format (Prometheus
+ * orders its Accept by preference with q-values); the text format otherwise.
+ */
 export function chooseFormat(accept: string | undefined): Format {
   if (!accept) return 'text';
+  let openMetrics = 0;
+  let text = 0;
   for (const part of accept.split(',')) {
-    const [type, ...params] = part.trim().split(';');
-    if (type?.trim().toLowerCase() !== 'application/openmetrics-text') continue;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (q && Number(q.slice(2)) === 0) continue;
-    return 'openmetrics';
+    const [rawType, ...params] = part.trim().split(';');
+    const type = rawType?.trim().toLowerCase();
+    const q = qValue(params);
+    if (type === 'application/openmetrics-text') openMetrics = Math.max(openMetrics, q);
+    else if (type === 'text/plain' || type === 'text/*' || type === '*/*') text = Math.max(text, q);
   }
-  return 'text';
+  return openMetrics > 0 && openMetrics >= text ? 'openmetrics' : 'text';
+}
+
+function qValue(params: string[]): number {
+  const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+  if (!q) return 1;
+  const value = Number(q.slice(2));
+  return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 1;
 }
 
 export function acceptsGzip(acceptEncoding: string | undefined): boolean {
