@@ -71,7 +71,8 @@ export class ManagementClient {
       response = await this.pool.request({
         path,
         method: 'GET',
-        headers: { authorization: this.authorization, accept: 'application/json' },
+        // With a bare application/json, RabbitMQ answers 406 (not 404) for a path no plugin serves.
+        headers: { authorization: this.authorization, accept: 'application/json, */*;q=0.1' },
         signal,
       });
     } catch (error) {
