@@ -3,6 +3,12 @@ import { channelsCollector } from './channels.js';
 import { connectionsCollector } from './connections.js';
 import { consumersCollector } from './consumers.js';
 import { streamsCollector } from './streams.js';
+import { featureFlagsCollector } from './feature-flags.js';
+import { federationCollector } from './federation.js';
+import { healthChecksCollector } from './health-checks.js';
+import { inventoryCollector } from './inventory.js';
+import { limitsCollector } from './limits.js';
+import { shovelsCollector } from './shovels.js';
 import { exchangesCollector } from './exchanges.js';
 import { nodesCollector } from './nodes.js';
 import { overviewCollector } from './overview.js';
@@ -14,7 +20,8 @@ import { vhostsCollector } from './vhosts.js';
  * is one line here; its options and interval come from `collectors.<name>` in the config.
  */
 export const COLLECTORS: readonly AnyCollector[] = [overviewCollector, nodesCollector, queuesCollector, exchangesCollector, vhostsCollector,
-  connectionsCollector, channelsCollector, consumersCollector, streamsCollector];
+  connectionsCollector, channelsCollector, consumersCollector, streamsCollector,
+  healthChecksCollector, limitsCollector, federationCollector, shovelsCollector, featureFlagsCollector, inventoryCollector];
 
 export function collectorByName(name: string): AnyCollector | undefined {
   return COLLECTORS.find((c) => c.name === name);

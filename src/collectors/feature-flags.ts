@@ -1,0 +1,68 @@
+import { featureFlagMetrics as M } from '../catalogue/feature-flags.js';
+import type { Collector } from './collector.js';
+import { collectParts, jsonList, NOT_ASKED, optionalBody, part } from './health-checks.js';
+
+type Flag = Record<string, unknown>;
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+export const featureFlagsCollector: Collector = {
+  name: 'feature_flags',
+  description:
+    'GET /api/feature-flags (needs the administrator tag; without it no series and one warning) and, from 3.13, /api/deprecated-features/used.',
+  defaultEnabled: true,
+  defaultIntervalMultiplier: 4,
+  metrics: [M.enabled, M.deprecatedInUse],
+  async collect(ctx) {
+    const parts = [
+      part(
+        'feature-flags',
+        async () => {
+          const body = await optionalBody(ctx, {
+            path: '/api/feature-flags',
+            query: { columns: 'name,state,stability' },
+            refusedBecause: 'it needs the administrator tag',
+            absentMeans: 'the broker has no feature flags (before 3.8)',
+          });
+          return body === NOT_ASKED || body === undefined ? body : jsonList<Flag>(body, '/api/feature-flags');
+        },
+        (flags) => {
+          const seen = new Set<string>();
+          for (const flag of flags ?? []) {
+            const name = text(flag.name);
+            if (!name || seen.has(name)) continue;
+            seen.add(name);
+            ctx.sink.add(M.enabled, [name, text(flag.stability)], flag.state === 'enabled' ? 1 : 0);
+          }
+        },
+      ),
+    ];
+    if (ctx.broker.variant === 'B') {
+      parts.push(
+        part(
+          'deprecated-features',
+          async () => {
+            const body = await optionalBody(ctx, {
+              path: '/api/deprecated-features/used',
+              query: { columns: 'name,deprecation_phase' },
+              absentMeans: 'the broker does not list deprecated features',
+            });
+            return body === NOT_ASKED || body === undefined ? body : jsonList<Flag>(body, '/api/deprecated-features/used');
+          },
+          (features) => {
+            const seen = new Set<string>();
+            for (const feature of features ?? []) {
+              const name = text(feature.name);
+              if (!name || seen.has(name)) continue;
+              seen.add(name);
+              ctx.sink.add(M.deprecatedInUse, [name, text(feature.deprecation_phase)], 1);
+            }
+          },
+        ),
+      );
+    }
+    await collectParts(ctx, parts);
+  },
+};

@@ -1,0 +1,48 @@
+import { FEDERATION_LINK_STATES, federationMetrics as M } from '../catalogue/federation.js';
+import type { Collector } from './collector.js';
+import { getRemembered, jsonList } from './health-checks.js';
+
+const PATH = '/api/federation-links';
+/** Identity, state and metadata only: a running link's answer also carries its whole local channel. */
+const COLUMNS = 'vhost,upstream,type,exchange,queue,upstream_exchange,upstream_queue,node,status';
+
+type Link = Record<string, unknown>;
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+export const federationCollector: Collector = {
+  name: 'federation',
+  description: `GET ${PATH} (federation management plugin; absent plugin: no series): state of every federation link.`,
+  defaultEnabled: true,
+  defaultIntervalMultiplier: 2,
+  metrics: [M.linkUp, M.linkState, M.linkInfo, M.links],
+  async collect(ctx) {
+    const answer = await getRemembered<unknown>(ctx, {
+      path: PATH,
+      query: { columns: COLUMNS },
+      absentMeans: 'the federation management plugin is not enabled',
+    });
+    if (!answer.ok) return;
+    // Each link runs on one node; should two nodes report the same link, the running one wins.
+    const links = new Map<string, Link>();
+    for (const link of jsonList<Link>(answer.body, PATH)) {
+      const key = JSON.stringify([link.vhost, link.upstream, link.type, link.exchange, link.queue]);
+      const seen = links.get(key);
+      if (!seen || (seen.status !== 'running' && link.status === 'running')) links.set(key, link);
+    }
+    const byStatus = new Map<string, number>();
+    const { sink } = ctx;
+    for (const link of links.values()) {
+      const status = text(link.status) || 'unknown';
+      byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+      const id = [text(link.vhost), text(link.upstream), text(link.exchange), text(link.queue)];
+      sink.add(M.linkUp, id, status === 'running' ? 1 : 0);
+      const states: readonly string[] = FEDERATION_LINK_STATES.includes(status as never) ? FEDERATION_LINK_STATES : [...FEDERATION_LINK_STATES, status];
+      for (const state of states) sink.add(M.linkState, [...id, state], state === status ? 1 : 0);
+      sink.add(M.linkInfo, [...id, text(link.type), text(link.upstream_exchange), text(link.upstream_queue), text(link.node)], 1);
+    }
+    for (const [status, count] of byStatus) sink.add(M.links, [status], count);
+  },
+};

@@ -1,0 +1,405 @@
+import { z } from 'zod';
+import { parseVersion } from '../broker/broker-info.js';
+import { healthMetrics as M } from '../catalogue/health.js';
+import { ManagementError } from '../client/errors.js';
+import { apiPath } from '../client/management-client.js';
+import { renderLabels } from '../render/exposition.js';
+import type { CollectContext, Collector } from './collector.js';
+
+// ---------------------------------------------------------------------------------------------
+// Shared by the health_checks, limits, federation, shovels, feature_flags and inventory
+// collectors: endpoints that may be absent, and polls made of independent requests.
+
+/** A path that answered 404 (or was refused, where that means "not for this user") is asked again every this many polls. */
+export const REPROBE_EVERY = 10;
+
+/** `asked` is false when the path is remembered as absent and was not asked this poll. */
+export type Fetched<T> = { ok: true; body: T } | { ok: false; asked: boolean };
+
+export interface OptionalEndpoint {
+  path: string;
+  query?: Record<string, string | number | boolean>;
+  /**
+   * Set when a 401/403 means the exporter's user lacks a tag or permission this endpoint needs
+   * (not bad credentials): such an answer is then treated like a 404, and this says why.
+   */
+  refusedBecause?: string;
+  /** What a 404 means, for the log line (e.g. "the shovel management plugin is not enabled"). */
+  absentMeans: string;
+}
+
+interface AbsentState {
+  /** Polls since the path was last asked. */
+  skipped: number;
+  status: number;
+}
+
+function httpStatus(error: unknown): number | undefined {
+  return error instanceof ManagementError && error.kind === 'http_status' ? error.status : undefined;
+}
+
+/**
+ * GETs a path that may not exist on this broker (plugin off, older version) or may need more
+ * than the exporter's user has. Such an answer gives `{ ok: false }`, is remembered in
+ * ctx.memory and logged once; the path is then asked only every REPROBE_EVERY-th poll.
+ * Every other failure throws, as ctx.api.get does.
+ */
+export async function getRemembered<T>(ctx: CollectContext<unknown>, endpoint: OptionalEndpoint): Promise<Fetched<T>> {
+  const key = `absent ${endpoint.path}`;
+  const state = ctx.memory.get(key) as AbsentState | undefined;
+  if (state && state.skipped < REPROBE_EVERY - 1) {
+    state.skipped++;
+    return { ok: false, asked: false };
+  }
+  let body: T;
+  try {
+    body = await ctx.api.get<T>(endpoint.path, endpoint.query);
+  } catch (error) {
+    const status = httpStatus(error);
+    const refused = status === 401 || status === 403;
+    if (status === 404 || (refused && endpoint.refusedBecause)) {
+      if (!state || state.status !== status) {
+        if (refused) {
+          ctx.log.warn(
+            { path: endpoint.path, status, cause: (error as Error).message },
+            `the exporter's user may not read this path (${endpoint.refusedBecause}): its series are left out; asking again every ${REPROBE_EVERY} polls`,
+          );
+        } else {
+          ctx.log.info({ path: endpoint.path, status }, `${endpoint.absentMeans}: no series; asking again every ${REPROBE_EVERY} polls`);
+        }
+      }
+      ctx.memory.set(key, { skipped: 0, status } satisfies AbsentState);
+      return { ok: false, asked: true };
+    }
+    throw error;
+  }
+  if (state) {
+    ctx.memory.delete(key);
+    ctx.log.info({ path: endpoint.path }, 'the path answers again');
+  }
+  return { ok: true, body };
+}
+
+/** getRemembered() for a part: the body, undefined when the broker said absent, NOT_ASKED while that is remembered. */
+export async function optionalBody<T>(ctx: CollectContext<unknown>, endpoint: OptionalEndpoint): Promise<T | undefined | typeof NOT_ASKED> {
+  const answer = await getRemembered<T>(ctx, endpoint);
+  if (answer.ok) return answer.body;
+  return answer.asked ? undefined : NOT_ASKED;
+}
+
+/** What a part's fetch returns when it sent no request (its path is remembered as absent). */
+export const NOT_ASKED: unique symbol = Symbol('not asked');
+
+/** One independent request of a poll and how its answer becomes samples. */
+export interface Part {
+  readonly name: string;
+  fetch(): Promise<{ asked: boolean; emit?: () => void }>;
+}
+
+/** A part whose answer is written by `emit`; typed here, erased in the list. */
+export function part<T>(name: string, fetch: () => Promise<T | typeof NOT_ASKED>, emit: (result: T) => void): Part {
+  return {
+    name,
+    fetch: async () => {
+      const result = await fetch();
+      return result === NOT_ASKED ? { asked: false } : { asked: true, emit: () => emit(result) };
+    },
+  };
+}
+
+/**
+ * Runs the parts' requests at once (the client bounds concurrency), then writes their samples
+ * in the parts' order, so the exposition's order does not depend on which answer came first.
+ * A part that fails is left out with a warning; only when every request sent fails does the
+ * poll fail (with the first error).
+ */
+export async function collectParts(ctx: CollectContext<unknown>, parts: readonly Part[]): Promise<void> {
+  const results = await Promise.allSettled(parts.map((p) => p.fetch()));
+  const failures: { name: string; reason: unknown }[] = [];
+  let answered = 0;
+  results.forEach((result, i) => {
+    const p = parts[i] as Part;
+    if (result.status === 'rejected') {
+      failures.push({ name: p.name, reason: result.reason });
+    } else if (result.value.asked) {
+      answered++;
+      result.value.emit?.();
+    }
+  });
+  if (failures.length > 0 && answered === 0) throw (failures[0] as { reason: unknown }).reason;
+  for (const failure of failures) {
+    const error = failure.reason;
+    ctx.log.warn(
+      {
+        part: failure.name,
+        path: error instanceof ManagementError ? error.path : undefined,
+        reason: error instanceof ManagementError ? error.reason : 'collector_error',
+        cause: error instanceof Error ? error.message : String(error),
+      },
+      'one request of the poll failed: its series are left out of this poll',
+    );
+  }
+}
+
+/** The objects of a JSON list answer; anything else is an error of that request. */
+export function jsonList<T extends object = Record<string, unknown>>(body: unknown, path: string): T[] {
+  if (!Array.isArray(body)) throw new Error(`${path} did not answer a JSON list`);
+  return body.filter((item): item is T => item !== null && typeof item === 'object' && !Array.isArray(item));
+}
+
+/** Major version of the management plugin, which decides which paths exist. */
+export function majorVersion(ctx: CollectContext<unknown>): number {
+  return parseVersion(ctx.broker.managementVersion)[0];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The health_checks collector.
+
+export const CHECK_NAMES = [
+  'alarms',
+  'local-alarms',
+  'virtual-hosts',
+  'node-is-quorum-critical',
+  'node-is-mirror-sync-critical',
+  'certificate-expiration',
+  'port-listener',
+  'protocol-listener',
+  'aliveness-test',
+  'quorum-queues-without-elected-leaders/all-vhosts',
+  'below-node-connection-limit',
+  'ready-to-serve-clients',
+  'is-in-service',
+  'metadata-store/initialized',
+  'reached-target-cluster-size',
+] as const;
+
+type CheckName = (typeof CHECK_NAMES)[number];
+
+/** Checks without parameters, and when a broker has them. */
+const SIMPLE_CHECKS: { check: CheckName; path: string; when: 'all' | 'v3' | 'variantB' }[] = [
+  { check: 'alarms', path: '/api/health/checks/alarms', when: 'all' },
+  { check: 'local-alarms', path: '/api/health/checks/local-alarms', when: 'all' },
+  { check: 'virtual-hosts', path: '/api/health/checks/virtual-hosts', when: 'all' },
+  { check: 'node-is-quorum-critical', path: '/api/health/checks/node-is-quorum-critical', when: 'all' },
+  // Classic mirrored queues, and this check, are gone in 4.0.
+  { check: 'node-is-mirror-sync-critical', path: '/api/health/checks/node-is-mirror-sync-critical', when: 'v3' },
+  // From 3.13 on (variant B); each appeared in a later release (4.0.6, 4.1.0, 4.1.1, 4.2.4): older ones answer 404.
+  {
+    check: 'quorum-queues-without-elected-leaders/all-vhosts',
+    path: '/api/health/checks/quorum-queues-without-elected-leaders/all-vhosts/',
+    when: 'variantB',
+  },
+  { check: 'below-node-connection-limit', path: '/api/health/checks/below-node-connection-limit', when: 'variantB' },
+  { check: 'ready-to-serve-clients', path: '/api/health/checks/ready-to-serve-clients', when: 'variantB' },
+  { check: 'is-in-service', path: '/api/health/checks/is-in-service', when: 'variantB' },
+  { check: 'metadata-store/initialized', path: '/api/health/checks/metadata-store/initialized', when: 'variantB' },
+  { check: 'reached-target-cluster-size', path: '/api/health/checks/reached-target-cluster-size', when: 'variantB' },
+];
+
+/** Listener protocols that carry AMQP clients, as /api/overview names them. */
+const AMQP_PROTOCOLS = new Set(['amqp', 'amqp/ssl']);
+const FALLBACK_PORTS = [5672];
+const FALLBACK_PROTOCOLS = ['amqp'];
+
+const options = z.strictObject({
+  /** Checks to leave out, by their `check` label, e.g. ["aliveness-test", "node-is-quorum-critical"]. */
+  skip: z.array(z.enum(CHECK_NAMES)).default([]),
+  /**
+   * port-listener: the ports to check. Default: the AMQP ports (protocols amqp and amqp/ssl) of the
+   * node that answered /api/overview at the first poll, or 5672 when that request fails.
+   */
+  ports: z.array(z.number().int().min(1).max(65535)).optional(),
+  /**
+   * protocol-listener: the protocols to check, as /api/overview names them (amqp, amqp/ssl, mqtt,
+   * stomp, http, ...) or by the aliases RabbitMQ accepts (amqp091, amqps, ...). Default: the AMQP
+   * protocols found like the ports above, or amqp.
+   */
+  protocols: z.array(z.string().min(1)).optional(),
+  /**
+   * aliveness-test (RabbitMQ 3.x; a no-op from 4.0.6): the vhosts to test. Each test declares a
+   * queue named aliveness-test in the vhost, publishes one message to it and gets it back.
+   */
+  aliveness_vhosts: z.array(z.string().min(1)).default(['/']),
+  /** certificate-expiration: fails when a TLS listener's certificate expires within this many days. */
+  certificate_expiration_days: z.number().int().min(1).default(30),
+});
+
+type Options = z.infer<typeof options>;
+type Ctx = CollectContext<Options>;
+
+interface Check {
+  check: CheckName;
+  path: string;
+  /** Labels besides `check`: only the parameter of the checks that take one. */
+  extra: { name: 'port' | 'protocol' | 'vhost'; value: string } | undefined;
+}
+
+interface Listeners {
+  ports: number[];
+  protocols: string[];
+}
+
+export const healthChecksCollector: Collector<Options> = {
+  name: 'health_checks',
+  description:
+    'GET /api/health/checks/{alarms, local-alarms, virtual-hosts, node-is-quorum-critical, certificate-expiration/{days}/days, ' +
+    'port-listener/{port}, protocol-listener/{protocol}}; before 4.0 also node-is-mirror-sync-critical and /api/aliveness-test/{vhost}; ' +
+    'from 3.13 also quorum-queues-without-elected-leaders/all-vhosts/, below-node-connection-limit, ready-to-serve-clients, is-in-service, ' +
+    'metadata-store/initialized, reached-target-cluster-size where the broker has them. At its first poll: /api/whoami (warns when the ' +
+    'user lacks the monitoring tag) and /api/overview?columns=node,listeners (the default ports and protocols).',
+  defaultEnabled: true,
+  defaultIntervalMultiplier: 2,
+  optionsSchema: options,
+  metrics: [M.checkUp],
+  async collect(ctx) {
+    await checkWhoami(ctx);
+    const checks = await checksFor(ctx);
+    await collectParts(
+      ctx,
+      checks.map((c) =>
+        part(
+          c.extra ? `${c.check} ${c.extra.value}` : c.check,
+          () => runCheck(ctx, c),
+          (value) => {
+            if (value === undefined) return;
+            const names = c.extra ? ['check', c.extra.name] : ['check'];
+            const values = c.extra ? [c.check, c.extra.value] : [c.check];
+            ctx.sink.addRendered(M.checkUp, renderLabels(names, values), value);
+          },
+        ),
+      ),
+    );
+  },
+};
+
+async function checksFor(ctx: Ctx): Promise<Check[]> {
+  const { options } = ctx;
+  const v3 = majorVersion(ctx) < 4;
+  const wanted = (check: CheckName) => !options.skip.includes(check);
+  const checks: Check[] = [];
+  for (const s of SIMPLE_CHECKS) {
+    if (!wanted(s.check)) continue;
+    if (s.when === 'v3' && !v3) continue;
+    if (s.when === 'variantB' && ctx.broker.variant !== 'B') continue;
+    checks.push({ check: s.check, path: s.path, extra: undefined });
+  }
+  if (wanted('certificate-expiration')) {
+    checks.push({
+      check: 'certificate-expiration',
+      path: `/api/health/checks/certificate-expiration/${options.certificate_expiration_days}/days`,
+      extra: undefined,
+    });
+  }
+  const needListeners =
+    (wanted('port-listener') && !options.ports) || (wanted('protocol-listener') && !options.protocols);
+  const listeners = needListeners ? await amqpListeners(ctx) : { ports: [], protocols: [] };
+  if (wanted('port-listener')) {
+    for (const port of unique(options.ports ?? listeners.ports)) {
+      checks.push({ check: 'port-listener', path: apiPath('health', 'checks', 'port-listener', String(port)), extra: { name: 'port', value: String(port) } });
+    }
+  }
+  if (wanted('protocol-listener')) {
+    for (const protocol of unique(options.protocols ?? listeners.protocols)) {
+      checks.push({ check: 'protocol-listener', path: apiPath('health', 'checks', 'protocol-listener', protocol), extra: { name: 'protocol', value: protocol } });
+    }
+  }
+  if (wanted('aliveness-test') && v3) {
+    for (const vhost of unique(options.aliveness_vhosts)) {
+      checks.push({ check: 'aliveness-test', path: apiPath('aliveness-test', vhost), extra: { name: 'vhost', value: vhost } });
+    }
+  }
+  return checks;
+}
+
+function unique<T>(values: readonly T[]): T[] {
+  return [...new Set(values)];
+}
+
+/**
+ * The AMQP ports and protocols of the node that answers, read once per target: a listener that
+ * later disappears must make port-listener fail, not vanish from the checks.
+ */
+async function amqpListeners(ctx: Ctx): Promise<Listeners> {
+  const known = ctx.memory.get('listeners') as Listeners | undefined;
+  if (known) return known;
+  try {
+    const overview = await ctx.api.get<{ node?: unknown; listeners?: unknown }>('/api/overview', { columns: 'node,listeners' });
+    const list = Array.isArray(overview?.listeners) ? (overview.listeners as Record<string, unknown>[]) : [];
+    const own = list.filter((l) => l?.node === overview.node && typeof l.protocol === 'string' && AMQP_PROTOCOLS.has(l.protocol));
+    const found: Listeners = {
+      ports: unique(own.map((l) => l.port).filter((p): p is number => typeof p === 'number')),
+      protocols: unique(own.map((l) => l.protocol as string)),
+    };
+    ctx.memory.set('listeners', found);
+    ctx.log.debug({ node: overview.node, ...found }, 'AMQP listeners to check');
+    if (found.ports.length === 0) ctx.log.info({ node: overview.node }, 'the node lists no AMQP listener: no port-listener or protocol-listener checks unless configured');
+    return found;
+  } catch (error) {
+    ctx.log.debug({ cause: (error as Error).message }, `could not read the listeners: checking port ${FALLBACK_PORTS.join(',')} and protocol ${FALLBACK_PROTOCOLS.join(',')} this poll`);
+    return { ports: FALLBACK_PORTS, protocols: FALLBACK_PROTOCOLS };
+  }
+}
+
+function logFields(c: Check): Record<string, string> {
+  return c.extra ? { check: c.check, [c.extra.name]: c.extra.value } : { check: c.check };
+}
+
+/**
+ * 1 (200), 0 (503), undefined when the broker answered that it has no such check (404), NOT_ASKED
+ * while that is remembered; throws on any other failure.
+ */
+async function runCheck(ctx: Ctx, c: Check): Promise<number | undefined | typeof NOT_ASKED> {
+  const failedKey = `failed ${c.path}`;
+  try {
+    const answer = await getRemembered<unknown>(ctx, {
+      path: c.path,
+      // The aliveness test needs permissions on the vhost, which a monitoring user often lacks.
+      ...(c.check === 'aliveness-test' ? { refusedBecause: `it needs permissions on the vhost ${c.extra?.value ?? ''}` } : {}),
+      absentMeans:
+        c.check === 'aliveness-test'
+          ? `the vhost ${c.extra?.value ?? ''} does not exist, or the broker has no aliveness test`
+          : `the broker has no ${c.check} health check`,
+    });
+    if (!answer.ok) return answer.asked ? undefined : NOT_ASKED;
+    if (ctx.memory.delete(failedKey)) ctx.log.info(logFields(c), 'health check passes again');
+    return 1;
+  } catch (error) {
+    if (httpStatus(error) !== 503) throw error;
+    // The reason (alarms in effect, missing listener, queues at risk) goes to the log, at each change.
+    const cause = (error as Error).message;
+    if (ctx.memory.get(failedKey) !== cause) {
+      ctx.log.warn({ ...logFields(c), cause }, 'health check failed');
+      ctx.memory.set(failedKey, cause);
+    }
+    return 0;
+  }
+}
+
+/**
+ * Once per target: which tags the exporter's user has. Without monitoring (or administrator)
+ * the API shows it only the vhosts it has permissions for, so totals silently shrink.
+ */
+async function checkWhoami(ctx: Ctx): Promise<void> {
+  if (ctx.memory.get('whoami checked')) return;
+  let whoami: { name?: unknown; tags?: unknown };
+  try {
+    whoami = await ctx.api.get('/api/whoami');
+  } catch (error) {
+    ctx.log.debug({ cause: (error as Error).message }, 'could not read /api/whoami; asking again next poll');
+    return;
+  }
+  ctx.memory.set('whoami checked', true);
+  const tags = userTags(whoami?.tags);
+  if (!tags.includes('monitoring') && !tags.includes('administrator')) {
+    ctx.log.warn(
+      { user: whoami?.name, tags },
+      'the exporter\'s user has neither the monitoring nor the administrator tag: it sees only its own vhosts, so counts and lists are incomplete',
+    );
+  }
+}
+
+/** 3.10+ answer a list of tags; older versions a comma-separated string. */
+export function userTags(raw: unknown): string[] {
+  const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : [];
+  return list.filter((t): t is string => typeof t === 'string').map((t) => t.trim()).filter((t) => t !== '');
+}

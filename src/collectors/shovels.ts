@@ -1,0 +1,54 @@
+import { SHOVEL_STATES, shovelMetrics as M } from '../catalogue/shovels.js';
+import type { Collector } from './collector.js';
+import { getRemembered, jsonList } from './health-checks.js';
+
+const PATH = '/api/shovels';
+const COLUMNS = 'vhost,name,type,state,node,src_protocol,dest_protocol,forwarded,pending';
+/** States a shovel whose worker runs reports: running, or from 3.13 its flow-control state. */
+const RUNNING = new Set(['running', 'flow', 'blocked']);
+
+type Shovel = Record<string, unknown>;
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+export const shovelsCollector: Collector = {
+  name: 'shovels',
+  description: `GET ${PATH} (shovel management plugin; absent plugin: no series): state of every shovel, and from 4.1 its message counts.`,
+  defaultEnabled: true,
+  defaultIntervalMultiplier: 2,
+  metrics: [M.up, M.state, M.info, M.forwarded, M.pending, M.dynamic, M.static],
+  async collect(ctx) {
+    const answer = await getRemembered<unknown>(ctx, {
+      path: PATH,
+      query: { columns: COLUMNS },
+      absentMeans: 'the shovel management plugin is not enabled',
+    });
+    if (!answer.ok) return;
+    // A shovel runs on one node; should two nodes report it, the running one wins.
+    const shovels = new Map<string, Shovel>();
+    for (const shovel of jsonList<Shovel>(answer.body, PATH)) {
+      if (typeof shovel.name !== 'string') continue;
+      const key = JSON.stringify([text(shovel.vhost), shovel.name]);
+      const seen = shovels.get(key);
+      if (!seen || (!RUNNING.has(text(seen.state)) && RUNNING.has(text(shovel.state)))) shovels.set(key, shovel);
+    }
+    const counts = { dynamic: new Map<string, number>(), static: new Map<string, number>() };
+    const { sink } = ctx;
+    for (const shovel of shovels.values()) {
+      const state = text(shovel.state) || 'unknown';
+      const type = text(shovel.type);
+      if (type === 'dynamic' || type === 'static') counts[type].set(state, (counts[type].get(state) ?? 0) + 1);
+      const id = [text(shovel.vhost), text(shovel.name)];
+      sink.add(M.up, id, RUNNING.has(state) ? 1 : 0);
+      const states: readonly string[] = SHOVEL_STATES.includes(state as never) ? SHOVEL_STATES : [...SHOVEL_STATES, state];
+      for (const s of states) sink.add(M.state, [...id, s], s === state ? 1 : 0);
+      sink.add(M.info, [...id, type, text(shovel.node), text(shovel.src_protocol), text(shovel.dest_protocol)], 1);
+      if (typeof shovel.forwarded === 'number') sink.add(M.forwarded, id, shovel.forwarded);
+      if (typeof shovel.pending === 'number') sink.add(M.pending, id, shovel.pending);
+    }
+    for (const [state, count] of counts.dynamic) sink.add(M.dynamic, [state], count);
+    for (const [state, count] of counts.static) sink.add(M.static, [state], count);
+  },
+};

@@ -1,0 +1,133 @@
+// The health_checks collector against the private RabbitMQ node (test/broker/support).
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { healthChecksCollector } from '../../src/collectors/health-checks.js';
+import { eventually } from '../support/exporter-process.js';
+import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
+import { describeWithBroker } from './support/with-broker.js';
+
+describeWithBroker('health_checks collector on a real broker', (broker) => {
+  const client = clientFor(broker);
+  const poll = (options: Record<string, unknown> = {}, memory = new Map<string, unknown>()) =>
+    runCollector(healthChecksCollector, { api: client, options, memory });
+
+  afterEach(async () => {
+    // Leave the shared broker as we found it, whatever a test did.
+    await broker.ctl(['set_vm_memory_high_watermark', '0.4']);
+  });
+  afterAll(async () => {
+    await broker.ctl(['delete_user', 'hf-app']).catch(() => undefined);
+    await broker.ctl(['delete_user', 'hf-mon']).catch(() => undefined);
+    // The aliveness test declares this queue and leaves it.
+    await broker.ctl(['delete_queue', 'aliveness-test']).catch(() => undefined);
+    await client.close();
+  });
+
+  it('passes every check of a healthy 3.10 node, with the port of its own AMQP listener', async () => {
+    const r = await poll();
+    expect([...r.samples]).toEqual([
+      ['rabbitmq_health_check_up{check="alarms"}', 1],
+      ['rabbitmq_health_check_up{check="local-alarms"}', 1],
+      ['rabbitmq_health_check_up{check="virtual-hosts"}', 1],
+      ['rabbitmq_health_check_up{check="node-is-quorum-critical"}', 1],
+      ['rabbitmq_health_check_up{check="node-is-mirror-sync-critical"}', 1],
+      ['rabbitmq_health_check_up{check="certificate-expiration"}', 1],
+      [`rabbitmq_health_check_up{check="port-listener",port="${broker.amqpPort}"}`, 1],
+      ['rabbitmq_health_check_up{check="protocol-listener",protocol="amqp"}', 1],
+      ['rabbitmq_health_check_up{check="aliveness-test",vhost="/"}', 1],
+    ]);
+    expect(r.logs.filter((l) => l.level >= 40)).toEqual([]);
+  });
+
+  it('sees a real memory alarm: alarms and local-alarms go to 0 and back to 1', async () => {
+    const memory = new Map<string, unknown>();
+    const logs: RunResult['logs'] = [];
+    const alarmValues = (r: RunResult) => [r.value('rabbitmq_health_check_up', { check: 'alarms' }), r.value('rabbitmq_health_check_up', { check: 'local-alarms' })];
+    try {
+      await broker.ctl(['set_vm_memory_high_watermark', '0.0001']);
+      const raised = await eventually(
+        async () => {
+          const r = await poll({}, memory);
+          logs.push(...r.logs);
+          return alarmValues(r).join() === '0,0' ? r : undefined;
+        },
+        30_000,
+        'alarms and local-alarms at 0',
+      );
+      expect(raised.value('rabbitmq_health_check_up', { check: 'virtual-hosts' })).toBe(1);
+      // The reason is logged, never a label.
+      expect(raised.text).not.toMatch(/alarms in effect|memory/);
+      expect(logs.filter((l) => l.level === 40).map((l) => [l.check, l.cause])).toEqual([
+        ['alarms', 'GET /api/health/checks/alarms: HTTP 503 (There are alarms in effect in the cluster)'],
+        ['local-alarms', 'GET /api/health/checks/local-alarms: HTTP 503 (There are alarms in effect on the node)'],
+      ]);
+    } finally {
+      await broker.ctl(['set_vm_memory_high_watermark', '0.4']);
+    }
+    const cleared = await eventually(
+      async () => {
+        const r = await poll({}, memory);
+        logs.push(...r.logs);
+        return alarmValues(r).join() === '1,1' ? r : undefined;
+      },
+      30_000,
+      'alarms and local-alarms back at 1',
+    );
+    expect(cleared.family('rabbitmq_health_check_up').every((s) => s.value === 1)).toBe(true);
+    expect(logs.filter((l) => l.msg === 'health check passes again').map((l) => l.check)).toEqual(['alarms', 'local-alarms']);
+  });
+
+  it('serves 0 for a port and a protocol without a listener, and nothing for an aliveness test of a missing vhost', async () => {
+    const r = await poll({
+      ports: [broker.amqpPort, broker.epmdPort],
+      protocols: ['amqp091', 'mqtt', 'amqps'],
+      aliveness_vhosts: ['/', 'hf-no-such-vhost'],
+    });
+    expect(r.family('rabbitmq_health_check_up').filter((s) => s.labels.check !== undefined && (s.labels.port || s.labels.protocol || s.labels.vhost)).map((s) => [s.labels, s.value])).toEqual([
+      [{ check: 'port-listener', port: String(broker.amqpPort) }, 1],
+      [{ check: 'port-listener', port: String(broker.epmdPort) }, 0],
+      [{ check: 'protocol-listener', protocol: 'amqp091' }, 1],
+      [{ check: 'protocol-listener', protocol: 'mqtt' }, 0],
+      [{ check: 'protocol-listener', protocol: 'amqps' }, 0],
+      [{ check: 'aliveness-test', vhost: '/' }, 1],
+    ]);
+    expect(r.logs.filter((l) => l.path === '/api/aliveness-test/hf-no-such-vhost').map((l) => l.level)).toEqual([30]);
+    expect(r.logs.find((l) => l.port === String(broker.epmdPort))?.cause).toMatch(/HTTP 503 \(No active listener\)/);
+  });
+
+  it('with a monitoring user without vhost permissions: no whoami warning, the aliveness test left out once', async () => {
+    await broker.ctl(['add_user', 'hf-mon', 'hf-mon-pw']);
+    await broker.ctl(['set_user_tags', 'hf-mon', 'monitoring']);
+    const monClient = clientFor({ managementUrl: broker.managementUrl, username: 'hf-mon', password: 'hf-mon-pw' });
+    try {
+      const memory = new Map<string, unknown>();
+      const r = await runCollector(healthChecksCollector, { api: monClient, memory });
+      expect(r.value('rabbitmq_health_check_up', { check: 'aliveness-test', vhost: '/' })).toBeUndefined();
+      expect(r.family('rabbitmq_health_check_up').map((s) => s.value)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+      expect(r.logs.filter((l) => l.level === 40).map((l) => [l.path, l.status])).toEqual([['/api/aliveness-test/%2F', 401]]);
+      const again = await runCollector(healthChecksCollector, { api: monClient, memory });
+      expect(again.logs.filter((l) => l.level === 40)).toEqual([]);
+    } finally {
+      await monClient.close();
+      await broker.ctl(['delete_user', 'hf-mon']);
+    }
+  });
+
+  it('warns once when its user has neither the monitoring nor the administrator tag', async () => {
+    await broker.ctl(['add_user', 'hf-app', 'hf-app-pw']);
+    await broker.ctl(['set_user_tags', 'hf-app', 'management']);
+    await broker.ctl(['set_permissions', '-p', '/', 'hf-app', '.*', '.*', '.*']);
+    const appClient = clientFor({ managementUrl: broker.managementUrl, username: 'hf-app', password: 'hf-app-pw' });
+    try {
+      const memory = new Map<string, unknown>();
+      const r = await runCollector(healthChecksCollector, { api: appClient, memory });
+      expect(r.logs.filter((l) => /neither the monitoring nor the administrator tag/.test(l.msg)).map((l) => [l.user, l.tags])).toEqual([['hf-app', ['management']]]);
+      // Health checks need only the management tag.
+      expect(r.value('rabbitmq_health_check_up', { check: 'alarms' })).toBe(1);
+      const again = await runCollector(healthChecksCollector, { api: appClient, memory });
+      expect(again.logs.filter((l) => /neither the monitoring/.test(l.msg))).toEqual([]);
+    } finally {
+      await appClient.close();
+      await broker.ctl(['delete_user', 'hf-app']);
+    }
+  });
+});

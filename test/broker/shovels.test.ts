@@ -1,0 +1,50 @@
+// The shovels collector against the private RabbitMQ node (test/broker/support; shovel plugins enabled).
+import { afterAll, expect, it } from 'vitest';
+import { shovelsCollector } from '../../src/collectors/shovels.js';
+import { eventually } from '../support/exporter-process.js';
+import { clientFor, runCollector } from '../support/run-collector.js';
+import { describeWithBroker } from './support/with-broker.js';
+
+describeWithBroker('shovels collector on a real broker', (broker) => {
+  const client = clientFor(broker);
+  afterAll(async () => {
+    await broker.ctl(['clear_parameter', 'shovel', 'hf-shovel']).catch(() => undefined);
+    for (const q of ['hf-shovel-src', 'hf-shovel-dst']) await broker.ctl(['delete_queue', q]).catch(() => undefined);
+    await client.close();
+  });
+
+  it('serves a dynamic shovel between two local queues as running', async () => {
+    const definition = {
+      'src-protocol': 'amqp091',
+      'src-uri': 'amqp://',
+      'src-queue': 'hf-shovel-src',
+      'dest-protocol': 'amqp091',
+      'dest-uri': 'amqp://',
+      'dest-queue': 'hf-shovel-dst',
+    };
+    await broker.ctl(['set_parameter', 'shovel', 'hf-shovel', JSON.stringify(definition)]);
+    const id = { vhost: '/', shovel: 'hf-shovel' };
+    const r = await eventually(
+      async () => {
+        const run = await runCollector(shovelsCollector, { api: client });
+        return run.value('rabbitmq_shovel_up', id) === 1 ? run : undefined;
+      },
+      30_000,
+      'rabbitmq_shovel_up 1',
+    );
+    expect(r.value('rabbitmq_shovel_state', { ...id, state: 'running' })).toBe(1);
+    expect(r.value('rabbitmq_shovel_state', { ...id, state: 'starting' })).toBe(0);
+    expect(r.value('rabbitmq_shovel_info', { ...id, type: 'dynamic', node: broker.nodeName, src_protocol: 'amqp091', dest_protocol: 'amqp091' })).toBe(1);
+    expect(r.value('rabbitmq_shovel_dynamic', { status: 'running' })).toBeGreaterThanOrEqual(1);
+
+    await broker.ctl(['clear_parameter', 'shovel', 'hf-shovel']);
+    await eventually(
+      async () => {
+        const run = await runCollector(shovelsCollector, { api: client });
+        return run.value('rabbitmq_shovel_up', id) === undefined ? true : undefined;
+      },
+      30_000,
+      'the shovel gone',
+    );
+  });
+});
