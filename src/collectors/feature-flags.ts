@@ -1,6 +1,6 @@
 import { featureFlagMetrics as M } from '../catalogue/feature-flags.js';
 import type { Collector } from './collector.js';
-import { collectParts, jsonList, NOT_ASKED, optionalBody, part } from './health-checks.js';
+import { collectParts, jsonList, NOT_ASKED, optionalBody, part } from './optional-requests.js';
 
 type Flag = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import { FEDERATION_LINK_STATES, federationMetrics as M } from '../catalogue/federation.js';
 import type { Collector } from './collector.js';
-import { getRemembered, jsonList } from './health-checks.js';
+import { getRemembered, jsonList } from './optional-requests.js';
 
 const PATH = '/api/federation-links';
 /** Identity, state and metadata only: a running link's answer also carries its whole local channel. */

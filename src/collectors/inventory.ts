@@ -1,7 +1,7 @@
 import { inventoryMetrics as M } from '../catalogue/inventory.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
-import { collectParts, jsonList, NOT_ASKED, optionalBody, part, type Part } from './health-checks.js';
+import { collectParts, jsonList, NOT_ASKED, optionalBody, part, type Part } from './optional-requests.js';
 
 type Item = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { limitsMetrics as M } from '../catalogue/limits.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
-import { collectParts, jsonList, NOT_ASKED, optionalBody, part } from './health-checks.js';
+import { collectParts, jsonList, NOT_ASKED, optionalBody, part } from './optional-requests.js';
 
 /** One entry of /api/vhost-limits or /api/user-limits: `{"vhost": "/", "value": {"max-connections": 100}}`. */
 type LimitEntry = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { SHOVEL_STATES, shovelMetrics as M } from '../catalogue/shovels.js';
 import type { Collector } from './collector.js';
-import { getRemembered, jsonList } from './health-checks.js';
+import { getRemembered, jsonList } from './optional-requests.js';
 
 const PATH = '/api/shovels';
 const COLUMNS = 'vhost,name,type,state,node,src_protocol,dest_protocol,forwarded,pending';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BrokerInfo } from '../../../src/broker/broker-info.js';
 import { ManagementError } from '../../../src/client/errors.js';
-import { healthChecksCollector, REPROBE_EVERY, userTags } from '../../../src/collectors/health-checks.js';
+import { healthChecksCollector, userTags } from '../../../src/collectors/health-checks.js';
+import { REPROBE_EVERY } from '../../../src/collectors/optional-requests.js';
 import { BROKER_3_10_8, fakeApi, loadFixture, NOT_FOUND, runCollector, type FakeRoute } from '../../support/run-collector.js';
 
 const F = 'rabbitmq-3.10.8';
