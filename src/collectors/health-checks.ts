@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { healthMetrics as M } from '../catalogue/health.js';
-import { ManagementError } from '../client/errors.js';
 import { apiPath } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';

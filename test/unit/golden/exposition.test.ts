@@ -1,0 +1,57 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { brokerInfoFromOverview } from '../../../src/broker/broker-info.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
+import { fixtureBroker } from '../../support/fixture-broker.js';
+import { runCollector } from '../../support/run-collector.js';
+
+// The whole exposition every collector produces, with default options, from each directory of
+// recorded answers, compared with a golden file: any change of names, labels, values or order
+// shows up as a diff to review. UPDATE_GOLDEN=1 rewrites the files after a deliberate change.
+const CASES: { name: string; dir: string; overrides?: Record<string, string> }[] = [
+  { name: 'rabbitmq-3.10.8', dir: 'rabbitmq-3.10.8' },
+  { name: 'rabbitmq-3.10.8-stats-disabled', dir: 'rabbitmq-3.10.8-stats-disabled' },
+  // Two nodes, rabbit2 stopped: only what was recorded for that moment (other paths are 404).
+  {
+    name: 'rabbitmq-3.10.8-cluster-node-down',
+    dir: 'rabbitmq-3.10.8-cluster',
+    overrides: {
+      '/overview': 'overview-rabbit2-down.json',
+      '/nodes': 'nodes-rabbit2-down.json',
+      '/health/checks/virtual-hosts': 'health-vhosts-rabbit2-down.json',
+      '/health/checks/alarms': 'health-alarms-rabbit2-down.json',
+    },
+  },
+];
+
+async function exposition(dir: string, overrides?: Record<string, string>): Promise<string> {
+  const api = fixtureBroker(dir, overrides);
+  const broker = brokerInfoFromOverview(await api.get<Record<string, unknown>>('/api/overview'));
+  const parts: string[] = [];
+  for (const collector of COLLECTORS) {
+    try {
+      parts.push((await runCollector(collector, { api, broker })).text);
+    } catch (error) {
+      // A collector whose paths were not recorded fails its poll, as it would on the broker.
+      parts.push(`# collector ${collector.name} failed: ${(error as Error).message}\n`);
+    }
+  }
+  return parts.join('');
+}
+
+describe('golden expositions from recorded answers', () => {
+  for (const { name, dir, overrides } of CASES) {
+    it(`${name} renders as recorded in test/fixtures/golden/${name}.prom`, async () => {
+      const text = await exposition(`test/fixtures/${dir}`, overrides);
+      const golden = `test/fixtures/golden/${name}.prom`;
+      if (process.env.UPDATE_GOLDEN === '1' || !existsSync(golden)) writeFileSync(golden, text);
+      expect(text, 'run UPDATE_GOLDEN=1 npx vitest run --project unit test/unit/golden after a deliberate change').toBe(readFileSync(golden, 'utf8'));
+      const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text.replace(/^# collector .*\n/gm, '') });
+      if (promtool.error === undefined) {
+        expect(`${promtool.stdout}${promtool.stderr}`).toBe('');
+        expect(promtool.status).toBe(0);
+      }
+    });
+  }
+});
