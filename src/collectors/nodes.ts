@@ -6,6 +6,7 @@ import type { Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldTable } from './field-table.js';
 
 const MS = 0.001;
+const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';
 
 const table = fieldTable([
   { field: 'running', metric: M.running },
@@ -74,7 +75,7 @@ type NodeRecord = Record<string, unknown>;
 
 export const nodesCollector: Collector<Options> = {
   name: 'nodes',
-  description: 'GET /api/nodes (with columns=), and per running node its memory breakdown: /api/nodes/{node}?memory=true on 3.x before 3.13, /api/nodes/{node}/memory from 3.13.',
+  description: 'GET /api/nodes (with columns=), and per running node its memory breakdown from /api/nodes/{node}/memory (on a 3.x broker without that path, /api/nodes/{node}?memory=true).',
   defaultEnabled: true,
   defaultIntervalMultiplier: 1,
   optionsSchema: options,
@@ -136,11 +137,25 @@ function emitClusterLinks(ctx: CollectContext<Options>, node: string, links: Clu
   ctx.sink.add(M.clusterLinks, [node], peers);
 }
 
+/**
+ * The breakdown from /api/nodes/{node}/memory: on 3.10.8 it cost the broker 13-23 ms against
+ * 38-92 ms for /api/nodes/{node}?memory=true (same numbers). Before 3.13 a broker without the
+ * /memory path is asked with ?memory=true instead, remembered once that path is seen to work.
+ */
 async function collectMemory(ctx: CollectContext<Options>, node: string): Promise<void> {
-  const memory =
-    ctx.broker.variant === 'B'
-      ? (await ctx.api.getOptional<{ memory?: unknown }>(`${apiPath('nodes', node)}/memory`))?.memory
-      : (await ctx.api.getOptional<{ memory?: unknown }>(apiPath('nodes', node), { memory: true, columns: 'memory' }))?.memory;
+  const viaQuery = () => ctx.api.getOptional<{ memory?: unknown }>(apiPath('nodes', node), { memory: true, columns: 'memory' });
+  let answer: { memory?: unknown } | undefined;
+  if (ctx.memory.get(MEMORY_VIA_QUERY) === true) {
+    answer = await viaQuery();
+  } else {
+    answer = await ctx.api.getOptional<{ memory?: unknown }>(`${apiPath('nodes', node)}/memory`);
+    if (answer === undefined && ctx.broker.variant === 'A') {
+      answer = await viaQuery();
+      // Both 404: the node went away. Only the query path answering proves /memory is absent.
+      if (answer !== undefined) ctx.memory.set(MEMORY_VIA_QUERY, true);
+    }
+  }
+  const memory = answer?.memory;
   // The node stopped between the two requests (404), or statistics are off: nothing to add.
   if (memory === null || typeof memory !== 'object') return;
   for (const [area, value] of Object.entries(memory as Record<string, unknown>)) {

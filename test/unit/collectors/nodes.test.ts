@@ -9,7 +9,7 @@ const NO_STATS = 'rabbitmq-3.10.8-stats-disabled';
 
 const MEMORY_A = '/api/nodes/rabbit%40vm';
 const MEMORY_B = '/api/nodes/rabbit%40vm/memory';
-const MEMORY2_A = '/api/nodes/rabbit2%40vm';
+const MEMORY2_B = '/api/nodes/rabbit2%40vm/memory';
 
 function singleRoutes(): Routes {
   return {
@@ -22,14 +22,36 @@ function singleRoutes(): Routes {
 const N = 'node="rabbit@vm"';
 
 describe('nodes collector on 3.10.8 (variant A)', () => {
-  it('requests /api/nodes with columns, then the memory breakdown with ?memory=true', async () => {
-    const { requests } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
-    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_A]);
+  it('requests /api/nodes with columns, then the memory breakdown from /api/nodes/{node}/memory', async () => {
+    const { requests, text } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B]);
+    expect(samples(text).get(`rabbitmq_node_memory_bytes{${N},area="binary"}`)).toBe(394455432);
     const columns = String(requests[0]!.query?.columns).split(',');
     for (const column of ['name', 'running', 'type', 'mem_used', 'mem_used_details', 'uptime', 'partitions', 'cluster_links', 'io_read_avg_time']) {
       expect(columns, column).toContain(column);
     }
-    expect(requests[1]).toEqual({ path: MEMORY_A, query: { memory: true, columns: 'memory' }, optional: true });
+  });
+
+  it('a 3.x broker without /memory is asked with ?memory=true, and only that from then on', async () => {
+    const routes = singleRoutes();
+    delete routes[MEMORY_B];
+    const memory = new Map<string, unknown>();
+    const first = await runCollector(nodesCollector, routes, brokerFrom(SINGLE), {}, memory);
+    expect(first.requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B, MEMORY_A]);
+    expect(first.requests[2]).toEqual({ path: MEMORY_A, query: { memory: true, columns: 'memory' }, optional: true });
+    expect(samples(first.text).get(`rabbitmq_node_memory_bytes{${N},area="binary"}`)).toBe(394447152);
+    const second = await runCollector(nodesCollector, routes, brokerFrom(SINGLE), {}, memory);
+    expect(second.requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_A]);
+  });
+
+  it('a node gone from both memory paths does not switch the path for good', async () => {
+    const routes = singleRoutes();
+    delete routes[MEMORY_B];
+    delete routes[MEMORY_A];
+    const memory = new Map<string, unknown>();
+    await runCollector(nodesCollector, routes, brokerFrom(SINGLE), {}, memory);
+    const again = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE), {}, memory);
+    expect(again.requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B]);
   });
 
   it('node values from nodes.json', async () => {
@@ -105,8 +127,10 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
     expect(seriesNames(text).has('rabbitmq_node_being_drained')).toBe(false);
   });
 
-  it('memory breakdown from node-memory.json', async () => {
-    const { text } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+  it('memory breakdown from node-memory.json (the ?memory=true answer)', async () => {
+    const routes = singleRoutes();
+    delete routes[MEMORY_B];
+    const { text } = await runCollector(nodesCollector, routes, brokerFrom(SINGLE));
     const s = samples(text);
     expect(s.get(`rabbitmq_node_memory_bytes{${N},area="binary"}`)).toBe(394447152);
     expect(s.get(`rabbitmq_node_memory_bytes{${N},area="queue_procs"}`)).toBe(184496096);
@@ -161,12 +185,13 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
     routes['/api/nodes'] = [...nodes, ...nodes];
     const { text, requests } = await runCollector(nodesCollector, routes, brokerFrom(SINGLE));
     expect(text.match(/^rabbitmq_node_memory_bytes\{node="rabbit@vm",area="binary"\}/gm)).toHaveLength(1);
-    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_A]);
+    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B]);
   });
 
   it('a node whose memory answer is a 404 (stopped in between) just has no breakdown', async () => {
     const routes = singleRoutes();
     delete routes[MEMORY_A];
+    delete routes[MEMORY_B];
     const { text } = await runCollector(nodesCollector, routes, brokerFrom(SINGLE));
     expect(seriesNames(text).has('rabbitmq_node_memory_bytes')).toBe(false);
     expect(samples(text).get(`rabbitmq_node_running{${N}}`)).toBe(1);
@@ -214,14 +239,14 @@ describe('nodes collector on a two-node cluster', () => {
   function clusterRoutes(nodesFile: string): Routes {
     return {
       '/api/nodes': readFixture(CLUSTER, nodesFile),
-      [MEMORY_A]: readFixture(SINGLE, 'node-memory.json'),
-      [MEMORY2_A]: readFixture(SINGLE, 'node-memory.json'),
+      [MEMORY_B]: readFixture(SINGLE, 'node-memory-b.json'),
+      [MEMORY2_B]: readFixture(SINGLE, 'node-memory-b.json'),
     };
   }
 
   it('both running: per-node values, memory of both, cluster links without the CLI peer', async () => {
     const { text, requests } = await runCollector(nodesCollector, clusterRoutes('nodes.json'), brokerFrom(CLUSTER));
-    expect(requests.map((r) => r.path).sort()).toEqual(['/api/nodes', MEMORY_A, MEMORY2_A].sort());
+    expect(requests.map((r) => r.path).sort()).toEqual(['/api/nodes', MEMORY_B, MEMORY2_B].sort());
     const s = samples(text);
     expect(s.get('rabbitmq_process_resident_memory_bytes{node="rabbit@vm"}')).toBe(1208434688);
     expect(s.get('rabbitmq_process_resident_memory_bytes{node="rabbit2@vm"}')).toBe(188170240);
@@ -237,7 +262,7 @@ describe('nodes collector on a two-node cluster', () => {
 
   it('rabbit2 stopped: running 0, no memory series, no memory request for it', async () => {
     const { text, requests } = await runCollector(nodesCollector, clusterRoutes('nodes-rabbit2-down.json'), brokerFrom(CLUSTER));
-    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_A]);
+    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B]);
     const s = samples(text);
     expect(s.get('rabbitmq_node_running{node="rabbit2@vm"}')).toBe(0);
     expect(s.get('rabbitmq_node_running{node="rabbit@vm"}')).toBe(1);

@@ -60,6 +60,8 @@ export async function runCollector(
   routes: Routes,
   broker: BrokerInfo,
   options: Record<string, unknown> = {},
+  /** Pass the same Map to model successive polls of one target. */
+  memory: Map<string, unknown> = new Map(),
 ): Promise<CollectResult> {
   const requests: RecordedRequest[] = [];
   const updatedWith: Record<string, unknown>[] = [];
@@ -72,7 +74,7 @@ export async function runCollector(
     log: pino({ level: 'silent' }),
     options: parsedOptions,
     signal: new AbortController().signal,
-    memory: new Map(),
+    memory,
     updateBroker: (overview) => updatedWith.push(overview),
   };
   await collector.collect(ctx);
