@@ -1,3 +1,4 @@
+import { ManagementError } from '../client/errors.js';
 import type { BrokerApi } from './collector.js';
 
 export interface ListFetchOptions<T> {
@@ -32,7 +33,15 @@ export async function fetchList<T>(
   }
   const items: T[] = [];
   for (let page = 1, pageCount = 1; page <= pageCount; page++) {
-    const answer = await api.get<Page<T>>(path, { ...query, page, page_size: options.pageSize });
+    let answer: Page<T> | null | undefined;
+    try {
+      answer = await api.get<Page<T>>(path, { ...query, page, page_size: options.pageSize });
+    } catch (error) {
+      // HTTP 400 page_out_of_range: the list shrank since the previous page announced its page
+      // count. We have every item but those that moved forward, which the next poll sees.
+      if (page > 1 && error instanceof ManagementError && error.kind === 'http_status' && error.status === 400) break;
+      throw error;
+    }
     if (!answer || !Array.isArray(answer.items)) throw new Error(`${path} page ${page} did not answer a page of items`);
     items.push(...answer.items);
     pageCount = typeof answer.page_count === 'number' ? answer.page_count : page;

@@ -53,8 +53,9 @@ const messageStatsTable = fieldTable([
   { field: 'message_stats.drop_unroutable', metric: M.droppedUnroutable },
 ]);
 
-/** Fields read outside the tables. */
-const METADATA_COLUMNS = ['name', 'vhost', 'type', 'durable', 'auto_delete', 'exclusive', 'policy', 'operator_policy', 'node', 'leader', 'state', 'arguments'];
+/** Fields read outside the tables: always (identity, aggregates, running) and for rabbitmq_queue_info. */
+const IDENTITY_COLUMNS = ['name', 'vhost', 'type', 'state'];
+const INFO_COLUMNS = ['durable', 'auto_delete', 'exclusive', 'policy', 'operator_policy', 'node', 'leader', 'arguments'];
 const DETAIL_COLUMNS = ['idle_since', 'members', 'online'];
 
 const RUNNING_STATES = new Set(['running', 'live', 'idle', 'flow']);
@@ -167,7 +168,8 @@ export const queuesCollector: Collector<QueueOptions> = {
 /** The cheapest request that yields the enabled metrics on this broker. */
 export function planQueueQuery(ctx: Pick<CollectContext<QueueOptions>, 'broker' | 'options' | 'log' | 'memory'>): QueuePlan {
   const { options, broker } = ctx;
-  const wantsStats = options.details || options.message_stats || options.rates !== false;
+  const wantsRates = options.rates === true || (Array.isArray(options.rates) && options.rates.length > 0);
+  const wantsStats = options.details || options.message_stats || wantsRates;
   let mode: Mode;
   if (options.mode === 'auto') mode = broker.statisticsDisabled || !wantsStats ? 'totals' : 'columns';
   else mode = options.mode;
@@ -180,14 +182,20 @@ export function planQueueQuery(ctx: Pick<CollectContext<QueueOptions>, 'broker' 
     if (options.details) tables.push(detailsTable);
     if (options.message_stats) tables.push(messageStatsTable);
   }
+  const metadata = [...IDENTITY_COLUMNS];
+  if (options.info) metadata.push(...INFO_COLUMNS);
+  else {
+    if (options.skip_exclusive) metadata.push('exclusive');
+    if (options.skip_auto_delete) metadata.push('auto_delete');
+  }
   const query: Record<string, string | boolean> = {};
   if (mode === 'totals') {
     query.disable_stats = true;
     query.enable_queue_totals = true;
-    query.columns = [...METADATA_COLUMNS, 'members', 'online', ...countsTable.rows.map((r) => r.field)].join(',');
+    query.columns = [...metadata, 'members', 'online', ...countsTable.rows.map((r) => r.field)].join(',');
   } else if (mode === 'columns') {
     const rates = options.rates;
-    const columns = new Set(METADATA_COLUMNS);
+    const columns = new Set(metadata);
     if (options.details) DETAIL_COLUMNS.forEach((c) => columns.add(c));
     for (const table of tables) {
       for (const row of table.rows) {
@@ -303,12 +311,19 @@ interface Aggregate {
   memory: number;
   notRunning: number;
   readyWithoutConsumers: number;
+  /** The sums some queue of the group reported a value for. */
+  seen: Set<Summed>;
 }
 
-/** Per vhost and queue type, over every fetched queue, before filters and the cap. */
+type Summed = 'messages' | 'ready' | 'unacked' | 'bytes' | 'consumers' | 'memory';
+
+/**
+ * Per vhost and queue type, over every fetched queue, before filters and the cap. A sum is
+ * served only when some queue of the group reported the field: a broker with statistics off
+ * (and no queue totals) reports no counts, which must not become 0.
+ */
 class Aggregates {
   private readonly groups = new Map<string, Aggregate>();
-  private seen = { bytes: false, consumers: false, memory: false };
 
   add(queue: QueueRecord): void {
     const vhost = queue.vhost as string;
@@ -316,30 +331,24 @@ class Aggregates {
     const key = `${vhost}\u0000${type}`;
     let agg = this.groups.get(key);
     if (!agg) {
-      agg = { queues: 0, messages: 0, ready: 0, unacked: 0, bytes: 0, consumers: 0, memory: 0, notRunning: 0, readyWithoutConsumers: 0 };
+      agg = { queues: 0, messages: 0, ready: 0, unacked: 0, bytes: 0, consumers: 0, memory: 0, notRunning: 0, readyWithoutConsumers: 0, seen: new Set() };
       this.groups.set(key, agg);
     }
     agg.queues++;
-    agg.messages += toSampleValue(queue.messages) ?? 0;
-    const ready = toSampleValue(queue.messages_ready) ?? 0;
-    agg.ready += ready;
-    agg.unacked += toSampleValue(queue.messages_unacknowledged) ?? 0;
-    const bytes = toSampleValue(queue.message_bytes);
-    if (bytes !== undefined) {
-      agg.bytes += bytes;
-      this.seen.bytes = true;
-    }
-    const consumers = toSampleValue(queue.consumers);
-    if (consumers !== undefined) {
-      agg.consumers += consumers;
-      this.seen.consumers = true;
-      if (ready > 0 && consumers === 0) agg.readyWithoutConsumers++;
-    }
-    const memory = toSampleValue(queue.memory);
-    if (memory !== undefined) {
-      agg.memory += memory;
-      this.seen.memory = true;
-    }
+    const sum = (what: Summed, raw: unknown): number | undefined => {
+      const value = toSampleValue(raw);
+      if (value === undefined) return undefined;
+      agg[what] += value;
+      agg.seen.add(what);
+      return value;
+    };
+    sum('messages', queue.messages);
+    const ready = sum('ready', queue.messages_ready);
+    sum('unacked', queue.messages_unacknowledged);
+    sum('bytes', queue.message_bytes);
+    sum('memory', queue.memory);
+    const consumers = sum('consumers', queue.consumers);
+    if (ready !== undefined && ready > 0 && consumers === 0) agg.readyWithoutConsumers++;
     if (typeof queue.state === 'string' && !RUNNING_STATES.has(queue.state)) agg.notRunning++;
   }
 
@@ -347,17 +356,16 @@ class Aggregates {
     const { sink } = ctx;
     for (const [key, agg] of this.groups) {
       const labels = key.split('\u0000');
+      const seen = agg.seen;
       sink.add(M.vhostQueues, labels, agg.queues);
-      sink.add(M.vhostQueueMessages, labels, agg.messages);
-      sink.add(M.vhostQueueMessagesReady, labels, agg.ready);
-      sink.add(M.vhostQueueMessagesUnacked, labels, agg.unacked);
       sink.add(M.vhostQueuesNotRunning, labels, agg.notRunning);
-      if (this.seen.bytes) sink.add(M.vhostQueueMessagesBytes, labels, agg.bytes);
-      if (this.seen.memory) sink.add(M.vhostQueueMemory, labels, agg.memory);
-      if (this.seen.consumers) {
-        sink.add(M.vhostQueueConsumers, labels, agg.consumers);
-        sink.add(M.vhostQueuesWithoutConsumers, labels, agg.readyWithoutConsumers);
-      }
+      if (seen.has('messages')) sink.add(M.vhostQueueMessages, labels, agg.messages);
+      if (seen.has('ready')) sink.add(M.vhostQueueMessagesReady, labels, agg.ready);
+      if (seen.has('unacked')) sink.add(M.vhostQueueMessagesUnacked, labels, agg.unacked);
+      if (seen.has('bytes')) sink.add(M.vhostQueueMessagesBytes, labels, agg.bytes);
+      if (seen.has('memory')) sink.add(M.vhostQueueMemory, labels, agg.memory);
+      if (seen.has('consumers')) sink.add(M.vhostQueueConsumers, labels, agg.consumers);
+      if (seen.has('consumers') && seen.has('ready')) sink.add(M.vhostQueuesWithoutConsumers, labels, agg.readyWithoutConsumers);
     }
   }
 }

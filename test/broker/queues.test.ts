@@ -1,0 +1,320 @@
+// The queue collector against the private RabbitMQ node: values checked against rabbitmqctl
+// and GET /api/queues/{vhost}/{name}, odd names, and counters across resets.
+import amqp from 'amqplib';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { ManagementClient } from '../../src/client/management-client.js';
+import { queuesCollector } from '../../src/collectors/queues.js';
+import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
+import { checkMetricsWithPromtool } from './support/broker.js';
+import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
+
+const enc = encodeURIComponent;
+
+/** Retries `fn` (assertions inside) until it passes: statistics refresh every second. */
+async function eventually<T>(fn: () => Promise<T>, timeoutMs = 30_000, stepMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, stepMs));
+    }
+  }
+}
+
+interface Counts {
+  messages: number | undefined;
+  ready: number | undefined;
+  unacked: number | undefined;
+  consumers: number | undefined;
+}
+
+describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) => {
+  let client: ManagementClient;
+  const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
+  const http = async <T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> => {
+    const res = await fetch(`${broker.managementUrl}${path}`, {
+      method,
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+    const text = await res.text();
+    return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T };
+  };
+  const ok = async <T = unknown>(method: string, path: string, body?: unknown): Promise<T> => {
+    const r = await http<T>(method, path, body);
+    if (r.status >= 300) throw new Error(`${method} ${path}: HTTP ${r.status} ${JSON.stringify(r.json)}`);
+    return r.json;
+  };
+  const connect = (vhost = '/') =>
+    amqp.connect({ protocol: 'amqp', hostname: '127.0.0.1', port: broker.amqpPort, username: broker.username, password: broker.password, vhost });
+  const collect = (options: Record<string, unknown> = {}, memory?: Map<string, unknown>) =>
+    runCollector(queuesCollector, { api: client, options, ...(memory ? { memory } : {}) });
+  const served = (r: RunResult, vhost: string, queue: string): Counts => ({
+    messages: r.value('rabbitmq_queue_messages', { vhost, queue }),
+    ready: r.value('rabbitmq_queue_messages_ready', { vhost, queue }),
+    unacked: r.value('rabbitmq_queue_messages_unacked', { vhost, queue }),
+    consumers: r.value('rabbitmq_queue_consumers', { vhost, queue }),
+  });
+  const fromApi = async (vhost: string, queue: string): Promise<Counts> => {
+    const q = await ok<Record<string, number>>('GET', `/api/queues/${enc(vhost)}/${enc(queue)}`);
+    return { messages: q.messages, ready: q.messages_ready, unacked: q.messages_unacknowledged, consumers: q.consumers };
+  };
+  const fromCtl = async (vhost: string, queue: string): Promise<Counts> => {
+    const out = await broker.ctl(['-q', '--no-table-headers', 'list_queues', '-p', vhost, 'name', 'messages', 'messages_ready', 'messages_unacknowledged', 'consumers']);
+    const row = out.split('\n').map((l) => l.split('\t')).find((cols) => cols[0] === queue);
+    if (!row) throw new Error(`rabbitmqctl list_queues -p ${vhost} has no ${queue}:\n${out}`);
+    const [, messages, ready, unacked, consumers] = row.map(Number);
+    return { messages, ready, unacked, consumers };
+  };
+
+  beforeAll(() => {
+    client = clientFor(broker);
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  // -------------------------------------------------------------------------------------------
+  it('serves the counts rabbitmqctl and the API report, in every query mode', async () => {
+    const vhost = '/';
+    const names = ['fill-classic', 'fill-quorum'];
+    await ok('PUT', `/api/queues/%2F/fill-classic`, { durable: true, auto_delete: false, arguments: {} });
+    await ok('PUT', `/api/queues/%2F/fill-quorum`, { durable: true, auto_delete: false, arguments: { 'x-queue-type': 'quorum' } });
+    const modes: Record<string, unknown>[] = [];
+    for (const mode of ['columns', 'totals', 'full']) {
+      for (const perVhost of [true, false]) for (const pageSize of [0, 2]) modes.push({ mode, per_vhost: perVhost, page_size: pageSize });
+    }
+
+    /** Waits until ctl, the API and every mode of the collector agree, and equal `expected`. */
+    const agree = (expected: Counts) =>
+      eventually(async () => {
+        for (const queue of names) {
+          const ctl = await fromCtl(vhost, queue);
+          expect(ctl, `rabbitmqctl ${queue}`).toEqual(expected);
+          expect(await fromApi(vhost, queue), `API ${queue}`).toEqual(expected);
+          for (const options of modes) {
+            const r = await collect(options);
+            const got = served(r, vhost, queue);
+            const label = `${queue} ${JSON.stringify(options)}`;
+            if (options.mode === 'totals') {
+              expect(got.consumers, label).toBeUndefined(); // totals mode has no consumers
+              got.consumers = expected.consumers;
+            }
+            expect(got, label).toEqual(expected);
+          }
+        }
+      }, 45_000, 500);
+
+    await agree({ messages: 0, ready: 0, unacked: 0, consumers: 0 });
+
+    // Fill: 10 messages into each queue, every other one persistent.
+    const publisher = await connect();
+    const pch = await publisher.createConfirmChannel();
+    for (const queue of names) for (let i = 0; i < 10; i++) pch.sendToQueue(queue, Buffer.from(`m${i}`), { persistent: i % 2 === 0 });
+    await pch.waitForConfirms();
+    await publisher.close();
+    await agree({ messages: 10, ready: 10, unacked: 0, consumers: 0 });
+
+    // Partly consume with manual ack: ack 4, hold 3 (prefetch 3) unacked.
+    const consumer = await connect();
+    const cch = await consumer.createChannel();
+    await cch.prefetch(3);
+    const held: amqp.ConsumeMessage[] = [];
+    for (const queue of names) {
+      let seen = 0;
+      await cch.consume(queue, (m) => {
+        if (!m) return;
+        seen++;
+        if (seen <= 4) cch.ack(m);
+        else held.push(m);
+      });
+    }
+    await agree({ messages: 6, ready: 3, unacked: 3, consumers: 1 });
+
+    // Drain: a second consumer acknowledges everything; then both go away.
+    await cch.close(); // the held messages go back to ready
+    await agree({ messages: 6, ready: 6, unacked: 0, consumers: 0 });
+    const drain = await consumer.createChannel();
+    for (const queue of names) await drain.consume(queue, (m) => m && drain.ack(m));
+    await agree({ messages: 0, ready: 0, unacked: 0, consumers: 1 });
+    await consumer.close();
+    await agree({ messages: 0, ready: 0, unacked: 0, consumers: 0 });
+
+    for (const queue of names) await ok('DELETE', `/api/queues/%2F/${queue}`);
+  });
+
+  // -------------------------------------------------------------------------------------------
+  it('odd vhost and queue names: escaped labels, and promtool accepts the exposition', async () => {
+    const vhost = 'a b%/c';
+    await ok('PUT', `/api/vhosts/${enc(vhost)}`, {});
+    try {
+      await ok('PUT', `/api/permissions/${enc(vhost)}/${enc(broker.username)}`, { configure: '.*', write: '.*', read: '.*' });
+      const queues = ['очередь "x" \\ y', 'with "quotes"', 'back\\slash', 'spaces  in name ', 'tab\there'];
+      const conn = await connect(vhost);
+      const ch = await conn.createConfirmChannel();
+      for (const [i, queue] of queues.entries()) {
+        await ch.assertQueue(queue, { durable: false });
+        for (let n = 0; n <= i; n++) ch.sendToQueue(queue, Buffer.from('x'));
+      }
+      // A newline: 3.10.8 accepts the declaration but strips it from the name (over AMQP and HTTP).
+      const newline = await ch.assertQueue('new\nline', { durable: false });
+      expect(newline.queue).toBe('newline');
+      await ch.waitForConfirms();
+      await conn.close();
+
+      const r = await eventually(async () => {
+        const run = await collect();
+        for (const [i, queue] of queues.entries()) {
+          expect(run.value('rabbitmq_queue_messages', { vhost, queue }), queue).toBe(i + 1);
+        }
+        return run;
+      });
+      const lines = r.text.split('\n');
+      expect(lines).toContain('rabbitmq_queue_messages{vhost="a b%/c",queue="очередь \\"x\\" \\\\ y"} 1');
+      expect(lines).toContain('rabbitmq_queue_messages{vhost="a b%/c",queue="with \\"quotes\\""} 2');
+      expect(lines).toContain('rabbitmq_queue_messages{vhost="a b%/c",queue="back\\\\slash"} 3');
+      expect(lines).toContain('rabbitmq_queue_messages{vhost="a b%/c",queue="spaces  in name "} 4');
+      expect(lines).toContain('rabbitmq_queue_messages{vhost="a b%/c",queue="tab\there"} 5');
+      expect(r.value('rabbitmq_queue_messages', { vhost, queue: 'newline' })).toBe(0);
+      expect(r.value('rabbitmq_vhost_queues', { vhost, type: 'classic' })).toBe(6);
+      // per_vhost auto with several vhosts: the odd vhost was asked for by its encoded path.
+      expect(r.value('rabbitmq_queue_query_info', { mode: 'columns', per_vhost: 'true', paged: 'false' })).toBe(1);
+
+      const check = await checkMetricsWithPromtool(r.text);
+      expect(check.output).toBe('');
+      expect(check.ok).toBe(true);
+
+      // The same through paging and the broker-side name filter.
+      const paged = await collect({ page_size: 2, filter_on_broker: true, queues: { include: '"' } });
+      expect(paged.family('rabbitmq_queue_messages').filter((s) => s.labels.vhost === vhost).map((s) => s.labels.queue).sort()).toEqual(['with "quotes"', 'очередь "x" \\ y']);
+    } finally {
+      await http('DELETE', `/api/vhosts/${enc(vhost)}`);
+    }
+  });
+
+  // -------------------------------------------------------------------------------------------
+  it('served counters never go down across channel closes, re-created queues and a restart', async () => {
+    const queue = 'ctr-q';
+    const path = `/api/queues/%2F/${queue}`;
+    const memory = new Map<string, unknown>(); // one target's collector memory, as the scheduler keeps it
+    const COUNTERS = ['rabbitmq_queue_messages_published_total', 'rabbitmq_queue_messages_acked_total', 'rabbitmq_queue_messages_delivered_ack_total', 'rabbitmq_queue_messages_delivered_or_got_total', 'rabbitmq_queue_get_ack_total'];
+    const FIELDS = ['publish', 'ack', 'deliver', 'deliver_get', 'get'];
+    const last = new Map<string, number>();
+    const log: string[] = [];
+
+    const raw = async () => {
+      const r = await http<{ message_stats?: Record<string, number> }>('GET', `${path}?columns=message_stats`);
+      return r.status === 200 ? Object.fromEntries(FIELDS.map((f) => [f, r.json.message_stats?.[f]])) : undefined;
+    };
+    /** One poll of the collector; every counter present before and now must not have gone down. */
+    const poll = async (event: string) => {
+      const r = await collect({ per_vhost: false, queues: { include: '^ctr-q$' } }, memory);
+      const now: Record<string, number | undefined> = {};
+      for (const name of COUNTERS) {
+        const value = r.value(name, { vhost: '/', queue });
+        now[name] = value;
+        const before = last.get(name);
+        if (value !== undefined && before !== undefined) expect(value, `${name} after ${event}`).toBeGreaterThanOrEqual(before);
+        if (value === undefined) last.delete(name);
+        else last.set(name, value);
+      }
+      log.push(`${event}: raw ${JSON.stringify(await raw())} served ${JSON.stringify(Object.values(now))}`);
+      return now;
+    };
+    /** Waits until the API shows `want` for message_stats (a subset). */
+    const rawIs = (want: Record<string, number | undefined>) =>
+      eventually(async () => {
+        const got = await raw();
+        expect(got).toBeDefined();
+        for (const [k, v] of Object.entries(want)) expect(got![k], k).toBe(v);
+        return got!;
+      });
+    const publish = async (n: number, close: 'channel' | 'connection') => {
+      const conn = await connect();
+      const ch = await conn.createConfirmChannel();
+      for (let i = 0; i < n; i++) ch.sendToQueue(queue, Buffer.from('x'), { persistent: true });
+      await ch.waitForConfirms();
+      if (close === 'channel') {
+        await ch.close();
+        return conn;
+      }
+      await conn.close();
+      return undefined;
+    };
+
+    await http('DELETE', path);
+    await ok('PUT', path, { durable: true, arguments: {} });
+    const pubConn = await publish(10, 'channel');
+    await rawIs({ publish: 10 });
+    const p1 = await poll('10 published, publishing channel closed');
+    expect(p1.rabbitmq_queue_messages_published_total).toBe(10);
+    await pubConn!.close();
+
+    // Consume 4 with manual ack, and 2 basic.get, on a connection that then closes.
+    const conn = await connect();
+    const ch = await conn.createChannel();
+    await ch.prefetch(4);
+    let acked = 0;
+    await new Promise<void>((resolve) => {
+      void ch.consume(queue, (m) => {
+        if (!m) return;
+        ch.ack(m);
+        if (++acked === 4) resolve();
+      });
+    });
+    await ch.close();
+    const gch = await conn.createChannel();
+    for (let i = 0; i < 2; i++) {
+      const m = await gch.get(queue, { noAck: false });
+      if (m) gch.ack(m);
+    }
+    await rawIs({ publish: 10, ack: 6, get: 2 }); // deliver is 4 or more: unacked deliveries requeued on close count too
+    await poll('4 consumed, 2 got, all acked');
+    await conn.close();
+    await rawIs({ publish: 10, ack: 6 });
+    const afterClose = await poll('consumer connection closed');
+    expect(afterClose.rabbitmq_queue_messages_acked_total).toBe(6);
+
+    // Deleted and re-created between two polls, and published into again: raw publish 10 -> 3.
+    await ok('DELETE', path);
+    await ok('PUT', path, { durable: true, arguments: {} });
+    await publish(3, 'connection');
+    await rawIs({ publish: 3 });
+    const recreated = await poll('deleted, re-created, 3 published');
+    expect(recreated.rabbitmq_queue_messages_published_total).toBe(10); // kept its height
+    await publish(2, 'connection');
+    await rawIs({ publish: 5 });
+    expect((await poll('2 more published')).rabbitmq_queue_messages_published_total).toBe(12);
+
+    // The node's application restarts (management statistics live in memory): raw 5 -> 1.
+    try {
+      await broker.stopApp();
+    } finally {
+      await broker.startApp();
+    }
+    await eventually(async () => expect((await http('GET', path)).status).toBe(200));
+    await publish(1, 'connection');
+    await rawIs({ publish: 1 });
+    expect((await poll('node restarted, 1 published')).rabbitmq_queue_messages_published_total).toBe(12);
+    await publish(4, 'connection');
+    await rawIs({ publish: 5 });
+    expect((await poll('4 more published')).rabbitmq_queue_messages_published_total).toBe(16);
+
+    // An exclusive queue goes with its connection: its series vanish, nothing is carried over.
+    const owner = await connect();
+    const och = await owner.createConfirmChannel();
+    await och.assertQueue('ctr-excl', { exclusive: true });
+    for (let i = 0; i < 3; i++) och.sendToQueue('ctr-excl', Buffer.from('x'));
+    await och.waitForConfirms();
+    const excl = () => collect({ per_vhost: false, queues: { include: '^ctr-excl$' } }, new Map());
+    await eventually(async () => expect((await excl()).value('rabbitmq_queue_messages_published_total', { vhost: '/', queue: 'ctr-excl' })).toBe(3));
+    await owner.close();
+    await eventually(async () => expect((await excl()).family('rabbitmq_queue_messages')).toEqual([]));
+
+    await ok('DELETE', path);
+    console.log(`[queues] counters across events:\n  ${log.join('\n  ')}`);
+  });
+});
