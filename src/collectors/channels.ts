@@ -4,7 +4,9 @@ import { apiPath } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTable, getPath } from './field-table.js';
-import { addDefined, fetchList, fetchPerVhost, labelOf, logOnce, Tally } from './paging.js';
+import { logOnce } from './log-once.js';
+import { fetchList, fetchPerVhost } from './paging.js';
+import { addDefined, labelOf, Tally } from './tally.js';
 
 const options = z.strictObject({
   /**

@@ -3,7 +3,7 @@ import { exchangeMetrics as M } from '../catalogue/exchanges.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldTable } from './field-table.js';
-import { fetchList } from './list-fetch.js';
+import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 
@@ -52,7 +52,7 @@ export const exchangesCollector: Collector<Options> = {
         if (rateFields === true || (rateFields instanceof Set && rateFields.has(row.field))) columns.push(`${row.field}_details`);
       }
     }
-    const exchanges = await fetchList<ExchangeRecord>(ctx.api, '/api/exchanges', { columns: columns.join(',') }, {
+    const exchanges = await fetchWholeOrPaged<ExchangeRecord>(ctx.api, '/api/exchanges', { columns: columns.join(',') }, {
       pageSize: o.page_size,
       key: (e) => `${str(e.vhost)}\u0000${str(e.name)}`,
     });

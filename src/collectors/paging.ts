@@ -1,15 +1,9 @@
-import type { Logger } from 'pino';
 import { isNotFound, ManagementError } from '../client/errors.js';
-import type { MetricDef } from '../metrics/metric-def.js';
-import { toSampleValue, type SampleSink } from '../render/sample-sink.js';
 import type { BrokerApi } from './collector.js';
 
 /**
- * Helpers for the management API's list endpoints: fetching a list whole or page by page
- * (fetchList, fetchAllPages), and counting its records into groups (Tally).
- *
- * Fetching list endpoints (`/api/connections`, `/api/channels`, `/api/queues`, ...) whole or
- * page by page.
+ * Fetching the management API's list endpoints: whole or page by page (fetchAllPages,
+ * fetchList, fetchWholeOrPaged) and per vhost (fetchPerVhost).
  *
  * What the management API does (measured on 3.10.8):
  * - `?page=N&page_size=S` (S at most 500) answers `{items, page, page_count, total_count,
@@ -70,7 +64,7 @@ export async function fetchAllPages<T>(api: BrokerApi, path: string, options: Pa
       break;
     }
     const { items, page_count: pageCount } = (answer ?? {}) as Page<T>;
-    if (!Array.isArray(items)) throw new Error(`${path} answered neither a list nor a page of one`);
+    if (!Array.isArray(items)) throw new Error(`${path} page ${page} did not answer a page of items`);
     dedup.addAll(items as T[]);
     if (typeof pageCount !== 'number' || page >= pageCount || items.length === 0) break;
   }
@@ -129,69 +123,6 @@ class Deduplicator<T> {
 }
 
 /**
- * Counts and sums of list records per label set, for the aggregated series of the connection,
- * channel and consumer collectors. An absent value adds nothing; one that is null or not a
- * number adds nothing and is counted in `skipped` (add it to the sink's, as emitRecord would).
- * A sum of which no record had a number stays undefined: no sample, never a 0.
- */
-export class Tally {
-  private readonly groups = new Map<string, TallyGroup>();
-  /** Values that were null or not numbers (nor numeric strings, nor booleans). */
-  skipped = 0;
-
-  /** Counts one record into the group `labels` and adds its `values` to the group's sums. */
-  add(labels: readonly string[], values: Readonly<Record<string, unknown>> = {}): void {
-    const key = labels.join('\u0000');
-    let group = this.groups.get(key);
-    if (!group) {
-      group = new TallyGroup(labels);
-      this.groups.set(key, group);
-    }
-    group.count++;
-    for (const [name, raw] of Object.entries(values)) {
-      if (raw === undefined) continue;
-      const value = toSampleValue(raw);
-      if (value === undefined) {
-        this.skipped++;
-        continue;
-      }
-      group.sums.set(name, (group.sums.get(name) ?? 0) + value);
-    }
-  }
-
-  get size(): number {
-    return this.groups.size;
-  }
-
-  [Symbol.iterator](): IterableIterator<TallyGroup> {
-    return this.groups.values();
-  }
-}
-
-export class TallyGroup {
-  count = 0;
-  readonly sums = new Map<string, number>();
-  constructor(readonly labels: readonly string[]) {}
-
-  /** The sum of `name` over the group's records that had a number, or undefined if none had. */
-  sum(name: string): number | undefined {
-    return this.sums.get(name);
-  }
-}
-
-/** Adds a sample unless the value is undefined (an aggregate nobody had a number for). */
-export function addDefined(sink: SampleSink, def: MetricDef, labels: readonly string[], value: number | undefined): void {
-  if (value !== undefined) sink.add(def, labels, value);
-}
-
-/** A record's field as a label value: strings as they are, numbers and booleans as text, else ''. */
-export function labelOf(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return '';
-}
-
-/**
  * The records of several vhosts, fetched with `fetch(vhost)` (in parallel; the client bounds
  * the requests in flight) and concatenated in the order given. A vhost that does not exist
  * (HTTP 404) contributes nothing and is reported to `onMissing`; other errors fail the poll.
@@ -217,16 +148,33 @@ export async function fetchPerVhost<T>(
   return lists.flat();
 }
 
-/** Logs `msg` the first time `key` is seen by this collector on this target (kept in ctx.memory). */
-export function logOnce(
-  ctx: { memory: Map<string, unknown>; log: Logger },
-  level: 'info' | 'warn',
-  key: string,
-  fields: Record<string, unknown>,
-  msg: string,
-): void {
-  const memoryKey = `logged:${key}`;
-  if (ctx.memory.has(memoryKey)) return;
-  ctx.memory.set(memoryKey, true);
-  ctx.log[level](fields, msg);
+export interface WholeOrPagedOptions<T> {
+  /** 0: one request for the whole list; otherwise pages of this size (see fetchAllPages). */
+  pageSize: number;
+  key: (item: T) => string | undefined;
 }
+
+/**
+ * One request for the whole list, or page by page when a page size is configured (for answers
+ * too large for one response, or for the broker-side `name` filter, which the API applies only
+ * to paged requests). De-duplicated on `key`; items that are not objects are dropped.
+ */
+export async function fetchWholeOrPaged<T>(api: BrokerApi, path: string, query: Query, options: WholeOrPagedOptions<T>): Promise<T[]> {
+  let items: T[];
+  if (options.pageSize > 0) {
+    items = await fetchAllPages(api, path, { query, pageSize: options.pageSize, key: options.key });
+  } else {
+    const answer = await api.get<unknown>(path, query);
+    const list = Array.isArray(answer) ? answer : (answer as { items?: unknown } | null)?.items;
+    if (!Array.isArray(list)) throw new Error(`${path} did not answer a JSON list`);
+    const dedup = new Deduplicator(options.key);
+    dedup.addAll((list as unknown[]).filter(isObject) as T[]);
+    items = dedup.items;
+  }
+  return items;
+}
+
+function isObject(item: unknown): boolean {
+  return item !== null && typeof item === 'object';
+}
+

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { QUEUE_INFO_ARGUMENTS, queueMetrics as M } from '../catalogue/queues.js';
-import { isNotFound } from '../client/errors.js';
 import { apiPath } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
 import { toSampleValue } from '../render/sample-sink.js';
 import type { BrokerApi, Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldTable, type FieldTable } from './field-table.js';
-import { fetchList } from './list-fetch.js';
+import { logOnce } from './log-once.js';
+import { fetchPerVhost, fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 
@@ -123,7 +123,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     const plan = planQueueQuery(ctx);
     const vhostFilter = new NameFilter(options.vhosts);
     const queueFilter = new NameFilter(options.queues);
-    const queues = await fetchQueues(ctx.api, plan, vhostFilter, options, queueFilter);
+    const queues = await fetchQueues(ctx.api, plan, vhostFilter, options);
 
     const counters = MonotonicCounters.in(ctx.memory);
     const rates = options.rates === true ? true : options.rates === false ? false : new Set(options.rates);
@@ -226,7 +226,6 @@ async function fetchQueues(
   plan: QueuePlan,
   vhostFilter: NameFilter,
   options: QueueOptions,
-  _queueFilter: NameFilter,
 ): Promise<QueueRecord[]> {
   const key = (q: QueueRecord) => `${String(q.vhost)}\u0000${String(q.name)}`;
   const valid = (q: QueueRecord) => typeof q.name === 'string' && typeof q.vhost === 'string';
@@ -240,21 +239,11 @@ async function fetchQueues(
     if (options.per_vhost === 'auto' && vhosts.length <= 1 && listed.length <= 1) perVhost = false;
     plan.perVhost = perVhost;
   }
-  if (!perVhost) {
-    const all = await fetchList<QueueRecord>(api, plan.path, plan.query, { pageSize: plan.pageSize, key });
-    return all.filter(valid);
-  }
-  const lists = await Promise.all(
-    vhosts.map(async (vhost) => {
-      try {
-        return await fetchList<QueueRecord>(api, apiPath('queues', vhost), plan.query, { pageSize: plan.pageSize, key });
-      } catch (error) {
-        if (isNotFound(error)) return []; // the vhost was deleted after it was listed
-        throw error;
-      }
-    }),
-  );
-  return lists.flat().filter(valid);
+  const fetch = (path: string) => fetchWholeOrPaged<QueueRecord>(api, path, plan.query, { pageSize: plan.pageSize, key });
+  if (!perVhost) return (await fetch(plan.path)).filter(valid);
+  // A vhost deleted after it was listed answers 404 and contributes nothing.
+  const all = await fetchPerVhost(vhosts, (vhost) => fetch(apiPath('queues', vhost)), () => undefined);
+  return all.filter(valid);
 }
 
 function emitQueueExtras(ctx: CollectContext<QueueOptions>, queue: QueueRecord, labels: string, mode: Mode): void {
@@ -370,9 +359,6 @@ class Aggregates {
   }
 }
 
-function warnOnce(ctx: Pick<CollectContext<QueueOptions>, 'log' | 'memory'>, key: string, fields: object, message: string): void {
-  const flag = `warned:${key}`;
-  if (ctx.memory.get(flag)) return;
-  ctx.memory.set(flag, true);
-  ctx.log.warn(fields, message);
+function warnOnce(ctx: Pick<CollectContext<QueueOptions>, 'log' | 'memory'>, key: string, fields: Record<string, unknown>, message: string): void {
+  logOnce(ctx, 'warn', key, fields, message);
 }

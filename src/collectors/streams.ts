@@ -4,7 +4,8 @@ import { isNotFound, ManagementError } from '../client/errors.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTable, getPath } from './field-table.js';
-import { labelOf, logOnce, Tally } from './paging.js';
+import { logOnce } from './log-once.js';
+import { labelOf, Tally } from './tally.js';
 
 const options = z.strictObject({
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
-import { fetchList } from '../../../src/collectors/list-fetch.js';
+import { fetchWholeOrPaged } from '../../../src/collectors/paging.js';
 import { fakeApi } from '../../support/run-collector.js';
 
 interface Item {
@@ -21,24 +21,24 @@ function pages(list: () => Item[]) {
   };
 }
 
-describe('fetchList', () => {
+describe('fetchWholeOrPaged', () => {
   it('page size 0: one request, the query passed as is, duplicates and non-objects dropped', async () => {
     const api = fakeApi({ '/api/x': [...items('a', 'b', 'a'), null, 7] });
-    const got = await fetchList<Item>(api, '/api/x', { columns: 'name' }, { pageSize: 0, key });
+    const got = await fetchWholeOrPaged<Item>(api, '/api/x', { columns: 'name' }, { pageSize: 0, key });
     expect(got).toEqual(items('a', 'b'));
     expect(api.calls).toEqual([{ path: '/api/x', query: { columns: 'name' } }]);
   });
 
   it('page size 0 accepts a page object answer, rejects anything else', async () => {
-    expect(await fetchList<Item>(fakeApi({ '/api/x': { items: items('a') } }), '/api/x', {}, { pageSize: 0, key })).toEqual(items('a'));
-    await expect(fetchList<Item>(fakeApi({ '/api/x': { error: 'x' } }), '/api/x', {}, { pageSize: 0, key })).rejects.toThrow('/api/x did not answer a JSON list');
-    await expect(fetchList<Item>(fakeApi({ '/api/x': 'text' }), '/api/x', {}, { pageSize: 0, key })).rejects.toThrow('/api/x did not answer a JSON list');
+    expect(await fetchWholeOrPaged<Item>(fakeApi({ '/api/x': { items: items('a') } }), '/api/x', {}, { pageSize: 0, key })).toEqual(items('a'));
+    await expect(fetchWholeOrPaged<Item>(fakeApi({ '/api/x': { error: 'x' } }), '/api/x', {}, { pageSize: 0, key })).rejects.toThrow('/api/x did not answer a JSON list');
+    await expect(fetchWholeOrPaged<Item>(fakeApi({ '/api/x': 'text' }), '/api/x', {}, { pageSize: 0, key })).rejects.toThrow('/api/x did not answer a JSON list');
   });
 
   it('walks page_count pages with page and page_size next to the query', async () => {
     const all = items('a', 'b', 'c', 'd', 'e');
     const api = fakeApi({ '/api/x': pages(() => all) });
-    expect(await fetchList<Item>(api, '/api/x', { columns: 'name' }, { pageSize: 2, key })).toEqual(all);
+    expect(await fetchWholeOrPaged<Item>(api, '/api/x', { columns: 'name' }, { pageSize: 2, key })).toEqual(all);
     expect(api.calls.map((c) => c.query)).toEqual([
       { columns: 'name', page: '1', page_size: '2' },
       { columns: 'name', page: '2', page_size: '2' },
@@ -48,7 +48,7 @@ describe('fetchList', () => {
 
   it('an empty list (page_count 0) is one request', async () => {
     const api = fakeApi({ '/api/x': { items: [], page: 1, page_count: 0 } });
-    expect(await fetchList<Item>(api, '/api/x', {}, { pageSize: 100, key })).toEqual([]);
+    expect(await fetchWholeOrPaged<Item>(api, '/api/x', {}, { pageSize: 100, key })).toEqual([]);
     expect(api.calls).toHaveLength(1);
   });
 
@@ -62,7 +62,7 @@ describe('fetchList', () => {
         return answer;
       },
     });
-    const got = await fetchList<Item>(api, '/api/x', {}, { pageSize: 2, key });
+    const got = await fetchWholeOrPaged<Item>(api, '/api/x', {}, { pageSize: 2, key });
     // page 1 of [a b c d]: a b; then 0 is created: page 2 of [0 a b c d] is b c, page 3 is d.
     // b is seen twice (kept once, as first seen); 0 is missed in this poll.
     expect(got.map((i) => i.name)).toEqual(['a', 'b', 'c', 'd']);
@@ -80,13 +80,13 @@ describe('fetchList', () => {
         return answer;
       },
     });
-    expect((await fetchList<Item>(api, '/api/x', {}, { pageSize: 2, key })).map((i) => i.name)).toEqual(['a', 'b']);
+    expect((await fetchWholeOrPaged<Item>(api, '/api/x', {}, { pageSize: 2, key })).map((i) => i.name)).toEqual(['a', 'b']);
     expect(api.calls).toHaveLength(2);
   });
 
   it('HTTP 400 on the first page, and other errors, fail', async () => {
     const bad = fakeApi({ '/api/x': () => { throw new ManagementError('http_status', '/api/x', 'HTTP 400', 400); } });
-    await expect(fetchList<Item>(bad, '/api/x', {}, { pageSize: 2, key })).rejects.toBeInstanceOf(ManagementError);
+    await expect(fetchWholeOrPaged<Item>(bad, '/api/x', {}, { pageSize: 2, key })).rejects.toBeInstanceOf(ManagementError);
     let n = 0;
     const later = fakeApi({
       '/api/x': (q: Record<string, string>) => {
@@ -94,12 +94,13 @@ describe('fetchList', () => {
         return pages(() => items('a', 'b', 'c'))(q);
       },
     });
-    await expect(fetchList<Item>(later, '/api/x', {}, { pageSize: 2, key })).rejects.toThrow('HTTP 500');
+    await expect(fetchWholeOrPaged<Item>(later, '/api/x', {}, { pageSize: 2, key })).rejects.toThrow('HTTP 500');
   });
 
   it('a page without items fails with the path and page number', async () => {
     const api = fakeApi({ '/api/x': (q: Record<string, string>) => (q.page === '1' ? { items: items('a'), page_count: 2 } : { page: 2 }) });
-    await expect(fetchList<Item>(api, '/api/x', {}, { pageSize: 1, key })).rejects.toThrow('/api/x page 2 did not answer a page of items');
-    await expect(fetchList<Item>(fakeApi({ '/api/x': [] }), '/api/x', {}, { pageSize: 1, key })).rejects.toThrow('/api/x page 1 did not answer a page of items');
+    await expect(fetchWholeOrPaged<Item>(api, '/api/x', {}, { pageSize: 1, key })).rejects.toThrow('/api/x page 2 did not answer a page of items');
+    // A path that ignores paging answers the plain list: that is the whole list.
+    await expect(fetchWholeOrPaged<Item>(fakeApi({ '/api/x': items('a') }), '/api/x', {}, { pageSize: 1, key })).resolves.toEqual(items('a'));
   });
 });
