@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { checkMetricsWithPromtool, startBroker, type BrokerHandle } from './support/broker.js';
+import { describeWithBroker } from './support/with-broker.js';
+import { eventually, parseExposition, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+
+// A second private node with management statistics off, the direction of RabbitMQ 4: the
+// exporter must keep working on what the broker still gives, and say it is degraded.
+describeWithBroker('the exporter against a broker with statistics disabled', () => {
+  let broker: BrokerHandle;
+  let exporter: ExporterProcess;
+
+  beforeAll(async () => {
+    broker = await startBroker({
+      nodeNamePrefix: 'rmqexp-nostats',
+      extraConfig: ['management.disable_stats = true', 'management_agent.disable_metrics_collector = true'],
+    });
+    const auth = `Basic ${Buffer.from('guest:guest').toString('base64')}`;
+    const put = (path: string, body: unknown) =>
+      fetch(`${broker.managementUrl}${path}`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await put('/api/queues/%2F/nostats-q', { durable: true });
+    for (let i = 0; i < 3; i++) {
+      await fetch(`${broker.managementUrl}/api/exchanges/%2F/amq.default/publish`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ properties: {}, routing_key: 'nostats-q', payload: 'x', payload_encoding: 'string' }),
+      });
+    }
+    exporter = await startExporter({
+      configYaml: `poll:\n  interval: 1s\ntarget:\n  url: ${broker.managementUrl}\n  username: guest\n  password: guest\n`,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await exporter?.stop();
+    await broker?.stop();
+  }, 60_000);
+
+  it('serves message counts from the totals query, marks itself degraded, and lints clean', async () => {
+    const messages = await eventually(
+      () => exporter.value('rabbitmq_queue_messages{vhost="/",queue="nostats-q"}').then((v) => (v === 3 ? v : undefined)),
+      30_000,
+      'rabbitmq_queue_messages of nostats-q to be 3',
+    );
+    expect(messages).toBe(3);
+    const listed = await broker.ctl(['list_queues', '-q', '--no-table-headers', 'name', 'messages']);
+    expect(listed).toMatch(/^nostats-q\s+3$/m);
+
+    const { text } = await exporter.metrics();
+    const samples = parseExposition(text);
+    expect(samples.get('rabbitmq_up')).toBe(1);
+    expect(samples.get('rabbitmq_management_statistics_enabled')).toBe(0);
+    expect(samples.get('rabbitmq_queue_statistics_degraded')).toBe(1);
+    expect(samples.get('rabbitmq_queue_query_info{mode="totals",per_vhost="false",paged="false"}')).toBe(1);
+    // What statistics would give is absent, not zero.
+    expect(text).not.toMatch(/^rabbitmq_queue_consumers\{/m);
+    expect(text).not.toMatch(/^rabbitmq_global_messages_received_total /m);
+    expect(text).not.toMatch(/^rabbitmq_process_resident_memory_bytes\{/m);
+    expect(samples.get(`rabbitmq_node_running{node="${broker.nodeName}"}`)).toBe(1);
+    expect(samples.get('rabbitmq_queues')).toBe(1);
+    // Every collector still polls successfully: absent statistics are not failures.
+    const failing = [...samples.entries()].filter(([k, v]) => k.startsWith('rabbitmq_exporter_collector_success') && v !== 1);
+    expect(failing).toEqual([]);
+    expect(exporter.logs()).toMatch(/statistics disabled/);
+    const lint = await checkMetricsWithPromtool(text);
+    expect(lint.output).toBe('');
+  });
+});
