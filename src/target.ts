@@ -28,9 +28,11 @@ export class Target {
       maxConcurrentRequests: t.maxConcurrentRequests,
     });
     this.state = new TargetState(t.name, t.url);
-    this.store = new SnapshotStore(this.state, this.client, processMetrics);
-    this.brokerInfo = new BrokerInfoCache(this.client);
     const targetLog = log.child({ target: t.name });
+    this.store = new SnapshotStore(this.state, this.client, processMetrics, (error) =>
+      targetLog.error({ err: error }, 'assembling the snapshot failed'),
+    );
+    this.brokerInfo = new BrokerInfoCache(this.client);
     for (const collectorConfig of config.collectors) {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
@@ -43,9 +45,7 @@ export class Target {
           log: targetLog,
           jitter: config.poll.jitter,
           backoffMaxMs: config.poll.backoffMaxMs,
-          onPollFinished: () => {
-            this.store.rebuild().catch((error: unknown) => targetLog.error({ err: error }, 'assembling the snapshot failed'));
-          },
+          onPollFinished: () => this.store.schedule(),
         }),
       );
     }

@@ -19,16 +19,22 @@ export function createApp(targets: readonly Target[], log: Logger): Express {
       return;
     }
     const format = chooseFormat(req.get('accept'));
-    const exposition = await target.store.current();
     const gzip = acceptsGzip(req.get('accept-encoding'));
-    const body = gzip ? await exposition.gzip(format) : exposition.body(format);
+    const exposition = await target.store.forScrape(gzip ? format : undefined);
+    // Compressed: the shared gzip of this exposition. Plain: its family buffers, written in turn.
+    const chunks = gzip ? [await exposition.gzip(format)] : exposition.chunks(format);
     res.status(200);
     res.setHeader('Content-Type', format === 'openmetrics' ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE);
     res.setHeader('Vary', 'Accept, Accept-Encoding');
     res.setHeader('Cache-Control', 'no-store');
     if (gzip) res.setHeader('Content-Encoding', 'gzip');
-    res.setHeader('Content-Length', body.length);
-    res.end(req.method === 'HEAD' ? undefined : body);
+    res.setHeader('Content-Length', chunks.reduce((n, c) => n + c.length, 0));
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    for (const chunk of chunks) res.write(chunk);
+    res.end();
   });
 
   app.get('/-/healthy', (_req, res) => {

@@ -7,12 +7,11 @@ const gzip = promisify(gzipCallback);
 export type Format = 'text' | 'openmetrics';
 
 /**
- * One immutable, fully rendered answer to /metrics. The text form is built eagerly; the
- * OpenMetrics form and the gzip of either are built the first time a scraper asks for them
- * and then kept, so many scrapers cost one compression.
+ * One immutable, fully rendered answer to /metrics. Its families' bodies are the only full copy
+ * of the samples: an uncompressed answer is written from them chunk by chunk, and the gzip of a
+ * format is made once (off the event loop, by zlib's thread pool) and shared by every scraper.
  */
 export class Exposition {
-  private readonly bodies = new Map<Format, Buffer>();
   private readonly gzipped = new Map<Format, Promise<Buffer>>();
 
   constructor(
@@ -20,17 +19,18 @@ export class Exposition {
     /** Wall-clock time (ms) after which a part of it is too old to serve. */
     readonly validUntil: number,
     readonly builtAt: number,
-  ) {
-    this.bodies.set('text', Buffer.concat(concatFamilies(families, false)));
+  ) {}
+
+  /** The answer as a list of buffers to write one after another. */
+  chunks(format: Format): Buffer[] {
+    const chunks = concatFamilies(this.families, format === 'openmetrics');
+    if (format === 'openmetrics') chunks.push(OPENMETRICS_EOF);
+    return chunks;
   }
 
+  /** The answer in one buffer (a copy: for compression and tests, not for serving). */
   body(format: Format): Buffer {
-    let body = this.bodies.get(format);
-    if (!body) {
-      body = Buffer.concat([...concatFamilies(this.families, true), OPENMETRICS_EOF]);
-      this.bodies.set(format, body);
-    }
-    return body;
+    return Buffer.concat(this.chunks(format));
   }
 
   gzip(format: Format): Promise<Buffer> {

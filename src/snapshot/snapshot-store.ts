@@ -1,42 +1,82 @@
 import type { RenderedFamily } from '../render/exposition.js';
 import { exporterFamilies, type ClientCounters } from '../self/exporter-metrics.js';
 import type { ProcessMetrics } from '../self/process-metrics.js';
-import { Exposition } from './exposition.js';
+import { Exposition, type Format } from './exposition.js';
 import type { TargetState } from './target-state.js';
+
+/** Polls that finish within this time of each other share one re-assembly. */
+const COALESCE_MS = 100;
 
 /**
  * Assembles the Exposition served on /metrics from the target's collector parts, the
- * exporter's own series and the process metrics. It is rebuilt after each poll and when a
- * part passes its maximum age; a scrape in between only reads the finished one.
+ * exporter's own series and the process metrics. After polls it builds the next one in the
+ * background, compresses it in the format scrapers last asked for, and only then publishes it:
+ * a scrape meanwhile gets the previous one at once. A scrape never gets data past their
+ * maximum age: an exposition holding such data is rebuilt before it is served.
  */
 export class SnapshotStore {
-  private exposition: Exposition | undefined;
-  private builtVersion = -1;
+  private published: { exposition: Exposition; version: number } | undefined;
   private building: Promise<Exposition> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** What scrapers want compressed: prepared before publishing. */
+  private preferredGzip: Format = 'openmetrics';
 
   constructor(
     private readonly target: TargetState,
     private readonly client: ClientCounters,
     private readonly processMetrics: ProcessMetrics,
+    private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
+  /** The exposition of the current state (waits for a build if the state changed). */
   async current(now = Date.now()): Promise<Exposition> {
-    const exposition = this.exposition;
-    if (exposition && this.builtVersion === this.target.version && now < exposition.validUntil) return exposition;
+    const published = this.published;
+    if (published && published.version === this.target.version && now < published.exposition.validUntil) return published.exposition;
     return this.rebuild();
   }
 
-  /** Called after every poll; concurrent calls share one build. */
-  rebuild(): Promise<Exposition> {
-    if (!this.building) {
-      this.building = this.build().finally(() => {
-        this.building = undefined;
-      });
+  /**
+   * For a scrape: the published exposition while none of its data is past its maximum age,
+   * even if a newer one is being prepared (that one follows within milliseconds).
+   */
+  async forScrape(gzipFormat?: Format, now = Date.now()): Promise<Exposition> {
+    if (gzipFormat) this.preferredGzip = gzipFormat;
+    const published = this.published;
+    if (published && now < published.exposition.validUntil) {
+      if (published.version !== this.target.version) this.schedule();
+      return published.exposition;
     }
+    return this.rebuild();
+  }
+
+  /** Called after every poll: several polls finishing together share one build. */
+  schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.rebuild().catch(this.onError);
+    }, COALESCE_MS);
+    this.timer.unref?.();
+  }
+
+  /** Builds, compresses and publishes; a call during a build asks for one more afterwards. */
+  rebuild(): Promise<Exposition> {
+    if (this.building) {
+      this.again = true;
+      return this.building;
+    }
+    this.building = this.buildAndPublish().finally(() => {
+      this.building = undefined;
+      if (this.again) {
+        this.again = false;
+        this.schedule();
+      }
+    });
     return this.building;
   }
 
-  private async build(): Promise<Exposition> {
+  private async buildAndPublish(): Promise<Exposition> {
     const version = this.target.version;
     const processFamilies = await this.processMetrics.families();
     const now = Date.now();
@@ -48,8 +88,8 @@ export class SnapshotStore {
       validUntil = Math.min(validUntil, (state.lastSuccessAt as number) + state.maxAgeMs + 1);
     }
     const exposition = new Exposition(families, validUntil, now);
-    this.exposition = exposition;
-    this.builtVersion = version;
+    await exposition.gzip(this.preferredGzip);
+    this.published = { exposition, version };
     return exposition;
   }
 }

@@ -36,11 +36,16 @@ describe('Exposition', () => {
     expect(samplesOf(om)).toEqual(samplesOf(e.body('text').toString('utf8')));
   });
 
-  it('bodies are built once and kept', () => {
-    const e = exposition();
-    expect(e.body('text')).toBe(e.body('text'));
-    expect(e.body('openmetrics')).toBe(e.body('openmetrics'));
-    expect(e.body('openmetrics')).not.toBe(e.body('text'));
+  it('is served from the families\' own buffers: no assembled copy is kept', () => {
+    const sink = new SampleSink();
+    sink.add(M.g, ['a'], 1);
+    const families = sink.finish();
+    const e = new Exposition(families, Infinity, 0);
+    for (const format of ['text', 'openmetrics'] as const) {
+      expect(e.chunks(format)).toContain(families[0]!.body);
+      expect(Buffer.concat(e.chunks(format)).equals(e.body(format))).toBe(true);
+    }
+    expect(e.body('text')).not.toBe(e.body('text'));
   });
 
   it('gzip of each format gunzips to the same bytes', async () => {

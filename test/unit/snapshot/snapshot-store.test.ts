@@ -216,3 +216,33 @@ describe('TargetState', () => {
     expect(() => state.succeeded('nodes', [], 0, 0)).toThrow('collector nodes is not registered on target t1');
   });
 });
+
+describe('SnapshotStore.forScrape', () => {
+  it('serves the published exposition at once while a newer one is being prepared, then the newer one', async () => {
+    const { state, store } = setup();
+    state.succeeded('overview', fams(5), 0.01, 0, T0);
+    const first = await store.forScrape('openmetrics');
+    state.succeeded('overview', fams(6), 0.01, 0, T0 + 10);
+    // The state changed: the scrape is not held up, it gets the last complete exposition.
+    const during = await store.forScrape('openmetrics');
+    expect(during).toBe(first);
+    expect(samples(during.body('text').toString('utf8')).get('rabbitmq_test_queues')).toBe(5);
+    // The coalesced rebuild publishes the new one, already compressed.
+    await vi.advanceTimersByTimeAsync(200);
+    await vi.waitFor(async () => {
+      const next = await store.forScrape('openmetrics');
+      expect(samples(next.body('text').toString('utf8')).get('rabbitmq_test_queues')).toBe(6);
+    });
+  });
+
+  it('never serves data past their maximum age, even while a rebuild is pending', async () => {
+    const { state, store } = setup();
+    state.succeeded('overview', fams(5), 0.01, 0, T0);
+    await store.forScrape('openmetrics');
+    // overview's max age is 3 s: at T0 + 3.5 s the published exposition holds expired data.
+    vi.setSystemTime(T0 + 3500);
+    const later = await store.forScrape('openmetrics');
+    expect(samples(later.body('text').toString('utf8')).has('rabbitmq_test_queues')).toBe(false);
+  });
+});
+
