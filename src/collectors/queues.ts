@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { QUEUE_INFO_ARGUMENTS, queueMetrics as M } from '../catalogue/queues.js';
+import { isNotFound } from '../client/errors.js';
 import { apiPath } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
 import { toSampleValue } from '../render/sample-sink.js';
 import type { BrokerApi, Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldTable, type FieldTable } from './field-table.js';
 import { logOnce } from './log-once.js';
-import { fetchPerVhost, fetchWholeOrPaged } from './paging.js';
+import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 
@@ -123,18 +124,17 @@ export const queuesCollector: Collector<QueueOptions> = {
     const plan = planQueueQuery(ctx);
     const vhostFilter = new NameFilter(options.vhosts);
     const queueFilter = new NameFilter(options.queues);
-    const queues = await fetchQueues(ctx.api, plan, vhostFilter, options);
-
     const counters = MonotonicCounters.in(ctx.memory);
     const rates = options.rates === true ? true : options.rates === false ? false : new Set(options.rates);
     const aggregates = new Aggregates();
     let filtered = 0;
     let capped = 0;
     let emitted = 0;
-    for (let i = 0; i < queues.length; i++) {
+    let seen = 0;
+    // One vhost's answer at a time, in vhost order: only the answers in flight are held in memory.
+    for await (const queue of queueRecords(ctx.api, plan, vhostFilter, options)) {
       // Tens of thousands of queues: let scrapes in between, so none waits for the whole loop.
-      if (i > 0 && i % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
-      const queue = queues[i] as QueueRecord;
+      if (++seen % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
       const vhost = queue.vhost as string;
       const name = queue.name as string;
       if (!plan.perVhost && !vhostFilter.matches(vhost)) continue;
@@ -224,12 +224,12 @@ export function planQueueQuery(ctx: Pick<CollectContext<QueueOptions>, 'broker' 
   };
 }
 
-async function fetchQueues(
+async function* queueRecords(
   api: BrokerApi,
   plan: QueuePlan,
   vhostFilter: NameFilter,
   options: QueueOptions,
-): Promise<QueueRecord[]> {
+): AsyncGenerator<QueueRecord> {
   const key = (q: QueueRecord) => `${String(q.vhost)}\u0000${String(q.name)}`;
   const valid = (q: QueueRecord) => typeof q.name === 'string' && typeof q.vhost === 'string';
   let perVhost = plan.perVhost;
@@ -243,10 +243,25 @@ async function fetchQueues(
     plan.perVhost = perVhost;
   }
   const fetch = (path: string) => fetchWholeOrPaged<QueueRecord>(api, path, plan.query, { pageSize: plan.pageSize, key });
-  if (!perVhost) return (await fetch(plan.path)).filter(valid);
-  // A vhost deleted after it was listed answers 404 and contributes nothing.
-  const all = await fetchPerVhost(vhosts, (vhost) => fetch(apiPath('queues', vhost)), () => undefined);
-  return all.filter(valid);
+  if (!perVhost) {
+    yield* (await fetch(plan.path)).filter(valid);
+    return;
+  }
+  // Every request is issued at once (the client bounds how many run); answers are consumed in
+  // vhost order. A vhost deleted after it was listed answers 404 and contributes nothing.
+  const pending = vhosts.map((vhost) =>
+    fetch(apiPath('queues', vhost)).catch((error: unknown) => {
+      if (isNotFound(error)) return [];
+      throw error;
+    }),
+  );
+  // If one fails, the poll fails with it; the others' outcomes are not needed any more.
+  for (const answer of pending) answer.catch(() => undefined);
+  for (let i = 0; i < pending.length; i++) {
+    const list = await pending[i]!;
+    pending[i] = Promise.resolve([]); // let the answer go once it is consumed
+    yield* list.filter(valid);
+  }
 }
 
 function emitQueueExtras(ctx: CollectContext<QueueOptions>, queue: QueueRecord, labels: string, mode: Mode): void {
