@@ -43,7 +43,15 @@ collectors:
     expect(await eventually(() => exporter.value('rabbitmq_up').then((v) => (v === 1 ? v : undefined)), 15_000, 'rabbitmq_up 1')).toBe(1);
     const [node] = await api<{ name: string; mem_limit: number; fd_total: number; proc_total: number; disk_free_limit: number }[]>('/api/nodes');
     const labels = `{node="${node!.name}"}`;
-    const samples = parseExposition((await exporter.metrics()).text);
+    // The overview and nodes polls publish separately: wait for the snapshot holding both.
+    const samples = await eventually(
+      async () => {
+        const parsed = parseExposition((await exporter.metrics()).text);
+        return parsed.has(`rabbitmq_resident_memory_limit_bytes${labels}`) ? parsed : undefined;
+      },
+      15_000,
+      'the node series',
+    );
     // Static per run: equal exactly.
     expect(samples.get(`rabbitmq_resident_memory_limit_bytes${labels}`)).toBe(node!.mem_limit);
     expect(samples.get(`rabbitmq_process_max_fds${labels}`)).toBe(node!.fd_total);
