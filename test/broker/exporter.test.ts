@@ -41,7 +41,13 @@ collectors:
 
   it('serves up=1 and the node values the API reports', async () => {
     expect(await eventually(() => exporter.value('rabbitmq_up').then((v) => (v === 1 ? v : undefined)), 15_000, 'rabbitmq_up 1')).toBe(1);
-    const [node] = await api<{ name: string; mem_limit: number; fd_total: number; proc_total: number; disk_free_limit: number }[]>('/api/nodes');
+    type NodeRecord = { name: string; mem_limit: number; fd_total: number; proc_total: number; disk_free_limit: number };
+    // Just after start the node's record can lack its statistics for a moment: wait for them.
+    const node = await eventually(
+      async () => (await api<NodeRecord[]>('/api/nodes')).find((n) => n.mem_limit !== undefined && n.fd_total !== undefined),
+      15_000,
+      '/api/nodes to carry the node statistics',
+    );
     const labels = `{node="${node!.name}"}`;
     // The overview and nodes polls publish separately: wait for the snapshot holding both.
     const samples = await eventually(
