@@ -1,8 +1,8 @@
-import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
 import { concatFamilies, OPENMETRICS_EOF, type RenderedFamily } from '../render/exposition.js';
+import { deflatePart, joinGzip } from './joined-gzip.js';
 
-const gzip = promisify(gzipCallback);
+/** The OpenMetrics trailer as a part of its own, deflated once. */
+const EOF_PART = {};
 
 export type Format = 'text' | 'openmetrics';
 
@@ -10,16 +10,26 @@ export type Format = 'text' | 'openmetrics';
  * One immutable, fully rendered answer to /metrics. Its families' bodies are the only full copy
  * of the samples: an uncompressed answer is written from them chunk by chunk, and the gzip of a
  * format is made once (off the event loop, by zlib's thread pool) and shared by every scraper.
+ * The families come in parts (one per collector): a part is deflated once and reused by the
+ * following expositions until its collector polls again.
  */
 export class Exposition {
   private readonly gzipped = new Map<Format, Promise<Buffer>>();
+  private readonly families: readonly RenderedFamily[];
 
   constructor(
-    private readonly families: readonly RenderedFamily[],
+    private readonly parts: readonly (readonly RenderedFamily[])[],
     /** Wall-clock time (ms) after which a part of it is too old to serve. */
     readonly validUntil: number,
     readonly builtAt: number,
-  ) {}
+  ) {
+    this.families = parts.flat();
+  }
+
+  /** An exposition of one part. */
+  static of(families: readonly RenderedFamily[], validUntil = Infinity, builtAt = 0): Exposition {
+    return new Exposition([families], validUntil, builtAt);
+  }
 
   /** The answer as a list of buffers to write one after another. */
   chunks(format: Format): Buffer[] {
@@ -36,7 +46,10 @@ export class Exposition {
   gzip(format: Format): Promise<Buffer> {
     let compressed = this.gzipped.get(format);
     if (!compressed) {
-      compressed = gzip(this.body(format), { level: 6 });
+      const openMetrics = format === 'openmetrics';
+      const parts = this.parts.map((part) => deflatePart(part, format, () => Buffer.concat(concatFamilies(part, openMetrics))));
+      if (openMetrics) parts.push(deflatePart(EOF_PART, format, () => OPENMETRICS_EOF));
+      compressed = Promise.all(parts).then((deflated) => joinGzip(deflated, this.chunks(format)));
       this.gzipped.set(format, compressed);
     }
     return compressed;

@@ -80,14 +80,15 @@ export class SnapshotStore {
     const version = this.target.version;
     const processFamilies = await this.processMetrics.families();
     const now = Date.now();
-    const families: RenderedFamily[] = [...exporterFamilies(this.target, this.client, now), ...processFamilies];
+    // One part per collector, the same array object until it polls again: its compression is reused.
+    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, now), ...processFamilies]];
     let validUntil = Infinity;
     for (const state of this.target.collectors.values()) {
       if (!this.target.isFresh(state, now)) continue;
-      families.push(...state.families);
+      parts.push(state.families);
       validUntil = Math.min(validUntil, (state.lastSuccessAt as number) + state.maxAgeMs + 1);
     }
-    const exposition = new Exposition(families, validUntil, now);
+    const exposition = new Exposition(parts, validUntil, now);
     await exposition.gzip(this.preferredGzip);
     this.published = { exposition, version };
     return exposition;

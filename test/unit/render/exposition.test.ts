@@ -148,7 +148,7 @@ describe('layout', () => {
   });
 
   it('OpenMetrics: counter samples keep _total, # EOF is the last line', () => {
-    const om = new Exposition(families(), Infinity, 0).body('openmetrics').toString('utf8');
+    const om = Exposition.of(families()).body('openmetrics').toString('utf8');
     const lines = om.split('\n');
     expect(lines.at(-1)).toBe('');
     expect(lines.at(-2)).toBe('# EOF');
@@ -165,7 +165,7 @@ describe('promtool', () => {
     for (const [i, value] of [NASTY, '\\', '"', '\n', '', 'x\\"y', '🐇🐇', 'tab\tand space'].entries()) sink.add(M.queueMessages, ['vh', value], i);
     sink.add(M.published, [NASTY], Infinity);
     sink.add(M.plain, [], -Infinity);
-    const body = new Exposition(sink.finish(), Infinity, 0).body('text');
+    const body = Exposition.of(sink.finish()).body('text');
     const result = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
     expect(`${result.stdout}${result.stderr}`).toBe('');
     expect(result.status).toBe(0);

@@ -24,7 +24,7 @@ describe('exporterFamilies', () => {
     state.register('nodes', 1000, 3000);
     state.succeeded('overview', [], 0.5, 4, 10_000);
     state.failed('nodes', 'down', 0.25, 10_000);
-    const text = new Exposition(exporterFamilies(state, { requests: 11, bytesRead: 2048 }, 12_000), Infinity, 0).body('text').toString();
+    const text = Exposition.of(exporterFamilies(state, { requests: 11, bytesRead: 2048 }, 12_000)).body('text').toString();
     const s = samples(text);
     expect(s.get('rabbitmq_up')).toBe(1);
     expect(s.get(`rabbitmq_exporter_build_info{version="${VERSION}",nodejs_version="${process.version}"}`)).toBe(1);

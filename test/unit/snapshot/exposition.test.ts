@@ -15,7 +15,7 @@ function exposition(): Exposition {
   sink.declare(M.none);
   for (let i = 0; i < 500; i++) sink.add(M.g, [`queue-${i}-é`], i);
   sink.add(M.c, [], 12);
-  return new Exposition(sink.finish(), 12_345, 1000);
+  return Exposition.of(sink.finish(), 12_345, 1000);
 }
 
 describe('Exposition', () => {
@@ -40,7 +40,7 @@ describe('Exposition', () => {
     const sink = new SampleSink();
     sink.add(M.g, ['a'], 1);
     const families = sink.finish();
-    const e = new Exposition(families, Infinity, 0);
+    const e = Exposition.of(families);
     for (const format of ['text', 'openmetrics'] as const) {
       expect(e.chunks(format)).toContain(families[0]!.body);
       expect(Buffer.concat(e.chunks(format)).equals(e.body(format))).toBe(true);
@@ -76,9 +76,44 @@ describe('Exposition', () => {
   });
 
   it('an exposition with no families is empty text and a lone # EOF', async () => {
-    const e = new Exposition([], Infinity, 0);
+    const e = Exposition.of([]);
     expect(e.body('text').length).toBe(0);
     expect(e.body('openmetrics').toString()).toBe('# EOF\n');
     expect(gunzipSync(await e.gzip('text')).length).toBe(0);
   });
+
+  describe('gzip of several parts', () => {
+    function part(prefix: string, n: number) {
+      const sink = new SampleSink();
+      for (let i = 0; i < n; i++) sink.add(M.g, [`${prefix}-${i}`], i);
+      return sink.finish();
+    }
+
+    it('is one gzip member that gunzips, and lists, exactly the plain body, in both formats', async () => {
+      const e = new Exposition([part('a', 300), part('b', 2), [], part('c', 1000)], Infinity, 0);
+      for (const format of ['text', 'openmetrics'] as const) {
+        const compressed = await e.gzip(format);
+        expect(gunzipSync(compressed).equals(e.body(format))).toBe(true);
+        // A single member: the trailer's length is the whole body's (clients such as
+        // curl --compressed read only the first member of a multi-member stream).
+        expect(compressed.readUInt32LE(compressed.length - 4)).toBe(e.body(format).length);
+        expect(compressed.subarray(3).indexOf(Buffer.from([0x1f, 0x8b, 8]))).toBe(-1);
+      }
+    });
+
+    it('reuses the compression of a part that did not change in the next exposition', async () => {
+      const unchanged = part('steady', 500);
+      const first = new Exposition([part('x', 1), unchanged], Infinity, 0);
+      const second = new Exposition([part('x', 2), unchanged], Infinity, 0);
+      const a = await first.gzip('openmetrics');
+      const b = await second.gzip('openmetrics');
+      expect(gunzipSync(b).equals(second.body('openmetrics'))).toBe(true);
+      // The steady part's deflate bytes appear verbatim in both streams.
+      const { deflatePart } = await import('../../../src/snapshot/joined-gzip.js');
+      const steady = await deflatePart(unchanged, 'openmetrics', () => Buffer.alloc(0));
+      expect(a.indexOf(steady)).toBeGreaterThan(0);
+      expect(b.indexOf(steady)).toBeGreaterThan(0);
+    });
+  });
 });
+

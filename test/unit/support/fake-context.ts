@@ -80,6 +80,6 @@ export async function runCollector(
   await collector.collect(ctx);
   const skipped = sink.skipped;
   const families = sink.finish();
-  const text = new Exposition(families, Infinity, 0).body('text').toString('utf8');
+  const text = Exposition.of(families).body('text').toString('utf8');
   return { text, families, requests, skipped, familyNames: families.filter((f) => f.samples > 0).map((f) => f.header.name), updatedWith };
 }
