@@ -10,19 +10,11 @@ import { defineMetrics } from '../../../src/metrics/metric-def.js';
 import { CollectorRunner, type RunnerDeps } from '../../../src/scheduler/collector-runner.js';
 import { TargetState } from '../../../src/snapshot/target-state.js';
 import { serve, sleep } from '../support/http-server.js';
+import { BROKER_3_10_8 } from '../../support/run-collector.js';
 
 const M = defineMetrics('test', { v: { name: 'rabbitmq_test_runner_value', type: 'gauge', help: 'A value.' } });
 
-const BROKER: BrokerInfo = {
-  managementVersion: '3.10.8',
-  rabbitmqVersion: '3.10.8',
-  productName: 'RabbitMQ',
-  productVersion: '3.10.8',
-  erlangVersion: '25.2.3',
-  clusterName: 'rabbit@vm',
-  variant: 'A',
-  statisticsDisabled: false,
-};
+const BROKER: BrokerInfo = BROKER_3_10_8;
 
 type Collect = (ctx: CollectContext<Record<string, unknown>>) => Promise<void>;
 
