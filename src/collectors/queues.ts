@@ -267,13 +267,9 @@ async function* queueRecords(
 function emitQueueExtras(ctx: CollectContext<QueueOptions>, queue: QueueRecord, labels: string, mode: Mode): void {
   const { sink } = ctx;
   if (typeof queue.state === 'string') sink.addRendered(M.running, labels, RUNNING_STATES.has(queue.state) ? 1 : 0);
-  if (mode === 'totals' || !ctx.options.details) {
-    if (Array.isArray(queue.members)) sink.addRendered(M.members, labels, queue.members.length);
-    if (Array.isArray(queue.online)) sink.addRendered(M.membersOnline, labels, queue.online.length);
-    return;
-  }
   if (Array.isArray(queue.members)) sink.addRendered(M.members, labels, queue.members.length);
   if (Array.isArray(queue.online)) sink.addRendered(M.membersOnline, labels, queue.online.length);
+  if (mode === 'totals' || !ctx.options.details) return;
   const idle = parseTimestamp(queue.idle_since);
   if (idle !== undefined) sink.addRendered(M.idleSince, labels, idle);
 }
