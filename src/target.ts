@@ -4,6 +4,7 @@ import { ManagementClient } from './client/management-client.js';
 import { collectorByName } from './collectors/registry.js';
 import type { ExporterConfig } from './config/load-config.js';
 import { CollectorRunner } from './scheduler/collector-runner.js';
+import { PollFailureLog } from './scheduler/failure-log.js';
 import type { ProcessMetrics } from './self/process-metrics.js';
 import { SnapshotStore } from './snapshot/snapshot-store.js';
 import { TargetState } from './snapshot/target-state.js';
@@ -33,6 +34,7 @@ export class Target {
       targetLog.error({ err: error }, 'assembling the snapshot failed'),
     );
     this.brokerInfo = new BrokerInfoCache(this.client);
+    const failures = new PollFailureLog(targetLog);
     for (const collectorConfig of config.collectors) {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
@@ -46,6 +48,7 @@ export class Target {
           jitter: config.poll.jitter,
           backoffMaxMs: config.poll.backoffMaxMs,
           onPollFinished: () => this.store.schedule(),
+          failures,
         }),
       );
     }

@@ -24,7 +24,7 @@ export class BrokerInfoCache {
     if (this.info) return this.info;
     if (!this.pending) {
       this.pending = this.client
-        .getJson<Record<string, unknown>>('/api/overview', undefined, { signal })
+        .getJson<Record<string, unknown>>('/api/overview', undefined, { signal, lane: 'overview' })
         .then((overview) => this.update(overview))
         .finally(() => {
           this.pending = undefined;

@@ -14,14 +14,26 @@ export interface ClientOptions {
   maxConcurrentRequests: number;
 }
 
+/**
+ * Which bound a request waits behind. `shared` is every list and record request; `overview` and
+ * `health` have a connection of their own each, so a slow list never delays the request that
+ * decides rabbitmq_up or a health check.
+ */
+export type Lane = 'shared' | 'overview' | 'health';
+
+/** Connections reserved beyond max_concurrent_requests: one per lane other than `shared`. */
+export const RESERVED_CONNECTIONS = 2;
+
 export interface RequestOptions {
   signal?: AbortSignal;
+  lane?: Lane;
 }
 
 /** The only module that speaks HTTP to the broker. Collectors get parsed JSON or a ManagementError. */
 export class ManagementClient {
   private readonly pool: Pool;
-  private readonly limit: LimitFunction;
+  private readonly lanes: Record<Lane, LimitFunction>;
+  private readonly waiting = new QueuedRequests();
   private readonly authorization: string;
   private readonly prefix: string;
   private readonly options: ClientOptions;
@@ -34,9 +46,10 @@ export class ManagementClient {
     const url = new URL(options.url);
     this.prefix = url.pathname.replace(/\/+$/, '');
     this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
-    this.limit = pLimit(options.maxConcurrentRequests);
+    this.lanes = { shared: pLimit(options.maxConcurrentRequests), overview: pLimit(1), health: pLimit(1) };
+    // As many connections as the lanes let requests run at once: a request never waits in the pool.
     this.pool = new Pool(url.origin, {
-      connections: options.maxConcurrentRequests,
+      connections: options.maxConcurrentRequests + RESERVED_CONNECTIONS,
       connectTimeout: options.timeouts.connectMs,
       headersTimeout: options.timeouts.headersMs,
       bodyTimeout: options.timeouts.bodyMs,
@@ -47,17 +60,18 @@ export class ManagementClient {
   /** GET an API path (e.g. `/api/overview`) with an optional query; resolves to parsed JSON. */
   getJson<T = unknown>(path: string, query?: Record<string, string | number | boolean>, opts: RequestOptions = {}): Promise<T> {
     const fullPath = withQuery(this.prefix + path, query);
+    const limit = this.lanes[opts.lane ?? 'shared'];
     const signal = opts.signal;
-    if (!signal) return this.limit(() => this.request<T>(fullPath, undefined));
+    if (!signal) return limit(() => this.request<T>(fullPath, undefined));
+    if (signal.aborted) return Promise.reject(new ManagementError('aborted', fullPath, 'cancelled before it was sent'));
     // A request still queued behind the bound settles as soon as its poll is cancelled; when its
     // turn comes it sees the abort and sends nothing.
     return new Promise<T>((resolve, reject) => {
-      if (signal.aborted) return reject(new ManagementError('aborted', fullPath, 'cancelled before it was sent'));
-      const onAbort = () => reject(new ManagementError('aborted', fullPath, 'cancelled while waiting for a free connection'));
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.limit(() => this.request<T>(fullPath, signal))
-        .then(resolve, reject)
-        .finally(() => signal.removeEventListener('abort', onAbort));
+      const queued = this.waiting.add(signal, () => reject(new ManagementError('aborted', fullPath, 'cancelled while waiting for a free connection')));
+      limit(() => {
+        this.waiting.remove(signal, queued);
+        return this.request<T>(fullPath, signal);
+      }).then(resolve, reject);
     });
   }
 
@@ -147,6 +161,36 @@ export class ManagementClient {
 
   async close(): Promise<void> {
     await this.pool.close();
+  }
+}
+
+/**
+ * Requests waiting behind a bound, by the signal of the poll that asked for them. Each signal gets
+ * one abort listener however many requests share it: a listener per request made a poll of
+ * thousands of requests cost O(n²) in EventTarget bookkeeping and printed
+ * MaxListenersExceededWarning.
+ */
+class QueuedRequests {
+  private readonly bySignal = new WeakMap<AbortSignal, Set<() => void>>();
+
+  add(signal: AbortSignal, onAbort: () => void): () => void {
+    let waiting = this.bySignal.get(signal);
+    if (!waiting) {
+      const set = new Set<() => void>();
+      waiting = set;
+      this.bySignal.set(signal, set);
+      signal.addEventListener('abort', () => {
+        this.bySignal.delete(signal);
+        for (const cancel of set) cancel();
+        set.clear();
+      }, { once: true });
+    }
+    waiting.add(onAbort);
+    return onAbort;
+  }
+
+  remove(signal: AbortSignal, onAbort: () => void): void {
+    this.bySignal.get(signal)?.delete(onAbort);
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { BrokerInfo } from '../broker/broker-info.js';
+import type { Lane } from '../client/management-client.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { SampleSink } from '../render/sample-sink.js';
 
@@ -33,6 +34,8 @@ export interface Collector<Options = Record<string, never>> {
   readonly defaultIntervalMultiplier: number;
   /** Every family it may emit: the catalogue is built from these. */
   readonly metrics: readonly MetricDef[];
+  /** Which bound its requests wait behind (default `shared`): see Lane. */
+  readonly lane?: Lane;
   /** Collector-specific options under `collectors.<name>` in the config file. */
   readonly optionsSchema?: z.ZodType<Options>;
   collect(ctx: CollectContext<Options>): Promise<void>;

@@ -99,6 +99,7 @@ export const healthChecksCollector: Collector<Options> = {
     'user lacks the monitoring tag) and /api/overview?columns=node,listeners (the default ports and protocols).',
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
+  lane: 'health',
   optionsSchema: options,
   metrics: [M.checkUp],
   async collect(ctx) {

@@ -4,7 +4,8 @@ import type { z } from 'zod';
 import type { CliFlags } from '../cli/args.js';
 import { collectorByName, COLLECTORS } from '../collectors/registry.js';
 import { ConfigError } from './config-error.js';
-import { configSchema, type FileConfig } from './schema.js';
+import { formatDuration } from './duration.js';
+import { configSchema, MAX_DURATION_TEXT, MAX_TIMER_MS, type FileConfig } from './schema.js';
 
 export interface TargetConfig {
   name: string;
@@ -192,6 +193,8 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
     throw new ConfigError(`config file ${file}: key "collectors.overview.enabled": the overview collector cannot be disabled, it decides rabbitmq_up`);
   }
   const base = config.poll.interval;
+  const sourceOf = (key: string) => sources.get(key) ?? (file ? `config file ${file}` : 'defaults');
+  const problems: string[] = [];
   const collectors = COLLECTORS.map((collector): CollectorConfig => {
     const own = ((config.collectors as Record<string, Record<string, unknown>>)[collector.name] ?? {}) as Record<string, unknown>;
     const { enabled, interval, timeout, max_age, ...options } = own as {
@@ -200,16 +203,33 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
       timeout?: number;
       max_age?: number;
     } & Record<string, unknown>;
-    const intervalMs = interval ?? base * collector.defaultIntervalMultiplier;
+    const key = `collectors.${collector.name}`;
+    // Each value set in the file was checked by the schema; a derived one is checked here, naming
+    // the key it was derived from, since Node would fire an overlong timer after 1 ms.
+    let reported = false;
+    const derived = (name: string, ms: number, how: string, from: string): number => {
+      // One line per collector: a max_age derived from a bad interval says nothing new.
+      if (ms > MAX_TIMER_MS && !reported) {
+        reported = true;
+        problems.push(
+          `${sourceOf(from)}: key "${from}": makes ${key}.${name} ${formatDuration(ms)} (${how}), over the longest allowed ${MAX_DURATION_TEXT}; ` +
+            `set a shorter ${from} or set ${key}.${name}`,
+        );
+      }
+      return ms;
+    };
+    const intervalMs = interval ?? derived('interval', base * collector.defaultIntervalMultiplier, `${collector.defaultIntervalMultiplier} × poll.interval`, 'poll.interval');
+    const intervalFrom = interval === undefined ? 'poll.interval' : `${key}.interval`;
     return {
       name: collector.name,
       enabled: enabled ?? collectorByName(collector.name)!.defaultEnabled,
       intervalMs,
       timeoutMs: timeout ?? intervalMs,
-      maxAgeMs: max_age ?? config.poll.max_age ?? 3 * intervalMs,
+      maxAgeMs: max_age ?? config.poll.max_age ?? derived('max_age', 3 * intervalMs, `3 × ${key}.interval`, intervalFrom),
       options,
     };
   });
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
 
   return {
     configFile: file,

@@ -12,12 +12,17 @@ export const duration = z.string().transform((text, ctx) => {
   }
 });
 
-/** Node's timers hold at most 2^31-1 ms; a longer delay would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Node's timers hold at most 2^31-1 ms; a longer delay would fire at once (after 1 ms). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_DURATION_TEXT = '596h (about 24.8 days)';
+/** The shortest poll interval: a collector never polls more often than once a second. */
+export const MIN_INTERVAL_MS = 1000;
 
 const positiveDuration = duration
   .refine((ms) => ms > 0, 'must be longer than 0')
-  .refine((ms) => ms <= MAX_TIMER_MS, 'must be at most 596h (about 24.8 days)');
+  .refine((ms) => ms <= MAX_TIMER_MS, `must be at most ${MAX_DURATION_TEXT}`);
+
+const intervalDuration = positiveDuration.refine((ms) => ms >= MIN_INTERVAL_MS, 'must be at least 1s');
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 
@@ -75,7 +80,7 @@ const targetSchema = z.strictObject({
 });
 
 const pollSchema = z.strictObject({
-  interval: positiveDuration.default(15_000),
+  interval: intervalDuration.default(15_000),
   /** Each poll starts up to this fraction of its interval early or late, to spread load. */
   jitter: z.number().min(0).max(0.5).default(0.1),
   /** Longest wait between attempts while a collector keeps failing. */
@@ -87,7 +92,7 @@ const pollSchema = z.strictObject({
 const commonCollectorFields = {
   enabled: z.boolean().optional(),
   /** Overrides the collector's default (a multiple of poll.interval). */
-  interval: positiveDuration.optional(),
+  interval: intervalDuration.optional(),
   /** Deadline of one poll; default its interval. */
   timeout: positiveDuration.optional(),
   max_age: positiveDuration.optional(),

@@ -6,6 +6,16 @@ import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
 import type { CollectorConfig } from '../config/load-config.js';
 import { SampleSink } from '../render/sample-sink.js';
 import type { TargetState } from '../snapshot/target-state.js';
+import type { PollFailureLog } from './failure-log.js';
+
+/**
+ * The least time from the start of one poll of a collector to the start of its next, whatever
+ * the configuration or a slow poll says: nothing can make the exporter poll in a tight loop.
+ */
+export const MIN_POLL_SPACING_MS = 1000;
+
+/** Node fires a longer timer after 1 ms; the config refuses such durations, this is the last guard. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface RunnerDeps {
   client: ManagementClient;
@@ -17,7 +27,11 @@ export interface RunnerDeps {
   backoffMaxMs: number;
   /** Told after every finished poll (the snapshot is re-assembled). */
   onPollFinished: () => void;
+  /** Where failures are logged, once per cause for the whole target. */
+  failures: PollFailureLog;
   random?: () => number;
+  /** Only tests set this below MIN_POLL_SPACING_MS, to run schedules quickly. */
+  minSpacingMs?: number;
 }
 
 /**
@@ -54,15 +68,18 @@ export class CollectorRunner {
     await this.running;
   }
 
-  private schedule(delayMs: number): void {
+  private schedule(delayMs: number, previousStart?: number): void {
     if (this.stopped) return;
+    const spacing = this.deps.minSpacingMs ?? MIN_POLL_SPACING_MS;
+    const earliest = previousStart === undefined ? 0 : previousStart + spacing - Date.now();
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, earliest, delayMs));
     this.timer = setTimeout(() => {
       const startedAt = Date.now();
       this.running = this.pollOnce().then(() => {
         this.running = undefined;
-        this.schedule(this.nextDelay(startedAt));
+        this.schedule(this.nextDelay(startedAt), startedAt);
       });
-    }, Math.max(0, delayMs));
+    }, delay);
     this.timer.unref?.();
   }
 
@@ -86,11 +103,12 @@ export class CollectorRunner {
     const deadline = AbortSignal.timeout(this.config.timeoutMs);
     const signal = AbortSignal.any([deadline, this.stopController.signal]);
     const sink = new SampleSink();
+    const lane = this.collector.lane;
     const api: BrokerApi = {
-      get: (path, query) => client.getJson(path, query, { signal }),
+      get: (path, query) => client.getJson(path, query, { signal, lane }),
       getOptional: async (path, query) => {
         try {
-          return await client.getJson(path, query, { signal });
+          return await client.getJson(path, query, { signal, lane });
         } catch (error) {
           if (isNotFound(error)) return undefined;
           throw error;
@@ -115,7 +133,7 @@ export class CollectorRunner {
       const seconds = (performance.now() - started) / 1000;
       if (sink.skipped > 0) this.log.debug({ skipped: sink.skipped }, 'values that were null or not numbers were left out');
       state.succeeded(this.collector.name, sink.finish(), seconds, sink.skipped);
-      if (this.failures > 0) this.log.info({ after_failures: this.failures }, 'poll succeeded again');
+      this.deps.failures.succeeded(this.collector.name);
       this.failures = 0;
     } catch (error) {
       const seconds = (performance.now() - started) / 1000;
@@ -123,15 +141,11 @@ export class CollectorRunner {
       const cause = describe(error, deadline.aborted, this.config.timeoutMs);
       state.failed(this.collector.name, error instanceof ManagementError ? `${error.pathname}: ${cause}` : cause, seconds);
       if (!this.stopped) {
-        this.log.warn(
-          {
-            path: error instanceof ManagementError ? error.pathname : undefined,
-            reason: error instanceof ManagementError ? error.reason : 'collector_error',
-            cause,
-            consecutive_failures: this.failures,
-          },
-          'poll failed',
-        );
+        this.deps.failures.failed(this.collector.name, cause, {
+          path: error instanceof ManagementError ? error.pathname : undefined,
+          reason: error instanceof ManagementError ? error.reason : 'collector_error',
+          consecutive_failures: this.failures,
+        });
       }
     }
     this.deps.onPollFinished();

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -421,6 +422,75 @@ describe('cancellation', () => {
     await s.close(); // lets the hung request fail at once, so the pool closes quickly
     await hung;
     expect(outcome).toBe('aborted');
+  });
+});
+
+// Issue 8 / 17: every queued request added its own abort listener to the poll's shared signal:
+// Node printed MaxListenersExceededWarning past 10 (raw text, not JSON), and EventTarget's
+// bookkeeping made a poll of n requests cost O(n²) (100k listeners: 52 s of frozen event loop).
+describe('many requests sharing one poll signal', () => {
+  it('a poll of 50 requests prints no warning and adds one abort listener', async () => {
+    const s = await server((req, res) => setTimeout(() => json(res, 200, { path: req.url }), 5));
+    const c = client(s.url, { maxConcurrentRequests: 2 });
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const signal = new AbortController().signal;
+      const all = Promise.all(Array.from({ length: 50 }, (_, i) => c.getJson(`/api/r${i}`, undefined, { signal })));
+      expect(getEventListeners(signal, 'abort')).toHaveLength(1);
+      expect(await all).toHaveLength(50);
+      // Warnings are emitted on the next tick.
+      await sleep(10);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.map((w) => `${w.name}: ${w.message}`)).toEqual([]);
+  });
+
+  it('20,000 queued requests are cancelled together by one abort, and nothing more is sent', async () => {
+    const s = await server(() => undefined); // never answers: everything stays queued
+    const c = client(s.url, { maxConcurrentRequests: 2, timeouts: { connectMs: 2000, headersMs: 10_000, bodyMs: 10_000, totalMs: 10_000 } });
+    const controller = new AbortController();
+    const outcomes = Array.from({ length: 20_000 }, (_, i) =>
+      c.getJson(`/api/queues/vh${i}`, undefined, { signal: controller.signal }).then(
+        () => 'resolved',
+        (error: unknown) => (error instanceof ManagementError ? error.kind : 'other'),
+      ),
+    );
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    await sleep(50);
+    controller.abort();
+    const kinds = new Set(await Promise.all(outcomes));
+    expect(kinds).toEqual(new Set(['aborted']));
+    expect(s.requests.length).toBeLessThanOrEqual(2);
+  });
+});
+
+// Issue 17: a slow /api/queues held every pooled connection, the overview waited past its
+// deadline and rabbitmq_up went to 0 while the broker answered /api/overview at once.
+describe('lanes', () => {
+  it('the overview and health lanes get an answer while every shared connection is held by a stalled list', async () => {
+    const s = await server((req, res) => {
+      if (req.url?.startsWith('/api/queues')) return; // stalled
+      json(res, 200, { path: req.url });
+    });
+    const c = client(s.url, { maxConcurrentRequests: 2, timeouts: { connectMs: 2000, headersMs: 10_000, bodyMs: 10_000, totalMs: 10_000 } });
+    const controller = new AbortController();
+    const stalled = Array.from({ length: 6 }, (_, i) =>
+      c.getJson(`/api/queues/vh${i}`, undefined, { signal: controller.signal }).catch(() => 'settled'),
+    );
+    await sleep(50);
+    const overview = c.getJson<{ path: string }>('/api/overview', undefined, { lane: 'overview' });
+    const health = c.getJson<{ path: string }>('/api/health/checks/alarms', undefined, { lane: 'health' });
+    const shared = c.getJson('/api/nodes').then(() => 'answered');
+    expect(await Promise.race([overview, sleep(3000).then(() => 'starved')])).toEqual({ path: '/api/overview' });
+    expect(await Promise.race([health, sleep(3000).then(() => 'starved')])).toEqual({ path: '/api/health/checks/alarms' });
+    // The shared lane is still bounded: the nodes request waits behind the stalled lists.
+    expect(await Promise.race([shared, sleep(200).then(() => 'waiting')])).toBe('waiting');
+    controller.abort();
+    await Promise.all(stalled);
+    expect(await shared).toBe('answered');
   });
 });
 

@@ -15,12 +15,21 @@ describe('parseDuration', () => {
     ['0', 0],
     ['0s', 0],
     ['1.0005s', 1001],
+    ['1d', 86_400_000],
+    ['1w', 604_800_000],
+    ['1w2d3h', 788_400_000],
+    ['1d12h', 129_600_000],
   ])('%s → %d ms', (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
 
-  it.each(['', '   ', '15', '10 seconds', '-5s', '5S', '1d', 's', '1m30', '.5s', 'abc', '5s ms'])('refuses %j', (text) => {
-    expect(() => parseDuration(text)).toThrow(text.trim() === '' ? 'empty duration' : 'is not a duration like 500ms, 15s, 1m30s or 2h');
+  it.each(['', '   ', '15', '10 seconds', '-5s', '5S', '1y', 's', '1m30', '.5s', 'abc', '5s ms'])('refuses %j', (text) => {
+    expect(() => parseDuration(text)).toThrow(text.trim() === '' ? 'empty duration' : 'is not a duration like 500ms, 15s, 1m30s, 2h or 1d');
+  });
+
+  // Prometheus refuses these too: a repeated unit, or a smaller one before a larger one.
+  it.each(['1s1s', '30s1m', '1m1m', '5ms1s', '1h1d', '2s500ms500ms'])('refuses %j (units repeated or out of order)', (text) => {
+    expect(() => parseDuration(text)).toThrow('repeats a unit or puts a smaller one first');
   });
 
   it('names the text it refuses', () => {
@@ -36,6 +45,8 @@ describe('formatDuration', () => {
     [15_000, '15s'],
     [1500, '1500ms'],
     [0, '0s'],
+    [86_400_000, '1d'],
+    [129_600_000, '36h'],
   ])('%d ms → %s', (ms, text) => {
     expect(formatDuration(ms)).toBe(text);
   });

@@ -365,6 +365,43 @@ describe('derived collector settings', () => {
     expect(options).toEqual({ rates: false, memory_breakdown: true });
   });
 
+  // Issue 8: --poll.interval 200h gave the nodes collector 800h, which Node's timer turned into
+  // 1 ms, and the exporter sent thousands of requests a second to the broker.
+  it('a derived collector interval over what a timer holds is refused, naming the key it came from', () => {
+    const error = configError(() => load(undefined, {}, { pollInterval: '200h' }));
+    expect(error.message).toContain('flag --poll.interval: key "poll.interval": makes collectors.limits.interval 800h (4 × poll.interval)');
+    expect(error.message).toContain('flag --poll.interval: key "poll.interval": makes collectors.overview.max_age 25d (3 × collectors.overview.interval)');
+    expect(error.message).toContain('596h');
+  });
+
+  it('a derived max_age over what a timer holds is refused, naming the collector interval', () => {
+    const file = join(tmp, 'huge-collector-interval.yaml');
+    writeFileSync(file, 'collectors:\n  queues:\n    interval: 300h\n');
+    const error = configError(() => load(file));
+    expect(error.message).toContain(`config file ${file}: key "collectors.queues.interval": makes collectors.queues.max_age 900h (3 × collectors.queues.interval)`);
+  });
+
+  it('an explicit max_age lifts the derived limit', () => {
+    const file = join(tmp, 'huge-collector-interval-max-age.yaml');
+    writeFileSync(file, 'collectors:\n  queues:\n    interval: 300h\n    max_age: 500h\n');
+    expect(collector(load(file), 'queues')).toMatchObject({ intervalMs: 300 * 3_600_000, maxAgeMs: 500 * 3_600_000 });
+  });
+
+  it('an interval under one second is refused, from the flag and from the file', () => {
+    expect(configError(() => load(undefined, {}, { pollInterval: '500ms' })).message).toContain(
+      'flag --poll.interval: key "poll.interval": must be at least 1s',
+    );
+    const file = join(tmp, 'short-collector-interval.yaml');
+    writeFileSync(file, 'collectors:\n  nodes:\n    interval: 10ms\n');
+    expect(configError(() => load(file)).message).toContain('key "collectors.nodes.interval": must be at least 1s');
+  });
+
+  it('durations with repeated or out-of-order units are refused (1s1s, 30s1m)', () => {
+    expect(configError(() => load(undefined, {}, { pollInterval: '1s1s' })).message).toContain('repeats a unit');
+    expect(configError(() => load(undefined, {}, { pollInterval: '30s1m' })).message).toContain('repeats a unit');
+    expect(load(undefined, {}, { pollInterval: '1d' }).poll.intervalMs).toBe(86_400_000);
+  });
+
   it('durations may combine units and fractions', () => {
     const file = join(tmp, 'durations.yaml');
     writeFileSync(file, 'poll:\n  interval: 1m30s\n  backoff_max: 1.5h\ntarget:\n  timeouts:\n    connect: 250ms\n');

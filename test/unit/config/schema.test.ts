@@ -32,7 +32,7 @@ describe('schema pieces', () => {
     expect(duration.parse('1m30s')).toBe(90_000);
     const bad = duration.safeParse('soon');
     expect(bad.success).toBe(false);
-    expect(bad.error?.issues[0]?.message).toBe('"soon" is not a duration like 500ms, 15s, 1m30s or 2h');
+    expect(bad.error?.issues[0]?.message).toBe('"soon" is not a duration like 500ms, 15s, 1m30s, 2h or 1d');
   });
 
   it('the whole schema fills defaults from an empty object', () => {

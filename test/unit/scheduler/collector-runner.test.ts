@@ -7,7 +7,8 @@ import { ManagementClient } from '../../../src/client/management-client.js';
 import type { AnyCollector, CollectContext } from '../../../src/collectors/collector.js';
 import type { CollectorConfig } from '../../../src/config/load-config.js';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { CollectorRunner, type RunnerDeps } from '../../../src/scheduler/collector-runner.js';
+import { CollectorRunner, MIN_POLL_SPACING_MS, type RunnerDeps } from '../../../src/scheduler/collector-runner.js';
+import { PollFailureLog } from '../../../src/scheduler/failure-log.js';
 import { TargetState } from '../../../src/snapshot/target-state.js';
 import { serve, sleep } from '../support/http-server.js';
 import { BROKER_3_10_8 } from '../../support/run-collector.js';
@@ -56,7 +57,10 @@ function harness(
       jitter: 0,
       backoffMaxMs: 10_000,
       onPollFinished: () => finished.count++,
+      failures: new PollFailureLog(pino({ level: 'silent' })),
       random: () => 0.5,
+      // These tests run 100 ms schedules; the floor itself is tested with its real value below.
+      minSpacingMs: 10,
       ...deps,
     },
   );
@@ -94,6 +98,42 @@ describe('CollectorRunner with fake timers', () => {
     // Each poll starts only after the previous one (250 ms) finished.
     for (const d of diffs(starts)) expect(d).toBeGreaterThanOrEqual(250);
     expect(state.collectors.get('test')!.attempts).toBe(starts.length);
+  });
+
+  // Issue 8: an interval Node's timer cannot hold fired after 1 ms, and the exporter flooded the
+  // broker. Whatever the configuration says, one collector's polls start at least
+  // MIN_POLL_SPACING_MS apart.
+  it.each([
+    ['an interval of 1 ms', 1],
+    ['an interval longer than a timer holds (800h)', 800 * 3_600_000],
+    ['an interval of 0', 0],
+  ])('never polls in a tight loop: %s', async (_what, intervalMs) => {
+    vi.useFakeTimers();
+    const starts: number[] = [];
+    const { runner } = harness(async () => {
+      starts.push(Date.now());
+    }, { intervalMs }, { minSpacingMs: undefined });
+    runner.start(0);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await runner.stop();
+    expect(MIN_POLL_SPACING_MS).toBe(1000);
+    expect(starts.length).toBeGreaterThanOrEqual(1);
+    expect(starts.length).toBeLessThanOrEqual(11);
+    for (const d of diffs(starts)) expect(d).toBeGreaterThanOrEqual(MIN_POLL_SPACING_MS);
+  });
+
+  it('never polls in a tight loop when every poll fails at once with a backoff_max of 1 ms', async () => {
+    vi.useFakeTimers();
+    const starts: number[] = [];
+    const { runner } = harness(async () => {
+      starts.push(Date.now());
+      throw new Error('refused');
+    }, { intervalMs: 1 }, { minSpacingMs: undefined, backoffMaxMs: 1 });
+    runner.start(0);
+    await vi.advanceTimersByTimeAsync(10_000);
+    await runner.stop();
+    expect(starts.length).toBeLessThanOrEqual(11);
+    for (const d of diffs(starts)) expect(d).toBeGreaterThanOrEqual(MIN_POLL_SPACING_MS);
   });
 
   it('starts polls start-to-start on the interval (a 30 ms poll does not push the schedule)', async () => {
