@@ -59,6 +59,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  // SIGHUP's default action ends the process without a word; until reload exists it is ignored, saying so.
+  process.on('SIGHUP', () => log.warn({ signal: 'SIGHUP' }, 'SIGHUP ignored: this version cannot reload its configuration; restart it to apply a new one'));
 }
 
 main().catch((error: unknown) => {

@@ -66,10 +66,11 @@ const options = z.strictObject({
    */
   protocols: z.array(z.string().min(1)).optional(),
   /**
-   * aliveness-test (RabbitMQ 3.x; a no-op from 4.0.6): the vhosts to test. Each test declares a
-   * queue named aliveness-test in the vhost, publishes one message to it and gets it back.
+   * aliveness-test (RabbitMQ 3.x; a no-op from 4.0.6): the vhosts to test, none by default. Each
+   * test CHANGES THE BROKER: it declares a durable queue named aliveness-test in the vhost (left
+   * there), publishes one message to it and gets it back, on every poll. Opt-in for that reason.
    */
-  aliveness_vhosts: z.array(z.string().min(1)).default(['/']),
+  aliveness_vhosts: z.array(z.string().min(1)).default([]),
   /** certificate-expiration: fails when a TLS listener's certificate expires within this many days. */
   certificate_expiration_days: z.number().int().min(1).default(30),
 });

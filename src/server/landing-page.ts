@@ -23,7 +23,9 @@ export function landingPage(targets: readonly TargetState[], now = Date.now()): 
           `<td>${escapeHtml(c.lastError ?? '')}</td></tr>`,
       )
       .join('\n');
-    return `<h2>Target ${escapeHtml(target.name)}: ${escapeHtml(target.url)} — ${target.up ? 'up' : 'down'}</h2>
+    const overviewError = target.collectors.get('overview')?.lastError;
+    const status = target.up ? 'up' : overviewError ? `down: ${escapeHtml(overviewError)}` : 'down';
+    return `<h2>Target ${escapeHtml(target.name)}: ${escapeHtml(target.url)} — ${status}</h2>
 <table>
 <tr><th>collector</th><th>state</th><th>interval</th><th>last poll</th><th>last success</th><th>duration</th><th>samples served</th><th>last error</th></tr>
 ${rows}

@@ -25,12 +25,19 @@ function qValue(params: string[]): number {
   return Number.isFinite(value) ? Math.min(1, Math.max(0, value)) : 1;
 }
 
+/**
+ * Whether the scraper takes gzip: named with a q above 0, or matched by `*` with a q above 0 when
+ * gzip itself is not named (RFC 9110, 12.5.3).
+ */
 export function acceptsGzip(acceptEncoding: string | undefined): boolean {
   if (!acceptEncoding) return false;
-  return acceptEncoding.split(',').some((part) => {
-    const [coding, ...params] = part.trim().split(';');
-    if (coding?.trim().toLowerCase() !== 'gzip') return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return !q || Number(q.slice(2)) > 0;
-  });
+  let gzip: number | undefined;
+  let any: number | undefined;
+  for (const part of acceptEncoding.split(',')) {
+    const [rawCoding, ...params] = part.trim().split(';');
+    const coding = rawCoding?.trim().toLowerCase();
+    if (coding === 'gzip') gzip = qValue(params);
+    else if (coding === '*') any = qValue(params);
+  }
+  return (gzip ?? any ?? 0) > 0;
 }

@@ -23,7 +23,8 @@ describeWithBroker('health_checks collector on a real broker', (broker) => {
   });
 
   it('passes every check of a healthy 3.10 node, with the port of its own AMQP listener', async () => {
-    const r = await poll();
+    // aliveness_vhosts is opt-in: this test asks for it, and so declares the aliveness-test queue.
+    const r = await poll({ aliveness_vhosts: ['/'] });
     expect([...r.samples]).toEqual([
       ['rabbitmq_health_check_up{check="alarms"}', 1],
       ['rabbitmq_health_check_up{check="local-alarms"}', 1],
@@ -36,6 +37,15 @@ describeWithBroker('health_checks collector on a real broker', (broker) => {
       ['rabbitmq_health_check_up{check="aliveness-test",vhost="/"}', 1],
     ]);
     expect(r.logs.filter((l) => l.level >= 40)).toEqual([]);
+  });
+
+  it('by default changes nothing on the broker: no aliveness test, so no aliveness-test queue', async () => {
+    await broker.ctl(['delete_queue', 'aliveness-test']).catch(() => undefined);
+    const r = await poll();
+    expect(r.value('rabbitmq_health_check_up', { check: 'aliveness-test', vhost: '/' })).toBeUndefined();
+    expect(r.value('rabbitmq_health_check_up', { check: 'alarms' })).toBe(1);
+    const queues = await broker.ctl(['list_queues', '-q', '--no-table-headers', 'name']);
+    expect(queues.split('\n').map((l) => l.trim())).not.toContain('aliveness-test');
   });
 
   it('sees a real memory alarm: alarms and local-alarms go to 0 and back to 1', async () => {

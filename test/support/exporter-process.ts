@@ -14,6 +14,7 @@ export interface ExporterProcess {
   metrics(): Promise<{ status: number; text: string }>;
   /** Value of one series, labels matched exactly as rendered, e.g. `rabbitmq_up` or `x{node="a"}`. */
   value(series: string): Promise<number | undefined>;
+  signal(name: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -63,6 +64,9 @@ export async function startExporter(options: { configYaml: string; args?: string
     async value(series) {
       const { text } = await handle.metrics();
       return parseExposition(text).get(series);
+    },
+    signal(name) {
+      child.kill(name);
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');

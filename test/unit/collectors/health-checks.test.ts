@@ -60,10 +60,20 @@ const BROKER_4_2: BrokerInfo = {
   variant: 'B',
 };
 
+/** The aliveness test changes the broker (declares a queue), so it is asked only when configured. */
+const WITH_ALIVENESS = { aliveness_vhosts: ['/'] };
+
 describe('health_checks collector', () => {
-  it('asks every 3.10 check and serves 1 for each 200, with a label only for the parameter a check takes', async () => {
+  it('does not ask the aliveness test unless aliveness_vhosts lists vhosts (it declares a queue on the broker)', async () => {
     const api = fakeApi(healthy310());
     const r = await runCollector(healthChecksCollector, { api });
+    expect(r.family('rabbitmq_health_check_up')).toHaveLength(8);
+    expect(api.calls.some((c) => c.path.startsWith('/api/aliveness-test'))).toBe(false);
+  });
+
+  it('asks every 3.10 check and serves 1 for each 200, with a label only for the parameter a check takes', async () => {
+    const api = fakeApi(healthy310());
+    const r = await runCollector(healthChecksCollector, { api, options: WITH_ALIVENESS });
     expect([...r.samples]).toEqual([
       ['rabbitmq_health_check_up{check="alarms"}', 1],
       ['rabbitmq_health_check_up{check="local-alarms"}', 1],
@@ -154,14 +164,14 @@ describe('health_checks collector', () => {
     routes['/api/health/checks/node-is-mirror-sync-critical'] = NOT_FOUND;
     const api = fakeApi(routes);
     const memory = new Map<string, unknown>();
-    const first = await runCollector(healthChecksCollector, { api, memory });
+    const first = await runCollector(healthChecksCollector, { api, memory, options: WITH_ALIVENESS });
     expect(first.value('rabbitmq_health_check_up', { check: 'node-is-mirror-sync-critical' })).toBeUndefined();
     expect(first.family('rabbitmq_health_check_up')).toHaveLength(8);
     expect(first.logs.filter((l) => l.path === '/api/health/checks/node-is-mirror-sync-critical').map((l) => [l.level, l.msg])).toEqual([
       [30, 'the broker has no node-is-mirror-sync-critical health check: no series; asking again every 10 polls'],
     ]);
     for (let i = 1; i < REPROBE_EVERY; i++) {
-      const r = await runCollector(healthChecksCollector, { api, memory });
+      const r = await runCollector(healthChecksCollector, { api, memory, options: WITH_ALIVENESS });
       expect(r.family('rabbitmq_health_check_up')).toHaveLength(8);
       expect(r.logs.filter((l) => l.level >= 30)).toEqual([]);
     }
@@ -180,7 +190,7 @@ describe('health_checks collector', () => {
     const routes = healthy310();
     routes['/api/health/checks/virtual-hosts'] = timeout;
     routes['/api/health/checks/node-is-quorum-critical'] = answer(500, { error: 'Internal Server Error', reason: 'boom' });
-    const r = await runCollector(healthChecksCollector, { api: fakeApi(routes) });
+    const r = await runCollector(healthChecksCollector, { api: fakeApi(routes), options: WITH_ALIVENESS });
     expect(r.value('rabbitmq_health_check_up', { check: 'virtual-hosts' })).toBeUndefined();
     expect(r.value('rabbitmq_health_check_up', { check: 'node-is-quorum-critical' })).toBeUndefined();
     expect(r.value('rabbitmq_health_check_up', { check: 'alarms' })).toBe(1);
@@ -196,13 +206,13 @@ describe('health_checks collector', () => {
     routes['/api/aliveness-test/%2F'] = answer(401, { error: 'not_authorised', reason: 'User not authorised to access virtual host' });
     const memory = new Map<string, unknown>();
     const api = fakeApi(routes);
-    const r = await runCollector(healthChecksCollector, { api, memory });
+    const r = await runCollector(healthChecksCollector, { api, memory, options: WITH_ALIVENESS });
     expect(r.family('rabbitmq_health_check_up')).toHaveLength(8);
     expect(r.value('rabbitmq_health_check_up', { check: 'aliveness-test', vhost: '/' })).toBeUndefined();
     expect(r.logs.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
       'the exporter\'s user may not read this path (it needs permissions on the vhost /): its series are left out; asking again every 10 polls',
     ]);
-    const again = await runCollector(healthChecksCollector, { api, memory });
+    const again = await runCollector(healthChecksCollector, { api, memory, options: WITH_ALIVENESS });
     expect(again.logs.filter((l) => l.level >= 30)).toEqual([]);
     expect(api.calls.filter((c) => c.path === '/api/aliveness-test/%2F')).toHaveLength(1);
   });
@@ -304,7 +314,11 @@ describe('health_checks collector', () => {
     for (const p of ['quorum-queues-without-elected-leaders/all-vhosts/', 'below-node-connection-limit', 'ready-to-serve-clients', 'is-in-service', 'metadata-store/initialized', 'reached-target-cluster-size']) {
       routes[`/api/health/checks/${p}`] = NOT_FOUND;
     }
-    const r = await runCollector(healthChecksCollector, { api: fakeApi(routes), broker: { ...BROKER_4_2, managementVersion: '3.13.7' } });
+    const r = await runCollector(healthChecksCollector, {
+      api: fakeApi(routes),
+      broker: { ...BROKER_4_2, managementVersion: '3.13.7' },
+      options: WITH_ALIVENESS,
+    });
     expect(r.value('rabbitmq_health_check_up', { check: 'node-is-mirror-sync-critical' })).toBe(1);
     expect(r.value('rabbitmq_health_check_up', { check: 'aliveness-test', vhost: '/' })).toBe(1);
     expect(r.family('rabbitmq_health_check_up')).toHaveLength(9);
@@ -351,6 +365,6 @@ describe('health_checks collector', () => {
   it('rejects unknown options and unknown check names', () => {
     expect(() => healthChecksCollector.optionsSchema!.parse({ skip: ['no-such-check'] })).toThrow();
     expect(() => healthChecksCollector.optionsSchema!.parse({ port: 5672 })).toThrow();
-    expect(healthChecksCollector.optionsSchema!.parse({})).toEqual({ skip: [], aliveness_vhosts: ['/'], certificate_expiration_days: 30 });
+    expect(healthChecksCollector.optionsSchema!.parse({})).toEqual({ skip: [], aliveness_vhosts: [], certificate_expiration_days: 30 });
   });
 });

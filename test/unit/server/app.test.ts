@@ -224,4 +224,14 @@ describe('landingPage', () => {
     // Past max_age, no samples are served any more.
     expect(landingPage([state], 1_000_000 + 45_001)).toContain('<td>overview</td><td>ok</td><td>15 s</td><td>45.0 s ago</td><td>45.0 s ago</td><td>0.123 s</td><td>0</td>');
   });
+
+  // Issue 8: an operator opening / should see why a target is down without reading the log.
+  it('says why a target is down on its heading', () => {
+    const state = new TargetState('default', 'http://h:15672');
+    state.register('overview', 15_000, 45_000);
+    state.failed('overview', '/api/overview: HTTP 401 (not_authorized: Login failed)', 0.01, 1_000_000);
+    expect(landingPage([state], 1_000_500)).toContain(
+      '<h2>Target default: http://h:15672 — down: /api/overview: HTTP 401 (not_authorized: Login failed)</h2>',
+    );
+  });
 });

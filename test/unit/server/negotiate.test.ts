@@ -49,6 +49,13 @@ describe('acceptsGzip', () => {
     ['deflate, br', false],
     ['x-gzip', false],
     ['gzipped', false],
+    // `*` stands for every coding not named (issue 8: `Accept-Encoding: *` got no gzip).
+    ['*', true],
+    ['*;q=0.5', true],
+    ['*;q=0', false],
+    ['identity, *;q=0.1', true],
+    ['gzip;q=0, *', false],
+    ['*, gzip;q=0', false],
   ])('%j → %s', (header, expected) => {
     expect(acceptsGzip(header)).toBe(expected);
   });
