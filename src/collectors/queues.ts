@@ -77,6 +77,8 @@ export const queueOptionsSchema = z.strictObject({
   rates: z.union([z.boolean(), z.array(z.string())]).default(false),
   /** One request per vhost (auto: when there is more than one vhost to watch). */
   per_vhost: z.union([z.boolean(), z.literal('auto')]).default('auto'),
+  /** With more vhosts than this to watch, one request for the whole list instead of one per vhost. */
+  per_vhost_max: z.number().int().min(1).default(100),
   /** 0: whole lists. Else page size (at most 500): each page costs the broker about one whole list. */
   page_size: z.number().int().min(0).max(500).default(0),
   vhosts: nameFilterSchema,
@@ -237,9 +239,12 @@ async function* queueRecords(
   if (perVhost) {
     const listed = await api.get<{ name?: unknown }[]>('/api/vhosts', { columns: 'name' });
     if (!Array.isArray(listed)) throw new Error('/api/vhosts did not answer a JSON list');
-    vhosts = listed.map((v) => v?.name).filter((n): n is string => typeof n === 'string' && vhostFilter.matches(n));
+    vhosts = [...new Set(listed.map((v) => v?.name).filter((n): n is string => typeof n === 'string' && vhostFilter.matches(n)))];
     // auto: a single request is as cheap when there is one vhost (or none filtered out).
     if (options.per_vhost === 'auto' && vhosts.length <= 1 && listed.length <= 1) perVhost = false;
+    // Thousands of requests cost the broker and the exporter more than one list: the vhost
+    // filter is then applied to the records instead.
+    if (vhosts.length > options.per_vhost_max) perVhost = false;
     plan.perVhost = perVhost;
   }
   const fetch = (path: string) => fetchWholeOrPaged<QueueRecord>(api, path, plan.query, { pageSize: plan.pageSize, key });

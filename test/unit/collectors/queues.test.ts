@@ -460,6 +460,28 @@ describe('queues: one request per vhost', () => {
     expect(incl.api.calls.map((c) => c.path)).toEqual(['/api/vhosts', '/api/queues/a%20b%25']);
   });
 
+  // Issue 17: with 20,000 vhosts the collector sent 20,000 requests, froze the event loop about
+  // 66 s per poll and never succeeded. Above per_vhost_max it asks for the whole list once.
+  it.each([20_000, 100_000])('with %d vhosts makes one request for all queues and filters them itself', async (count) => {
+    const vhosts = Array.from({ length: count }, (_, i) => ({ name: `vh${i}` }));
+    const queues = [{ ...BACKLOG, vhost: 'vh7' }, { ...BACKLOG, vhost: 'other' }];
+    const { api, result } = run({ '/api/vhosts': vhosts, '/api/queues': listRoute(queues) }, { vhosts: { include: '^vh' } });
+    const r = await result;
+    expect(api.calls.map((c) => c.path)).toEqual(['/api/vhosts', '/api/queues']);
+    expect(r.family('rabbitmq_queue_messages').map((s) => s.labels.vhost)).toEqual(['vh7']);
+    expect(r.value('rabbitmq_queue_query_info', { mode: 'columns', per_vhost: 'false', paged: 'false' })).toBe(1);
+  });
+
+  it('asks each vhost once however often the list names it, up to per_vhost_max', async () => {
+    const vhosts = [{ name: 'vh1' }, { name: '/' }, { name: 'vh1' }, { name: '/' }];
+    const { api, result } = run({ '/api/vhosts': vhosts, '/api/queues/%2F': listRoute([BACKLOG]), '/api/queues/vh1': listRoute(VH1) });
+    await result;
+    expect(api.calls.map((c) => c.path)).toEqual(['/api/vhosts', '/api/queues/vh1', '/api/queues/%2F']);
+    const capped = run({ '/api/vhosts': vhosts, '/api/queues': listRoute([BACKLOG, ...VH1]) }, { per_vhost_max: 1 });
+    await capped.result;
+    expect(capped.api.calls.map((c) => c.path)).toEqual(['/api/vhosts', '/api/queues']);
+  });
+
   it('auto with a single vhost makes one request for all queues', async () => {
     const { api, result } = run({ '/api/vhosts': [{ name: '/' }], '/api/queues': listRoute([BACKLOG]) });
     const r = await result;

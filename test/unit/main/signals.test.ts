@@ -18,4 +18,4 @@ it('logs SIGHUP and goes on serving', async () => {
   expect((await exporter.metrics()).status).toBe(200);
   const line = exporter.logs().split('\n').find((l) => l.includes('"signal":"SIGHUP"'));
   expect(JSON.parse(line ?? '{}')).toMatchObject({ level: 40, msg: expect.stringContaining('SIGHUP ignored') });
-});
+}, 60_000);

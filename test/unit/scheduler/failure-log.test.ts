@@ -85,11 +85,11 @@ describe('a wrong password against every collector (issue 8: 15 identical 401 li
     target.start();
     // Every enabled collector fails at least twice (first poll, then one interval later).
     const enabled = config.collectors.filter((c) => c.enabled).length;
-    for (let i = 0; i < 100 && [...target.state.collectors.values()].some((c) => c.attempts < 2); i++) await sleep(100);
+    for (let i = 0; i < 200 && [...target.state.collectors.values()].some((c) => c.attempts < 2); i++) await sleep(100);
     expect([...target.state.collectors.values()].every((c) => c.attempts >= 2 && c.lastSuccess === false)).toBe(true);
     const warnings = lines.filter((l) => l.level >= WARN);
     expect(warnings.map((l) => l.msg)).toEqual(['poll failed']);
     expect(warnings[0]?.cause).toContain('HTTP 401');
     expect(lines.filter((l) => l.msg === 'poll failed').length).toBeGreaterThanOrEqual(2 * enabled);
-  });
+  }, 60_000);
 });
