@@ -4,6 +4,7 @@ import { ConfigError } from '../config/config-error.js';
 export interface CliFlags {
   config?: string;
   listenAddress?: string;
+  webConfigFile?: string;
   logLevel?: string;
   pollInterval?: string;
   help: boolean;
@@ -15,6 +16,7 @@ export const USAGE = `Usage: rabbitmq-exporter [flags]
 Flags (they override the environment, which overrides the config file):
   --config FILE                  YAML configuration file (see config.example.yaml)
   --web.listen-address HOST:PORT address to serve /metrics on (default :9419)
+  --web.config.file FILE         TLS and basic auth, in the Prometheus exporter-toolkit format
   --log.level LEVEL              trace, debug, info, warn, error, fatal or silent (default info)
   --poll.interval DURATION       base interval of every collector, e.g. 2s, 15s (default 15s)
   --help                         show this text
@@ -32,6 +34,7 @@ export function parseFlags(argv: readonly string[]): CliFlags {
       options: {
         config: { type: 'string' },
         'web.listen-address': { type: 'string' },
+        'web.config.file': { type: 'string' },
         'log.level': { type: 'string' },
         'poll.interval': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -41,6 +44,7 @@ export function parseFlags(argv: readonly string[]): CliFlags {
     return {
       config: values.config,
       listenAddress: values['web.listen-address'],
+      webConfigFile: values['web.config.file'],
       logLevel: values['log.level'],
       pollInterval: values['poll.interval'],
       help: values.help ?? false,

@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../render/exposition.js';
 import type { Target } from '../target.js';
@@ -6,11 +6,13 @@ import { landingPage } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
 
 /** The HTTP side: it reads finished snapshots and never talks to the broker. */
-export function createApp(targets: readonly Target[], log: Logger): Express {
+export function createApp(targets: readonly Target[], log: Logger, guard?: RequestHandler): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags would hash every multi-megabyte body on every scrape.
   app.set('etag', false);
+  // Headers, rate limit and basic auth of --web.config.file, before every route.
+  if (guard) app.use(guard);
 
   app.get('/metrics', async (req: Request, res: Response) => {
     const target = targets[0];
