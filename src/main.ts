@@ -34,13 +34,13 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, config.logFormat);
   log.info({ version: VERSION, config: redactedConfig(config) }, 'starting');
 
   const target = new Target(config, new ProcessMetrics(), log);
   const { host, port } = parseListenAddress(config.listenAddress);
   let web: WebServer | undefined;
-  const app = createApp([target], log, webGuard(() => web?.current()));
+  const app = createApp([target], log, { telemetryPath: config.telemetryPath, guard: webGuard(() => web?.current()) });
   try {
     web = await WebServer.start(app, { host, port, webConfigFile: flags.webConfigFile, log });
   } catch (error) {
@@ -51,21 +51,29 @@ async function main(): Promise<void> {
     log.fatal({ err: error, listen_address: config.listenAddress }, 'cannot listen');
     process.exit(1);
   }
-  const server = web.server;
-  log.info({ address: web.address.address, port: web.address.port, protocol: web.protocol, web_config_file: flags.webConfigFile ?? null }, 'serving /metrics');
+  const listening = web;
+  log.info({ address: listening.address.address, port: listening.address.port, protocol: listening.protocol, web_config_file: flags.webConfigFile ?? null }, 'serving /metrics');
   // A bug in one poll must not take the exporter down with it; it is logged and polling goes on.
   process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
   target.start();
 
+  // Responses in flight finish, polls are cancelled, connections to the broker close; then exit.
+  let stopping = false;
   const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     log.info({ signal }, 'stopping');
-    server.close();
-    server.closeAllConnections();
-    target.stop().finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 5000).unref();
+    setTimeout(() => {
+      log.warn({ signal }, 'stopping took more than 10 s; exiting anyway');
+      process.exit(1);
+    }, 10_000).unref();
+    void Promise.allSettled([listening.close(5000), target.stop()]).then(() => {
+      log.info({ signal }, 'stopped');
+      process.exit(0);
+    });
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
   // SIGHUP's default action ends the process without a word; until reload exists it is ignored, saying so.
   process.on('SIGHUP', () => log.warn({ signal: 'SIGHUP' }, 'SIGHUP ignored: this version cannot reload its configuration; restart it to apply a new one'));
 }

@@ -6,15 +6,21 @@ import { landingPage } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
 
 /** The HTTP side: it reads finished snapshots and never talks to the broker. */
-export function createApp(targets: readonly Target[], log: Logger, guard?: RequestHandler): Express {
+export interface AppOptions {
+  /** Where the metrics are served (--web.telemetry-path). */
+  telemetryPath?: string;
+  /** Headers, rate limit and basic auth of --web.config.file, before every route. */
+  guard?: RequestHandler;
+}
+
+export function createApp(targets: readonly Target[], log: Logger, { telemetryPath = '/metrics', guard }: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags would hash every multi-megabyte body on every scrape.
   app.set('etag', false);
-  // Headers, rate limit and basic auth of --web.config.file, before every route.
   if (guard) app.use(guard);
 
-  app.get('/metrics', async (req: Request, res: Response) => {
+  app.get(telemetryPath, async (req: Request, res: Response) => {
     const target = targets[0];
     if (!target) {
       res.status(503).type('text/plain').send('no target configured\n');
@@ -49,7 +55,7 @@ export function createApp(targets: readonly Target[], log: Logger, guard?: Reque
   });
 
   app.get('/', (_req, res) => {
-    res.type('html').send(landingPage(targets.map((t) => t.state)));
+    res.type('html').send(landingPage(targets.map((t) => t.state), telemetryPath));
   });
 
   app.use((req: Request, res: Response) => {

@@ -1,7 +1,7 @@
 import { unwatchFile, watchFile } from 'node:fs';
-import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { readWebConfig, type WebConfig } from './web-config.js';
@@ -26,6 +26,11 @@ export interface WebServerOptions {
 export class WebServer {
   private config: WebConfig | undefined;
   private watched: string[] = [];
+  /** Answers not yet handed to their connection in full. */
+  private readonly inFlight = new Set<ServerResponse>();
+  /** Open connections: an answer handed to one may still wait in its buffer. */
+  private readonly sockets = new Set<Socket>();
+  private stopping = false;
 
   private constructor(
     readonly server: Server | HttpsServer,
@@ -34,6 +39,17 @@ export class WebServer {
   ) {
     this.config = initial;
     this.watch();
+    server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+      if (this.stopping) res.setHeader('Connection', 'close');
+      this.inFlight.add(res);
+      const done = () => this.inFlight.delete(res);
+      res.once('finish', done);
+      res.once('close', done);
+    });
+    server.on(server instanceof HttpsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
   }
 
   /** Reads the web config (throws WebConfigError) and starts listening. */
@@ -70,13 +86,22 @@ export class WebServer {
     return this.config?.tls ? 'https' : 'http';
   }
 
-  async close(): Promise<void> {
+  /**
+   * Lets the answers in flight finish (written out to the kernel, not only to Node's buffers),
+   * then stops listening and closes every connection; whatever still runs after `graceMs` is cut.
+   * Answers started meanwhile say `Connection: close`. (server.close() alone would destroy a
+   * keep-alive connection whose answer is still in its buffer, since HTTP sees it as idle.)
+   */
+  async close(graceMs = 5000): Promise<void> {
     for (const file of this.watched) unwatchFile(file);
     this.watched = [];
-    await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeIdleConnections();
-    });
+    this.stopping = true;
+    const deadline = Date.now() + graceMs;
+    const busy = () => this.inFlight.size > 0 || [...this.sockets].some((socket) => socket.writableLength > 0);
+    while (busy() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await closed;
   }
 
   /** Client certificate rules Node's options cannot say: any certificate, verified if given, allowed SANs. */

@@ -46,6 +46,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** For an exporter serving HTTPS with basic auth (--web.config.file): the CA and the credentials it wants. */
   readyCheck?: { ca: Buffer; authorization?: string; cert?: Buffer; key?: Buffer };
+  /** Where metrics() reads (--web.telemetry-path); default /metrics. */
+  metricsPath?: string;
 }
 
 export async function startExporter(options: StartOptions): Promise<ExporterProcess> {
@@ -71,7 +73,7 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
     url,
     logs: () => output,
     async metrics() {
-      const response = await get('/metrics');
+      const response = await get(options.metricsPath ?? '/metrics');
       return { status: response.status, text: await response.text() };
     },
     async value(series) {
