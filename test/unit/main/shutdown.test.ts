@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
 import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
-import { serve, sleep, type TestServer } from '../support/http-server.js';
+import { serveApi, sleep, type TestServer } from '../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 // Enough queues for an exposition of several MB, which a slow reader takes a while to receive.
@@ -19,12 +19,7 @@ afterEach(async () => {
 });
 
 it('finishes the scrape in flight, then exits 0 on SIGTERM', async () => {
-  server = await serve((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    const body = path === '/api/overview' ? OVERVIEW : path === '/api/vhosts' ? '[{"name":"/"}]' : path === '/api/queues' ? QUEUES : undefined;
-    res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(body ?? '{"error":"Object Not Found","reason":"Not Found"}');
-  });
+  server = await serveApi({ '/api/overview': OVERVIEW, '/api/vhosts': '[{"name":"/"}]', '/api/queues': QUEUES });
   exporter = await startExporter({ configYaml: `poll:\n  interval: 1s\ntarget:\n  url: ${server.url}\n` });
   await eventually(async () => ((await exporter!.value('rabbitmq_exporter_collector_success{collector="queues"}')) === 1 ? true : undefined), 30_000, 'the queues');
   const { port } = new URL(exporter.url);
