@@ -9,7 +9,7 @@ import { WebConfigError } from './server/web-config.js';
 import { webGuard } from './server/web-guard.js';
 import { WebServer } from './server/web-server.js';
 import { ProcessMetrics } from './self/process-metrics.js';
-import { Target } from './target.js';
+import { Exporter } from './exporter.js';
 import { VERSION } from './version.js';
 
 async function main(): Promise<void> {
@@ -37,10 +37,14 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, config.logFormat);
   log.info({ version: VERSION, config: redactedConfig(config) }, 'starting');
 
-  const target = new Target(config, new ProcessMetrics(), log);
+  const exporter = new Exporter(config, flags, process.env, new ProcessMetrics(), log);
   const { host, port } = parseListenAddress(config.listenAddress);
   let web: WebServer | undefined;
-  const app = createApp([target], log, { telemetryPath: config.telemetryPath, guard: webGuard(() => web?.current()) });
+  const app = createApp(() => exporter.targets, log, {
+    telemetryPath: config.telemetryPath,
+    guard: webGuard(() => web?.current()),
+    reload: () => exporter.reload(),
+  });
   try {
     web = await WebServer.start(app, { host, port, webConfigFile: flags.webConfigFile, log });
   } catch (error) {
@@ -55,7 +59,7 @@ async function main(): Promise<void> {
   log.info({ address: listening.address.address, port: listening.address.port, protocol: listening.protocol, web_config_file: flags.webConfigFile ?? null }, 'serving /metrics');
   // A bug in one poll must not take the exporter down with it; it is logged and polling goes on.
   process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
-  target.start();
+  exporter.start();
 
   // Responses in flight finish, polls are cancelled, connections to the broker close; then exit.
   let stopping = false;
@@ -67,15 +71,17 @@ async function main(): Promise<void> {
       log.warn({ signal }, 'stopping took more than 10 s; exiting anyway');
       process.exit(1);
     }, 10_000).unref();
-    void Promise.allSettled([listening.close(5000), target.stop()]).then(() => {
+    void Promise.allSettled([listening.close(5000), exporter.stop()]).then(() => {
       log.info({ signal }, 'stopped');
       process.exit(0);
     });
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  // SIGHUP's default action ends the process without a word; until reload exists it is ignored, saying so.
-  process.on('SIGHUP', () => log.warn({ signal: 'SIGHUP' }, 'SIGHUP ignored: this version cannot reload its configuration; restart it to apply a new one'));
+  process.on('SIGHUP', () => {
+    log.info({ signal: 'SIGHUP' }, 'reloading the configuration');
+    void exporter.reload();
+  });
 }
 
 main().catch((error: unknown) => {

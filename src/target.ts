@@ -5,8 +5,7 @@ import { collectorByName } from './collectors/registry.js';
 import type { ExporterConfig } from './config/load-config.js';
 import { CollectorRunner } from './scheduler/collector-runner.js';
 import { PollFailureLog } from './scheduler/failure-log.js';
-import type { ProcessMetrics } from './self/process-metrics.js';
-import { SnapshotStore } from './snapshot/snapshot-store.js';
+import { SnapshotStore, type ProcessFamilies } from './snapshot/snapshot-store.js';
 import { TargetState } from './snapshot/target-state.js';
 
 /** One watched broker: its client, its collectors' runners, its state and its snapshot. */
@@ -17,7 +16,7 @@ export class Target {
   readonly brokerInfo: BrokerInfoCache;
   private readonly runners: CollectorRunner[] = [];
 
-  constructor(config: ExporterConfig, processMetrics: ProcessMetrics, log: Logger) {
+  constructor(config: ExporterConfig, processMetrics: ProcessFamilies, log: Logger) {
     const t = config.target;
     this.client = new ManagementClient({
       url: t.url,

@@ -9,11 +9,14 @@ import { acceptsGzip, chooseFormat } from './negotiate.js';
 export interface AppOptions {
   /** Where the metrics are served (--web.telemetry-path). */
   telemetryPath?: string;
+  /** POST /-/reload: re-reads the configuration; without it the path answers 404. */
+  reload?: () => Promise<{ ok: true } | { ok: false; error: string }>;
   /** Headers, rate limit and basic auth of --web.config.file, before every route. */
   guard?: RequestHandler;
 }
 
-export function createApp(targets: readonly Target[], log: Logger, { telemetryPath = '/metrics', guard }: AppOptions = {}): Express {
+/** `targets` is asked on every request: a reload may replace them. */
+export function createApp(targets: () => readonly Target[], log: Logger, { telemetryPath = '/metrics', guard, reload }: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags would hash every multi-megabyte body on every scrape.
@@ -21,7 +24,7 @@ export function createApp(targets: readonly Target[], log: Logger, { telemetryPa
   if (guard) app.use(guard);
 
   app.get(telemetryPath, async (req: Request, res: Response) => {
-    const target = targets[0];
+    const target = targets()[0];
     if (!target) {
       res.status(503).type('text/plain').send('no target configured\n');
       return;
@@ -50,13 +53,21 @@ export function createApp(targets: readonly Target[], log: Logger, { telemetryPa
   });
 
   app.get('/-/ready', (_req, res) => {
-    const ready = targets.every((t) => t.state.firstPollAttempted);
+    const ready = targets().every((t) => t.state.firstPollAttempted);
     res.status(ready ? 200 : 503).type('text/plain').send(ready ? 'Ready\n' : 'Not ready: first poll not finished\n');
   });
 
   app.get('/', (_req, res) => {
-    res.type('html').send(landingPage(targets.map((t) => t.state), telemetryPath));
+    res.type('html').send(landingPage(targets().map((t) => t.state), telemetryPath));
   });
+
+  if (reload) {
+    app.post('/-/reload', async (_req, res) => {
+      const outcome = await reload();
+      if (outcome.ok) res.type('text/plain').send('configuration reloaded\n');
+      else res.status(500).type('text/plain').send(`configuration not reloaded; the running one stays in force:\n${outcome.error}\n`);
+    });
+  }
 
   app.use((req: Request, res: Response) => {
     res.status(404).type('text/plain').send(`not found: ${req.method} ${req.path}\n`);

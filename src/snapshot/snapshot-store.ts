@@ -1,8 +1,13 @@
 import type { RenderedFamily } from '../render/exposition.js';
 import { exporterFamilies, type ClientCounters } from '../self/exporter-metrics.js';
-import type { ProcessMetrics } from '../self/process-metrics.js';
+
 import { Exposition, type Format } from './exposition.js';
 import type { TargetState } from './target-state.js';
+
+/** Families of the exporter process rather than of a target (Node's metrics, the reload status). */
+export interface ProcessFamilies {
+  families(): Promise<RenderedFamily[]>;
+}
 
 /** Polls that finish within this time of each other share one re-assembly. */
 const COALESCE_MS = 100;
@@ -25,7 +30,7 @@ export class SnapshotStore {
   constructor(
     private readonly target: TargetState,
     private readonly client: ClientCounters,
-    private readonly processMetrics: ProcessMetrics,
+    private readonly processMetrics: ProcessFamilies,
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
@@ -58,6 +63,12 @@ export class SnapshotStore {
       this.rebuild().catch(this.onError);
     }, COALESCE_MS);
     this.timer.unref?.();
+  }
+
+  /** Resolves once an exposition assembled after this call is published (e.g. after a reload). */
+  async refresh(): Promise<void> {
+    await this.building?.catch(() => undefined);
+    await this.rebuild();
   }
 
   /** Builds, compresses and publishes; a call during a build asks for one more afterwards. */

@@ -11,6 +11,8 @@ import { Agent, fetch as undiciFetch } from 'undici';
 
 export interface ExporterProcess {
   url: string;
+  /** The config file it was started with (tests rewrite it before a reload). */
+  configFile: string;
   logs(): string;
   metrics(): Promise<{ status: number; text: string }>;
   /** Value of one series, labels matched exactly as rendered, e.g. `rabbitmq_up` or `x{node="a"}`. */
@@ -71,6 +73,7 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const handle: ExporterProcess = {
     url,
+    configFile,
     logs: () => output,
     async metrics() {
       const response = await get(options.metricsPath ?? '/metrics');

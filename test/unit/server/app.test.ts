@@ -62,7 +62,7 @@ function succeedOverview(target: { state: TargetState }): void {
 }
 
 async function start(targets: Target[]): Promise<number> {
-  const app = createApp(targets, pino({ level: 'silent' }));
+  const app = createApp(() => targets, pino({ level: 'silent' }));
   const server = app.listen(0, '127.0.0.1');
   servers.push(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
