@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import { parseFlags, USAGE, type CliFlags } from './cli/args.js';
 import { ConfigError } from './config/config-error.js';
-import { loadConfig, redactedConfig } from './config/load-config.js';
+import { loadConfig, redactedConfig, targetCredentials } from './config/load-config.js';
 import { parseListenAddress } from './config/schema.js';
 import { createLogger } from './log.js';
+import { Redactor } from './redaction/redactor.js';
 import { createApp } from './server/app.js';
 import { WebConfigError } from './server/web-config.js';
 import { webGuard } from './server/web-guard.js';
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, { redactor: new Redactor(targetCredentials(config.target)) });
   log.info({ version: VERSION, config: redactedConfig(config) }, 'starting');
 
   const target = new Target(config, new ProcessMetrics(), log);

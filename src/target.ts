@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { BrokerInfoCache } from './broker/broker-info-cache.js';
 import { ManagementClient } from './client/management-client.js';
 import { collectorByName } from './collectors/registry.js';
-import type { ExporterConfig } from './config/load-config.js';
+import { targetCredentials, type ExporterConfig } from './config/load-config.js';
+import { Redactor } from './redaction/redactor.js';
 import { CollectorRunner } from './scheduler/collector-runner.js';
 import { PollFailureLog } from './scheduler/failure-log.js';
 import type { ProcessMetrics } from './self/process-metrics.js';
@@ -27,6 +28,7 @@ export class Target {
       timeouts: t.timeouts,
       maxResponseBytes: t.maxResponseBytes,
       maxConcurrentRequests: t.maxConcurrentRequests,
+      redactor: new Redactor(targetCredentials(t)),
     });
     this.state = new TargetState(t.name, t.url);
     const targetLog = log.child({ target: t.name });
