@@ -72,7 +72,7 @@ export class Redactor {
     // may make one out of text that was not one.
     source = this.redact(this.redact(source).replace(/\s+/g, ' ').trim());
     const chars = [...source];
-    return chars.length <= maxChars ? source : `${chars.slice(0, maxChars).join('')}…`;
+    return chars.length <= maxChars ? source : chars.slice(0, maxChars).join('');
   }
 
   /** The text without a trailing piece that begins some form (what a byte cap may have left of it). */

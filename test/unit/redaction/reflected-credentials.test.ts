@@ -146,10 +146,9 @@ describe.each(SOURCES)('an upstream quoting the request, password from the $name
       expect(upstream.served.overview.get(mode), `${mode} on /api/overview`).toBeGreaterThan(0);
       expect(upstream.served.other.get(mode), `${mode} on other paths`).toBeGreaterThan(0);
     }
-    expect(texts.find((t) => t.where.startsWith('landing page'))?.text).toContain('&#60;redacted&#62;');
-
     const forms = secretForms(USER, source.password);
     const found = texts.map(({ where, text }) => ({ where, forms: secretsIn(text, forms) })).filter((f) => f.forms.length > 0);
     expect(found).toEqual([]);
+    expect(texts.find((t) => t.where.startsWith('landing page'))?.text).toContain('&#60;redacted&#62;');
   });
 });
