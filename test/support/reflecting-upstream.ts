@@ -2,7 +2,7 @@
  * An upstream that quotes the request back, as some gateways and misconfigured proxies do: its
  * answers carry the Authorization header and every form of the credentials in it. Issue 16.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -168,3 +168,44 @@ function jsonStrings(text: string): string[] {
   }
   return out;
 }
+
+export const USER = 'mon@itör';
+
+/** Where the password comes from, and the password: `:`, `@`, `%`, `/`, quotes and non-ASCII in each. */
+export interface PasswordSource {
+  name: string;
+  password: string;
+  /** Config file text, environment and files for a target at `url`. */
+  setup(dir: string, url: string): { yaml: string; env: Record<string, string> };
+}
+
+export const PASSWORD_SOURCES: PasswordSource[] = [
+  {
+    name: 'config file',
+    password: `cf:p@ss%2F/"q'ü€ 1`,
+    setup: (_dir, url) => ({ yaml: `target:\n  url: ${url}\n  username: ${JSON.stringify(USER)}\n  password: ${JSON.stringify(`cf:p@ss%2F/"q'ü€ 1`)}\n`, env: {} }),
+  },
+  {
+    name: 'RABBITMQ_PASSWORD',
+    password: `env:P@ss%25/"'é✓+x`,
+    setup: (_dir, url) => ({ yaml: `target:\n  url: ${url}\n`, env: { RABBITMQ_USERNAME: USER, RABBITMQ_PASSWORD: `env:P@ss%25/"'é✓+x` } }),
+  },
+  {
+    name: 'password file',
+    password: `fi:le@pw%/"'ß€`,
+    setup: (dir, url) => {
+      const file = join(dir, 'password');
+      writeFileSync(file, `fi:le@pw%/"'ß€\n`);
+      return { yaml: `target:\n  url: ${url}\n  username: ${JSON.stringify(USER)}\n  password_file: ${file}\n`, env: {} };
+    },
+  },
+  {
+    name: 'URL',
+    password: `u:r@l%/"'ü€`,
+    setup: (_dir, url) => ({
+      yaml: 'target: {}\n',
+      env: { RABBITMQ_URL: url.replace('://', `://${encodeURIComponent(USER)}:${encodeURIComponent(`u:r@l%/"'ü€`)}@`) },
+    }),
+  },
+];
+

@@ -18,47 +18,7 @@ import { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { createApp } from '../../../src/server/app.js';
 import { landingPage } from '../../../src/server/landing-page.js';
 import { Target } from '../../../src/target.js';
-import { MODES, reflectingUpstream, secretForms, secretsIn, type ReflectingUpstream } from '../../support/reflecting-upstream.js';
-
-const USER = 'mon@itör';
-
-/** Where the password comes from, and the password: `:`, `@`, `%`, `/`, quotes and non-ASCII in each. */
-export interface PasswordSource {
-  name: string;
-  password: string;
-  /** Config file text, environment and files for a target at `url`. */
-  setup(dir: string, url: string): { yaml: string; env: Record<string, string> };
-}
-
-export const SOURCES: PasswordSource[] = [
-  {
-    name: 'config file',
-    password: `cf:p@ss%2F/"q'ü€ 1`,
-    setup: (_dir, url) => ({ yaml: `target:\n  url: ${url}\n  username: ${JSON.stringify(USER)}\n  password: ${JSON.stringify(`cf:p@ss%2F/"q'ü€ 1`)}\n`, env: {} }),
-  },
-  {
-    name: 'RABBITMQ_PASSWORD',
-    password: `env:P@ss%25/"'é✓+x`,
-    setup: (_dir, url) => ({ yaml: `target:\n  url: ${url}\n`, env: { RABBITMQ_USERNAME: USER, RABBITMQ_PASSWORD: `env:P@ss%25/"'é✓+x` } }),
-  },
-  {
-    name: 'password file',
-    password: `fi:le@pw%/"'ß€`,
-    setup: (dir, url) => {
-      const file = join(dir, 'password');
-      writeFileSync(file, `fi:le@pw%/"'ß€\n`);
-      return { yaml: `target:\n  url: ${url}\n  username: ${JSON.stringify(USER)}\n  password_file: ${file}\n`, env: {} };
-    },
-  },
-  {
-    name: 'URL',
-    password: `u:r@l%/"'ü€`,
-    setup: (_dir, url) => ({
-      yaml: 'target: {}\n',
-      env: { RABBITMQ_URL: url.replace('://', `://${encodeURIComponent(USER)}:${encodeURIComponent(`u:r@l%/"'ü€`)}@`) },
-    }),
-  },
-];
+import { MODES, PASSWORD_SOURCES, reflectingUpstream, secretForms, secretsIn, USER, type PasswordSource, type ReflectingUpstream } from '../../support/reflecting-upstream.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -85,7 +45,7 @@ async function configFor(source: PasswordSource, upstream: ReflectingUpstream): 
   return loadConfig({ config: file, help: false, version: false }, env);
 }
 
-describe.each(SOURCES)('an upstream quoting the request, password from the $name', (source) => {
+describe.each(PASSWORD_SOURCES)('an upstream quoting the request, password from the $name', (source) => {
   it('no form of the password in errors, state, logs, the landing page or /metrics', async () => {
     const upstream = await reflectingUpstream();
     cleanups.push(() => upstream.close());
