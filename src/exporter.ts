@@ -2,7 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { CliFlags } from './cli/args.js';
 import { ConfigError } from './config/config-error.js';
-import { loadConfig, type ExporterConfig } from './config/load-config.js';
+import { loadConfig, targetCredentials, type ExporterConfig } from './config/load-config.js';
+import { Redactor } from './redaction/redactor.js';
 import type { ProcessMetrics } from './self/process-metrics.js';
 import { ReloadStatus } from './self/reload-status.js';
 import type { ProcessFamilies } from './snapshot/snapshot-store.js';
@@ -40,6 +41,11 @@ export class Exporter {
 
   get targets(): readonly Target[] {
     return [this.running];
+  }
+
+  /** Removes the credentials of the configuration in force (the running target's). */
+  get redactor(): Redactor {
+    return this.running.redactor;
   }
 
   start(): void {

@@ -1,13 +1,32 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { logfmtStream } from './logfmt.js';
+import type { Redactor } from './redaction/redactor.js';
 
-/** Logs on stdout, as JSON lines or logfmt. Secrets never reach a logger: configs are redacted before logging. */
-export function createLogger(level: string, format: 'json' | 'logfmt' = 'json'): Logger {
-  const options = {
+export interface LoggerOptions {
+  /** json (default) or logfmt. */
+  format?: 'json' | 'logfmt';
+  /**
+   * Applied to every finished line: a known secret never leaves, whichever path brought it here.
+   * Asked per line, so a reload that changes the credentials changes what is removed.
+   */
+  redactor?: () => Redactor;
+  /** Where lines go; stdout by default. */
+  destination?: DestinationStream;
+}
+
+/**
+ * Logs on stdout, as JSON lines or logfmt. Texts from the broker's answers are redacted where they
+ * are made (the management client); the redactor here is the last guard, on the whole line.
+ */
+export function createLogger(level: string, options: LoggerOptions = {}): Logger {
+  const { redactor } = options;
+  const settings = {
     level,
     base: { service: 'rabbitmq-exporter' },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: ['password', '*.password', 'authorization', '*.authorization', 'headers.authorization'], censor: '<redacted>' },
+    ...(redactor ? { hooks: { streamWrite: (line: string) => redactor().redact(line) } } : {}),
   };
-  return format === 'logfmt' ? pino(options, logfmtStream()) : pino(options);
+  const destination = options.destination ?? (options.format === 'logfmt' ? logfmtStream() : undefined);
+  return destination ? pino(settings, destination) : pino(settings);
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import { parseFlags, USAGE, type CliFlags } from './cli/args.js';
 import { ConfigError } from './config/config-error.js';
-import { loadConfig, redactedConfig } from './config/load-config.js';
+import { loadConfig, redactedConfig, targetCredentials } from './config/load-config.js';
 import { parseListenAddress } from './config/schema.js';
 import { createLogger } from './log.js';
+import { Redactor } from './redaction/redactor.js';
 import { createApp } from './server/app.js';
 import { WebConfigError } from './server/web-config.js';
 import { webGuard } from './server/web-guard.js';
@@ -34,16 +35,20 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const log = createLogger(config.logLevel, config.logFormat);
+  // The log's last guard removes the credentials in force, which a reload may change.
+  const startingRedactor = new Redactor(targetCredentials(config.target));
+  let exporter: Exporter | undefined;
+  const log = createLogger(config.logLevel, { format: config.logFormat, redactor: () => exporter?.redactor ?? startingRedactor });
   log.info({ version: VERSION, config: redactedConfig(config) }, 'starting');
 
-  const exporter = new Exporter(config, flags, process.env, new ProcessMetrics(), log);
+  exporter = new Exporter(config, flags, process.env, new ProcessMetrics(), log);
+  const running = exporter;
   const { host, port } = parseListenAddress(config.listenAddress);
   let web: WebServer | undefined;
-  const app = createApp(() => exporter.targets, log, {
+  const app = createApp(() => running.targets, log, {
     telemetryPath: config.telemetryPath,
     guard: webGuard(() => web?.current()),
-    reload: () => exporter.reload(),
+    reload: () => running.reload(),
   });
   try {
     web = await WebServer.start(app, { host, port, webConfigFile: flags.webConfigFile, log });
@@ -59,7 +64,7 @@ async function main(): Promise<void> {
   log.info({ address: listening.address.address, port: listening.address.port, protocol: listening.protocol, web_config_file: flags.webConfigFile ?? null }, 'serving /metrics');
   // A bug in one poll must not take the exporter down with it; it is logged and polling goes on.
   process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
-  exporter.start();
+  running.start();
 
   // Responses in flight finish, polls are cancelled, connections to the broker close; then exit.
   let stopping = false;
@@ -71,7 +76,7 @@ async function main(): Promise<void> {
       log.warn({ signal }, 'stopping took more than 10 s; exiting anyway');
       process.exit(1);
     }, 10_000).unref();
-    void Promise.allSettled([listening.close(5000), exporter.stop()]).then(() => {
+    void Promise.allSettled([listening.close(5000), running.stop()]).then(() => {
       log.info({ signal }, 'stopped');
       process.exit(0);
     });
@@ -80,7 +85,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGHUP', () => {
     log.info({ signal: 'SIGHUP' }, 'reloading the configuration');
-    void exporter.reload();
+    void running.reload();
   });
 }
 

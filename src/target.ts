@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { BrokerInfoCache } from './broker/broker-info-cache.js';
 import { ManagementClient } from './client/management-client.js';
 import { collectorByName } from './collectors/registry.js';
-import type { ExporterConfig } from './config/load-config.js';
+import { targetCredentials, type ExporterConfig } from './config/load-config.js';
+import { Redactor } from './redaction/redactor.js';
 import { CollectorRunner } from './scheduler/collector-runner.js';
 import { PollFailureLog } from './scheduler/failure-log.js';
 import { SnapshotStore, type ProcessFamilies } from './snapshot/snapshot-store.js';
@@ -14,10 +15,13 @@ export class Target {
   readonly store: SnapshotStore;
   readonly client: ManagementClient;
   readonly brokerInfo: BrokerInfoCache;
+  /** Removes this target's credentials from texts made of the broker's answers. */
+  readonly redactor: Redactor;
   private readonly runners: CollectorRunner[] = [];
 
   constructor(config: ExporterConfig, processMetrics: ProcessFamilies, log: Logger) {
     const t = config.target;
+    this.redactor = new Redactor(targetCredentials(t));
     this.client = new ManagementClient({
       url: t.url,
       username: t.username,
@@ -26,6 +30,7 @@ export class Target {
       timeouts: t.timeouts,
       maxResponseBytes: t.maxResponseBytes,
       maxConcurrentRequests: t.maxConcurrentRequests,
+      redactor: this.redactor,
     });
     this.state = new TargetState(t.name, t.url);
     const targetLog = log.child({ target: t.name });

@@ -1,5 +1,6 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import pLimit, { type LimitFunction } from 'p-limit';
+import { Redactor } from '../redaction/redactor.js';
 import { ManagementError } from './errors.js';
 
 export interface ClientOptions {
@@ -12,6 +13,8 @@ export interface ClientOptions {
   maxResponseBytes: number;
   /** Requests in flight at once, and the pool's connection count. */
   maxConcurrentRequests: number;
+  /** Cleans every text taken from an answer; by default it knows username and password. */
+  redactor?: Redactor;
 }
 
 /**
@@ -37,12 +40,14 @@ export class ManagementClient {
   private readonly authorization: string;
   private readonly prefix: string;
   private readonly options: ClientOptions;
+  private readonly redactor: Redactor;
   /** Bytes of response bodies read, for the exporter's own metrics. */
   bytesRead = 0;
   requests = 0;
 
   constructor(options: ClientOptions) {
     this.options = options;
+    this.redactor = options.redactor ?? new Redactor({ username: options.username, secrets: [options.password] });
     const url = new URL(options.url);
     this.prefix = url.pathname.replace(/\/+$/, '');
     this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
@@ -94,51 +99,53 @@ export class ManagementClient {
     }
     const { statusCode, body, headers } = response;
     let text: string;
+    let cut = false;
     try {
       const declared = Number(headers['content-length']);
       if (Number.isFinite(declared) && declared > this.options.maxResponseBytes) {
         discard(body);
         throw new ManagementError('too_large', path, `body of ${declared} bytes is over the cap of ${this.options.maxResponseBytes}`);
       }
-      text = await this.readCapped(body, path, statusCode >= 200 && statusCode < 300);
+      ({ text, cut } = await this.readCapped(body, path, statusCode >= 200 && statusCode < 300));
     } catch (error) {
       if (error instanceof ManagementError) throw error;
       throw this.translate(error, path, deadline, callerSignal);
     }
     if (statusCode < 200 || statusCode >= 300) {
-      throw new ManagementError('http_status', path, `HTTP ${statusCode}${describeErrorBody(text)}`, statusCode);
+      throw new ManagementError('http_status', path, `HTTP ${statusCode}${describeErrorBody(text, cut, this.redactor)}`, statusCode);
     }
     try {
       return JSON.parse(text) as T;
-    } catch (error) {
-      throw new ManagementError(
-        'malformed_json',
-        path,
-        `HTTP ${statusCode} with a body that is not JSON (${text.length} chars: ${(error as Error).message})`,
-        statusCode,
-        { cause: error },
-      );
+    } catch {
+      // Not JSON.parse's message, nor the error as cause: both quote the body, cut anywhere.
+      throw new ManagementError('malformed_json', path, `HTTP ${statusCode} with a body that is not JSON (${describeBadJson(text, this.redactor)})`, statusCode);
     }
   }
 
-  private async readCapped(body: AsyncIterable<Buffer> & { destroy(): void; on(event: 'error', listener: () => void): unknown }, path: string, ok: boolean): Promise<string> {
+  private async readCapped(
+    body: AsyncIterable<Buffer> & { destroy(): void; on(event: 'error', listener: () => void): unknown },
+    path: string,
+    ok: boolean,
+  ): Promise<{ text: string; cut: boolean }> {
     // An error answer only needs its first bytes, for the log.
     const cap = ok ? this.options.maxResponseBytes : 4096;
     const chunks: Buffer[] = [];
     let length = 0;
+    let cut = false;
     for await (const chunk of body) {
       if (length + chunk.length > cap) {
         discard(body);
         if (ok) throw new ManagementError('too_large', path, `body is over the cap of ${cap} bytes`);
         chunks.push(chunk.subarray(0, cap - length));
         length = cap;
+        cut = true;
         break;
       }
       length += chunk.length;
       chunks.push(chunk);
     }
     this.bytesRead += length;
-    return Buffer.concat(chunks).toString('utf8');
+    return { text: Buffer.concat(chunks).toString('utf8'), cut };
   }
 
   private translate(error: unknown, path: string, deadline: AbortSignal, callerSignal?: AbortSignal): ManagementError {
@@ -154,9 +161,9 @@ export class ManagementClient {
       error instanceof undiciErrors.HeadersTimeoutError ||
       error instanceof undiciErrors.BodyTimeoutError
     ) {
-      return new ManagementError('timeout', path, describeCause(error), undefined, { cause: error });
+      return new ManagementError('timeout', path, this.redactor.excerpt(describeCause(error)), undefined, { cause: error });
     }
-    return new ManagementError('network', path, describeCause(error), undefined, { cause: error });
+    return new ManagementError('network', path, this.redactor.excerpt(describeCause(error)), undefined, { cause: error });
   }
 
   async close(): Promise<void> {
@@ -234,8 +241,11 @@ function describeCause(error: unknown): string {
   return String(error);
 }
 
-/** RabbitMQ answers errors as {"error": ..., "reason": ...}; keep a short, single-line excerpt. */
-function describeErrorBody(text: string): string {
+/**
+ * RabbitMQ answers errors as {"error": ..., "reason": ...}; keep a short, single-line, redacted
+ * excerpt (the answer may quote the request, Authorization header included).
+ */
+function describeErrorBody(text: string, cut: boolean, redactor: Redactor): string {
   if (!text) return '';
   let detail = text;
   try {
@@ -244,6 +254,11 @@ function describeErrorBody(text: string): string {
   } catch {
     /* not JSON: keep the raw excerpt */
   }
-  detail = detail.replace(/\s+/g, ' ').trim().slice(0, 200);
+  detail = redactor.excerpt(detail, 200, cut && detail === text);
   return detail ? ` (${detail})` : '';
+}
+
+function describeBadJson(text: string, redactor: Redactor): string {
+  const start = redactor.excerpt(text, 100);
+  return start ? `${text.length} chars, starting: ${start}` : `${text.length} chars`;
 }

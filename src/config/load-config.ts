@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { CliFlags } from '../cli/args.js';
 import type { AnyCollector } from '../collectors/collector.js';
 import { collectorByName, COLLECTORS } from '../collectors/registry.js';
+import type { Credentials } from '../redaction/redactor.js';
 import { ConfigError } from './config-error.js';
 import { formatDuration } from './duration.js';
 import { configSchema, MAX_DURATION_TEXT, MAX_TIMER_MS, type FileConfig } from './schema.js';
@@ -16,6 +17,8 @@ export interface TargetConfig {
   password: string;
   /** Where the password came from, for the start-up log (never the password itself). */
   passwordSource: string;
+  /** Other credentials met on the way, redacted like the password: one given in the URL but overridden. */
+  otherSecrets: string[];
   tls: { ca?: Buffer; cert?: Buffer; key?: Buffer; insecureSkipVerify: boolean; caFile?: string; certFile?: string; keyFile?: string };
   timeouts: { connectMs: number; headersMs: number; bodyMs: number; totalMs: number };
   maxResponseBytes: number;
@@ -163,8 +166,11 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
   let username = target.username;
   let password = target.password;
   let passwordSource = password !== undefined ? (sources.get('target.password') ?? 'config file') : 'default';
+  const otherSecrets: string[] = [];
   // Credentials in the URL are accepted but moved out of it, so the URL can be logged.
   if (url.username || url.password) {
+    // Used or not, the URL's password is a secret, as the URL spells it and decoded.
+    if (url.password) otherSecrets.push(url.password, safeDecode(url.password));
     if (!sources.has('target.username') && url.username) username = decodeURIComponent(url.username);
     if (password === undefined && target.password_file === undefined && url.password) {
       password = decodeURIComponent(url.password);
@@ -252,6 +258,7 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
       username,
       password: password ?? 'guest',
       passwordSource,
+      otherSecrets: [...new Set(otherSecrets)].filter((s) => s !== password),
       tls: {
         ca: readTls('ca_file'),
         cert: readTls('cert_file'),
@@ -286,6 +293,28 @@ export const MIN_DEFAULT_LIST_TIMEOUT_MS = 30_000;
  */
 function defaultTimeout(collector: AnyCollector, intervalMs: number): number {
   return collector.lane === 'overview' || collector.lane === 'health' ? intervalMs : Math.max(intervalMs, MIN_DEFAULT_LIST_TIMEOUT_MS);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** What the redactor must remove for this target (see src/redaction/redactor.ts). */
+export function targetCredentials(target: TargetConfig): Credentials {
+  return {
+    username: target.username,
+    secrets: [target.password, ...target.otherSecrets],
+    // The private key never leaves the process; its lines are listed should some error quote them.
+    material: target.tls.key ? pemLines(target.tls.key.toString('utf8')) : [],
+  };
+}
+
+function pemLines(pem: string): string[] {
+  return pem.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('-----') && !l.includes(':'));
 }
 
 function readSecret(path: string, where: string): string {

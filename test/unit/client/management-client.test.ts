@@ -283,8 +283,9 @@ describe('broken transfers', () => {
     const error = await failure(client(s.url).getJson('/api/overview'));
     expectKind(error, 'malformed_json', '/api/overview');
     expect(error.status).toBe(200);
-    expect(error.message).toContain('HTTP 200 with a body that is not JSON (23 chars');
-    expect(error.cause).toBeInstanceOf(SyntaxError);
+    expect(error.message).toBe('GET /api/overview: HTTP 200 with a body that is not JSON (23 chars, starting: <html>login page</html>)');
+    // JSON.parse's error quotes the body wherever it stopped, past any redaction: it is not kept.
+    expect(error.cause).toBeUndefined();
   });
 
   it('truncated JSON in a complete chunked transfer → malformed_json', async () => {
