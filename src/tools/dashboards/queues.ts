@@ -70,9 +70,9 @@ export const queuesDashboard: DashboardSpec = {
       })
       .timeseries({
         title: 'Lowest consumer utilisation (bottom 10)',
-        description: 'Fraction of time a queue could deliver to its consumers at once; low values mean consumers are slow or prefetch is too small. Only queues with consumers report it.',
+        description: 'Fraction of time a queue could deliver to its consumers at once (consumer capacity; consumer utilisation, its older name, where the broker reports only that); low values mean consumers are slow or prefetch is too small. Only queues with consumers report it.',
         unit: 'percentunit',
-        targets: [{ expr: `bottomk(10, ${scoped(q.consumerUtilisation, V)})`, legend: '{{vhost}} / {{queue}}' }],
+        targets: [{ expr: `bottomk(10, ${scoped(q.consumerCapacity, V)} or ${scoped(q.consumerUtilisation, V)})`, legend: '{{vhost}} / {{queue}}' }],
       })
       .table({
         title: 'Queues with ready messages and no consumer',

@@ -8,6 +8,7 @@ import { generatedFiles } from '../../../src/tools/dashboards/generate.js';
 import { alertRules } from '../../../src/tools/dashboards/alerts.js';
 import { recordingRules } from '../../../src/tools/dashboards/recording-rules.js';
 import { replaceThresholds } from '../../../src/tools/dashboards/thresholds-doc.js';
+import { replaceShipped } from '../../../src/tools/dashboards/shipped-doc.js';
 import { REPO_ROOT } from '../support/exposition.js';
 import { lintDashboard, metricNames, panelsOf } from './lint.js';
 
@@ -31,6 +32,11 @@ describe('generated dashboards and rules', () => {
   it('the runbook\'s threshold table is up to date', () => {
     const runbook = readFileSync(join(REPO_ROOT, 'docs/runbook.md'), 'utf8');
     expect(replaceThresholds(runbook), 'docs/runbook.md thresholds are out of date: run `npm run dashboards`').toBe(runbook);
+  });
+
+  it('docs/dashboards.md lists the dashboards and alerts as generated', () => {
+    const guide = readFileSync(join(REPO_ROOT, 'docs/dashboards.md'), 'utf8');
+    expect(replaceShipped(guide), 'docs/dashboards.md is out of date: run `npm run dashboards`').toBe(guide);
   });
 
   it('pass the dashboard lint', async () => {
