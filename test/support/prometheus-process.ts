@@ -11,6 +11,8 @@ import { freePort } from './exporter-process.js';
 export interface PrometheusProcess {
   url: string;
   query(expr: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
+  /** GET of an HTTP API path (e.g. `/api/v1/rules`): its `data`, or throws with Prometheus's error. */
+  api<T = unknown>(pathAndQuery: string): Promise<T>;
   stop(): Promise<void>;
   logs(): string;
 }
@@ -19,13 +21,19 @@ export function prometheusAvailable(): boolean {
   return spawnSync('prometheus', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-export async function startPrometheus(scrapeTargets: string[], scrapeInterval = '1s'): Promise<PrometheusProcess> {
+export interface PrometheusOptions {
+  /** Rule files to load (absolute paths), evaluated every scrape interval. */
+  ruleFiles?: string[];
+}
+
+export async function startPrometheus(scrapeTargets: string[], scrapeInterval = '1s', options: PrometheusOptions = {}): Promise<PrometheusProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'rmqexp-prom-'));
   const port = await freePort();
   const config = `global:
   scrape_interval: ${scrapeInterval}
   scrape_timeout: ${scrapeInterval}
-scrape_configs:
+  evaluation_interval: ${scrapeInterval}
+${options.ruleFiles?.length ? `rule_files: [${options.ruleFiles.map((f) => `'${f}'`).join(', ')}]\n` : ''}scrape_configs:
   - job_name: rabbitmq
     static_configs:
       - targets: [${scrapeTargets.map((t) => `'${t}'`).join(', ')}]
@@ -49,6 +57,12 @@ scrape_configs:
       const body = (await response.json()) as { status: string; data?: { result: { metric: Record<string, string>; value: [number, string] }[] }; error?: string };
       if (body.status !== 'success') throw new Error(`query ${expr}: ${body.error}`);
       return body.data?.result ?? [];
+    },
+    async api<T>(pathAndQuery: string) {
+      const response = await fetch(`${url}${pathAndQuery}`);
+      const body = (await response.json()) as { status: string; data?: T; error?: string };
+      if (body.status !== 'success') throw new Error(`${pathAndQuery}: ${body.error}`);
+      return body.data as T;
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');

@@ -1,0 +1,73 @@
+import { exporterMetrics as e } from '../../catalogue/exporter.js';
+import { queueMetrics } from '../../catalogue/queues.js';
+import type { DashboardSpec } from './grafana.js';
+import { DASHBOARD_SCOPE, matcherText, scoped, scopedRate } from './promql.js';
+import { PROCESS } from './process-metrics.js';
+
+const byCollector = '{{collector}}';
+
+export const exporterDashboard: DashboardSpec = {
+  uid: 'rabbitmq-exporter-exporter',
+  title: 'RabbitMQ / Exporter',
+  description: 'The exporter itself: poll duration and success per collector, data age, withdrawn collectors, series served, requests and bytes read.',
+  variables: [],
+  fill(l) {
+    l.row('Collectors')
+      .timeseries({ title: 'Poll duration', description: 'How long each collector\'s last poll took.', unit: 's', targets: [{ expr: scoped(e.collectorDuration), legend: byCollector }] })
+      .timeseries({
+        title: 'Poll success',
+        description: '1 when the collector\'s last poll succeeded, 0 when it failed (the exporter\'s log says why).',
+        unit: 'none',
+        targets: [{ expr: scoped(e.collectorSuccess), legend: byCollector }],
+      })
+      .timeseries({
+        title: 'Data age',
+        description: 'Time since each collector\'s last successful poll; past its max_age the data are withdrawn.',
+        unit: 's',
+        targets: [{ expr: `time() - ${scoped(e.collectorLastSuccess)}`, legend: byCollector }],
+      })
+      .timeseries({
+        title: 'Withdrawn',
+        description: '1 while a collector\'s series are withdrawn because its last success is older than its max_age.',
+        unit: 'none',
+        targets: [{ expr: scoped(e.collectorStale), legend: byCollector }],
+      });
+
+    l.row('Series and requests')
+      .timeseries({
+        title: 'Samples served',
+        description: 'Samples each collector\'s current data hold, and what Prometheus scraped in total.',
+        unit: 'short',
+        targets: [
+          { expr: scoped(e.collectorSamples), legend: byCollector },
+          { expr: `scrape_samples_scraped${matcherText(DASHBOARD_SCOPE)}`, legend: 'scraped' },
+        ],
+      })
+      .timeseries({
+        title: 'Queues left out',
+        description: 'Queues whose per-queue series were filtered out or cut by max_queues (still counted in the per-vhost aggregates), and values skipped because the broker sent null.',
+        unit: 'short',
+        targets: [
+          { expr: scoped(queueMetrics.seriesFiltered), legend: 'queues filtered' },
+          { expr: scoped(queueMetrics.seriesCapped), legend: 'queues capped' },
+          { expr: scoped(e.collectorSkipped), legend: 'skipped values {{collector}}' },
+        ],
+      })
+      .timeseries({ title: 'Management API requests', description: 'Requests per second the exporter sends to the management API.', unit: 'reqps', targets: [{ expr: scopedRate(e.requests), legend: 'requests' }] })
+      .timeseries({ title: 'Bytes read', description: 'Response body bytes per second read from the management API.', unit: 'Bps', targets: [{ expr: scopedRate(e.responseBytes), legend: 'bytes read' }] });
+
+    l.row('Process')
+      .timeseries({
+        title: 'Exporter memory',
+        description: 'Resident memory of the exporter process.',
+        unit: 'bytes',
+        targets: [{ expr: `${PROCESS.residentMemory}${matcherText(DASHBOARD_SCOPE)}`, legend: 'resident' }],
+      })
+      .timeseries({
+        title: 'Exporter CPU',
+        description: 'CPU seconds per second used by the exporter process.',
+        unit: 'percentunit',
+        targets: [{ expr: `rate(${PROCESS.cpuSeconds}${matcherText(DASHBOARD_SCOPE)}[$__rate_interval])`, legend: 'cpu' }],
+      });
+  },
+};

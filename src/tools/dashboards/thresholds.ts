@@ -1,0 +1,42 @@
+/**
+ * Every threshold of the alert rules, in one place. Change a value here and run
+ * `npm run dashboards`; the runbook's threshold table is generated from this list.
+ */
+export interface Threshold {
+  readonly value: number | string;
+  readonly doc: string;
+}
+
+export const thresholds = {
+  exporterDownFor: { value: '5m', doc: 'How long Prometheus must fail to scrape the exporter before RabbitmqExporterDown fires.' },
+  brokerUnreachableFor: { value: '2m', doc: 'How long rabbitmq_up must be 0 before RabbitmqBrokerUnreachable fires.' },
+  collectorFailingFor: { value: '10m', doc: 'How long a collector\'s polls must keep failing before RabbitmqCollectorFailing fires.' },
+  nodeDownFor: { value: '2m', doc: 'How long a node must be down before RabbitmqNodeDown fires.' },
+  alarmWindow: { value: '5m', doc: 'Memory and disk alarms keep firing this long after the alarm cleared, so a flapping alarm is one alert.' },
+  memoryPredictWindow: { value: '1h', doc: 'Past memory use RabbitmqMemoryPredictedToRunOut extrapolates from.' },
+  memoryPredictHorizonSeconds: { value: 4 * 3600, doc: 'How far ahead (seconds) RabbitmqMemoryPredictedToRunOut looks for the high watermark.' },
+  memoryPredictMinUsedRatio: { value: 0.5, doc: 'RabbitmqMemoryPredictedToRunOut only fires above this fraction of the watermark (below it, GC saw-tooth makes false trends).' },
+  memoryPredictFor: { value: '30m', doc: 'How long the memory prediction must hold.' },
+  diskPredictWindow: { value: '6h', doc: 'Past free disk space RabbitmqDiskPredictedToRunOut extrapolates from.' },
+  diskPredictHorizonSeconds: { value: 24 * 3600, doc: 'How far ahead (seconds) RabbitmqDiskPredictedToRunOut looks for the disk free limit.' },
+  diskPredictFor: { value: '1h', doc: 'How long the disk prediction must hold.' },
+  fileDescriptorsRatio: { value: 0.8, doc: 'Fraction of the file descriptor limit above which RabbitmqFileDescriptorsNearLimit fires.' },
+  fileDescriptorsFor: { value: '10m', doc: 'How long file descriptor use must stay above that fraction.' },
+  partitionFor: { value: '1m', doc: 'How long a node must see a partition before RabbitmqNetworkPartition fires.' },
+  healthCheckFor: { value: '5m', doc: 'How long a health check must keep failing before RabbitmqHealthCheckFailing fires.' },
+  certificateFor: { value: '10m', doc: 'How long the certificate-expiration check must fail before RabbitmqTlsCertificateExpiring fires (the number of days is the exporter\'s collectors.health_checks.certificate_expiration_days, default 30).' },
+  backlogMinReady: { value: 1000, doc: 'Ready messages a queue must hold before RabbitmqQueueBacklogGrowing considers its growth.' },
+  backlogFor: { value: '30m', doc: 'How long a queue\'s backlog must grow (10-minute slope above 0) before RabbitmqQueueBacklogGrowing fires.' },
+  noConsumerFor: { value: '10m', doc: 'How long ready messages must wait in a queue without consumers before RabbitmqMessagesWithoutConsumer fires.' },
+  unroutableWindow: { value: '5m', doc: 'Window over which RabbitmqUnroutableMessagesDropped counts dropped unroutable messages.' },
+  unroutableMin: { value: 1, doc: 'Dropped unroutable messages within that window that fire RabbitmqUnroutableMessagesDropped.' },
+  limitRatio: { value: 0.8, doc: 'Fraction of a vhost or user limit (connections, queues, channels) above which RabbitmqVhostNearLimit and RabbitmqUserNearLimit fire.' },
+  limitFor: { value: '5m', doc: 'How long usage must stay above that fraction of a limit.' },
+  churnRatio: { value: 0.1, doc: 'Connections opened plus closed per second, as a fraction of open connections, above which RabbitmqHighConnectionChurn fires.' },
+  churnMinConnections: { value: 100, doc: 'RabbitmqHighConnectionChurn stays silent below this many open connections.' },
+  churnWindow: { value: '5m', doc: 'Window of the churn rate.' },
+  churnFor: { value: '10m', doc: 'How long churn must stay above the fraction.' },
+} as const satisfies Record<string, Threshold>;
+
+/** Where runbook_url points: set it to where your copy of docs/runbook.md is served, then `npm run dashboards`. */
+export const RUNBOOK_URL = 'docs/runbook.md';
