@@ -34,7 +34,9 @@ export interface CollectorConfig {
 export interface ExporterConfig {
   configFile?: string;
   listenAddress: string;
+  telemetryPath: string;
   logLevel: string;
+  logFormat: 'json' | 'logfmt';
   poll: { intervalMs: number; jitter: number; backoffMaxMs: number };
   target: TargetConfig;
   collectors: CollectorConfig[];
@@ -79,6 +81,8 @@ export function loadConfig(flags: CliFlags, env: Env): ExporterConfig {
   set(['target', 'password_file'], env.RABBITMQ_PASSWORD_FILE, 'environment variable RABBITMQ_PASSWORD_FILE');
   set(['web', 'listen_address'], flags.listenAddress, 'flag --web.listen-address');
   set(['log', 'level'], flags.logLevel, 'flag --log.level');
+  set(['log', 'format'], flags.logFormat, 'flag --log.format');
+  set(['web', 'telemetry_path'], flags.telemetryPath, 'flag --web.telemetry-path');
   set(['poll', 'interval'], flags.pollInterval, 'flag --poll.interval');
 
   const result = schema.safeParse(raw);
@@ -238,7 +242,9 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
   return {
     configFile: file,
     listenAddress: config.web.listen_address,
+    telemetryPath: config.web.telemetry_path,
     logLevel: config.log.level,
+    logFormat: config.log.format,
     poll: { intervalMs: base, jitter: config.poll.jitter, backoffMaxMs: config.poll.backoff_max },
     target: {
       name: 'default',
@@ -297,7 +303,9 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
   return {
     configFile: config.configFile ?? null,
     listenAddress: config.listenAddress,
+    telemetryPath: config.telemetryPath,
     logLevel: config.logLevel,
+    logFormat: config.logFormat,
     poll: config.poll,
     target: {
       name: target.name,

@@ -25,6 +25,9 @@ const positiveDuration = duration
 const intervalDuration = positiveDuration.refine((ms) => ms >= MIN_INTERVAL_MS, 'must be at least 1s');
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export const LOG_FORMATS = ['json', 'logfmt'] as const;
+/** Paths the exporter serves besides the metrics. */
+const RESERVED_PATHS = new Set(['/', '/-/healthy', '/-/ready']);
 
 export function parseListenAddress(text: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text);
@@ -138,8 +141,13 @@ function collectorsSchema() {
 
 export function configSchema() {
   return z.strictObject({
-    web: z.strictObject({ listen_address: listenAddress.default(':9419') }).prefault({}),
-    log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info') }).prefault({}),
+    web: z
+      .strictObject({
+        listen_address: listenAddress.default(':9419'),
+        telemetry_path: z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /, e.g. /metrics').refine((p) => !RESERVED_PATHS.has(p), `must not be one of ${[...RESERVED_PATHS].join(', ')}`).default('/metrics'),
+      })
+      .prefault({}),
+    log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info'), format: z.enum(LOG_FORMATS).default('json') }).prefault({}),
     poll: pollSchema.prefault({}),
     target: targetSchema.prefault({}),
     collectors: collectorsSchema().prefault({}),

@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../render/exposition.js';
 import type { Target } from '../target.js';
@@ -6,13 +6,21 @@ import { landingPage } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
 
 /** The HTTP side: it reads finished snapshots and never talks to the broker. */
-export function createApp(targets: readonly Target[], log: Logger): Express {
+export interface AppOptions {
+  /** Where the metrics are served (--web.telemetry-path). */
+  telemetryPath?: string;
+  /** Headers, rate limit and basic auth of --web.config.file, before every route. */
+  guard?: RequestHandler;
+}
+
+export function createApp(targets: readonly Target[], log: Logger, { telemetryPath = '/metrics', guard }: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags would hash every multi-megabyte body on every scrape.
   app.set('etag', false);
+  if (guard) app.use(guard);
 
-  app.get('/metrics', async (req: Request, res: Response) => {
+  app.get(telemetryPath, async (req: Request, res: Response) => {
     const target = targets[0];
     if (!target) {
       res.status(503).type('text/plain').send('no target configured\n');
@@ -47,7 +55,7 @@ export function createApp(targets: readonly Target[], log: Logger): Express {
   });
 
   app.get('/', (_req, res) => {
-    res.type('html').send(landingPage(targets.map((t) => t.state)));
+    res.type('html').send(landingPage(targets.map((t) => t.state), telemetryPath));
   });
 
   app.use((req: Request, res: Response) => {
