@@ -12,6 +12,12 @@ export const exporterMetrics = defineMetrics('exporter', {
   collectorLastSuccess: { name: 'rabbitmq_exporter_collector_last_success_timestamp_seconds', type: g, labels: C, help: 'When the collector last polled successfully (Unix time); data older than the configured maximum age is withdrawn.' },
   collectorSamples: { name: 'rabbitmq_exporter_collector_samples', type: g, labels: C, help: 'Samples the collector\'s current data holds.' },
   collectorSkipped: { name: 'rabbitmq_exporter_collector_skipped_values', type: g, labels: C, help: 'Values of the collector\'s last successful poll that were null or not numbers and so were left out.' },
+  collectorDropped: {
+    name: 'rabbitmq_exporter_collector_dropped_objects',
+    type: g,
+    labels: ['collector', 'reason'],
+    help: 'What the collector\'s last successful poll left out of the broker\'s answers, by reason: no_name (a listed object whose name is absent, null, empty or not a string, or an item that is not an object), duplicate (an object listed twice, or a series written twice: the first is served).',
+  },
   collectorStale: { name: 'rabbitmq_exporter_collector_data_withdrawn', type: g, labels: C, help: '1 when the collector\'s series are withdrawn because its last success is older than the maximum age.' },
   collectorEnabled: { name: 'rabbitmq_exporter_collector_enabled', type: g, labels: C, help: '1 for each collector that is enabled.' },
   configReloadSuccessful: { name: 'rabbitmq_exporter_config_last_reload_successful', type: g, help: '1 when the last configuration load (at start-up, on SIGHUP or POST /-/reload) succeeded, 0 when it failed and the previous configuration stayed in force.' },

@@ -98,10 +98,16 @@ export const channelsCollector: Collector<Options> = {
       const seen = new Set<string>();
       for (const r of records) {
         const name = labelOf(r.name);
-        if (!name) continue;
+        if (!name) {
+          sink.drop('no_name');
+          continue;
+        }
         const labels = [name, labelOf(r.vhost), labelOf(r.user)];
         const id = labels.join('\u0000');
-        if (seen.has(id)) continue;
+        if (seen.has(id)) {
+          sink.drop('duplicate');
+          continue;
+        }
         seen.add(id);
         emitRecord(sink, perChannel, r, renderLabels(M.unackedPerChannel.labels, labels), { rates: false });
       }
@@ -118,6 +124,7 @@ async function fetchChannels(ctx: CollectContext<Options>): Promise<ChannelRecor
       pagingThreshold: o.paging_threshold,
       memory,
       key: (r) => (typeof r?.name === 'string' ? r.name : undefined),
+      drops: ctx.sink,
     });
   const records =
     o.vhosts.length === 0

@@ -111,6 +111,7 @@ async function fetchConnections(ctx: CollectContext<Options>): Promise<Connectio
       pagingThreshold: o.paging_threshold,
       memory,
       key: (r) => (typeof r?.name === 'string' ? r.name : undefined),
+      drops: ctx.sink,
     });
   const valid = (records: ConnectionRecord[]) => records.filter((r) => r !== null && typeof r === 'object');
 
@@ -133,11 +134,17 @@ function emitPerConnection(ctx: CollectContext<Options>, records: ConnectionReco
   const seen = new Set<string>();
   for (const r of records) {
     const name = labelOf(r.name);
-    if (!name) continue;
+    if (!name) {
+      sink.drop('no_name');
+      continue;
+    }
     const vhost = labelOf(r.vhost);
     const user = labelOf(r.user);
     const id = `${name}\u0000${vhost}\u0000${user}`;
-    if (seen.has(id)) continue;
+    if (seen.has(id)) {
+      sink.drop('duplicate');
+      continue;
+    }
     seen.add(id);
     sink.add(M.info, [
       name, vhost, user, labelOf(r.node), labelOf(r.protocol), labelOf(r.type), labelOf(r.peer_host),

@@ -114,11 +114,17 @@ async function fetchConsumers(ctx: CollectContext<Options>): Promise<ConsumerRec
   // 3.10.8), so they cannot be told apart: all are kept.
   const seen = new Set<string>();
   return records.filter((r) => {
-    if (r === null || typeof r !== 'object') return false;
+    if (r === null || typeof r !== 'object') {
+      ctx.sink.drop('no_name');
+      return false;
+    }
     const channel = getPath(r, ['channel_details', 'name']);
     if (typeof channel !== 'string' || channel === '' || typeof r.consumer_tag !== 'string') return true;
     const id = `${channel}\u0000${r.consumer_tag}`;
-    if (seen.has(id)) return false;
+    if (seen.has(id)) {
+      ctx.sink.drop('duplicate');
+      return false;
+    }
     seen.add(id);
     return true;
   });

@@ -54,7 +54,8 @@ export const exchangesCollector: Collector<Options> = {
     }
     const exchanges = await fetchWholeOrPaged<ExchangeRecord>(ctx.api, '/api/exchanges', { columns: columns.join(',') }, {
       pageSize: o.page_size,
-      key: (e) => `${str(e.vhost)}\u0000${str(e.name)}`,
+      key: (e) => (typeof e.vhost === 'string' && typeof e.name === 'string' ? `${e.vhost}\u0000${e.name}` : undefined),
+      drops: sink,
     });
     const vhostFilter = new NameFilter(o.vhosts);
     const exchangeFilter = new NameFilter(o.exchanges);
@@ -62,7 +63,10 @@ export const exchangesCollector: Collector<Options> = {
     const perVhost = new Map<string, number>();
     let filtered = 0;
     for (const exchange of exchanges) {
-      if (typeof exchange.vhost !== 'string' || typeof exchange.name !== 'string') continue;
+      if (typeof exchange.vhost !== 'string' || typeof exchange.name !== 'string') {
+        sink.drop('no_name');
+        continue;
+      }
       if (!vhostFilter.matches(exchange.vhost)) continue;
       const typeKey = `${exchange.vhost}\u0000${str(exchange.type)}`;
       perVhost.set(typeKey, (perVhost.get(typeKey) ?? 0) + 1);

@@ -32,7 +32,10 @@ export const featureFlagsCollector: Collector = {
           const seen = new Set<string>();
           for (const flag of flags ?? []) {
             const name = text(flag.name);
-            if (!name || seen.has(name)) continue;
+            if (!name || seen.has(name)) {
+              ctx.sink.drop(name ? 'duplicate' : 'no_name');
+              continue;
+            }
             seen.add(name);
             ctx.sink.add(M.enabled, [name, text(flag.stability)], flag.state === 'enabled' ? 1 : 0);
           }
@@ -55,7 +58,10 @@ export const featureFlagsCollector: Collector = {
             const seen = new Set<string>();
             for (const feature of features ?? []) {
               const name = text(feature.name);
-              if (!name || seen.has(name)) continue;
+              if (!name || seen.has(name)) {
+                ctx.sink.drop(name ? 'duplicate' : 'no_name');
+                continue;
+              }
               seen.add(name);
               ctx.sink.add(M.deprecatedInUse, [name, text(feature.deprecation_phase)], 1);
             }

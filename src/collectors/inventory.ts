@@ -61,7 +61,10 @@ function countPart(ctx: CollectContext, spec: CountSpec): Part {
       for (const item of items) {
         const identity = spec.identity.map((f) => text(item[f]));
         const key = JSON.stringify(identity);
-        if (seen.has(key)) continue;
+        if (seen.has(key)) {
+          ctx.sink.drop('duplicate');
+          continue;
+        }
         seen.add(key);
         const labels = identity.slice(0, spec.metric.labels.length);
         const groupKey = JSON.stringify(labels);

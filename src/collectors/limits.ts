@@ -38,7 +38,11 @@ function emitLimits(ctx: CollectContext, def: MetricDef, owner: 'vhost' | 'user'
   for (const entry of entries) {
     const name = entry[owner];
     const value = entry.value;
-    if (typeof name !== 'string' || seen.has(name) || value === null || typeof value !== 'object') continue;
+    if (typeof name !== 'string' || seen.has(name)) {
+      ctx.sink.drop(typeof name === 'string' ? 'duplicate' : 'no_name');
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
     seen.add(name);
     for (const [limit, raw] of Object.entries(value as Record<string, unknown>)) {
       // Negative is how RabbitMQ says "no limit": left out (see the family's HELP).

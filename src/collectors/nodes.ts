@@ -91,7 +91,10 @@ export const nodesCollector: Collector<Options> = {
     const running: string[] = [];
     for (const node of nodes) {
       const name = typeof node?.name === 'string' ? node.name : undefined;
-      if (!name || seen.has(name)) continue;
+      if (!name || seen.has(name)) {
+        sink.drop(name ? 'duplicate' : 'no_name');
+        continue;
+      }
       seen.add(name);
       if (node.running === true) running.push(name);
       const labels = renderLabels(['node'], [name]);

@@ -1,4 +1,5 @@
 import { isNotFound, ManagementError } from '../client/errors.js';
+import type { DropCounter } from '../render/sample-sink.js';
 import type { BrokerApi } from './collector.js';
 
 /**
@@ -30,6 +31,8 @@ export interface PagedOptions<T> {
   key: (item: T) => string | undefined;
   /** Stop after this many pages whatever `page_count` says (a guard; default 10,000). */
   maxPages?: number;
+  /** Told of every item left out: duplicates, and items that are not objects (the collector's sink). */
+  drops?: DropCounter;
 }
 
 interface Page<T> {
@@ -42,13 +45,14 @@ const MAX_PAGE_SIZE = 500;
 /**
  * GETs `path?page=N&page_size=S` for N = 1, 2, ... until the last page the latest answer
  * announces. A path that ignores paging (answers an array) is taken as the whole list. Items
- * are de-duplicated on `key`; items without a key (undefined) are all kept. Not an array, nor
+ * are de-duplicated on `key`; items without a key (undefined) are all kept, items that are not
+ * objects are dropped (counted as no_name). Not an array, nor
  * a page object: throws, which fails the poll.
  */
 export async function fetchAllPages<T>(api: BrokerApi, path: string, options: PagedOptions<T>): Promise<T[]> {
   const pageSize = Math.max(1, Math.min(MAX_PAGE_SIZE, Math.floor(options.pageSize)));
   const maxPages = options.maxPages ?? 10_000;
-  const dedup = new Deduplicator(options.key);
+  const dedup = new Deduplicator(options.key, options.drops);
   for (let page = 1; page <= maxPages; page++) {
     let answer: unknown;
     try {
@@ -96,7 +100,7 @@ export async function fetchList<T>(api: BrokerApi, path: string, options: ListOp
   } else {
     const answer = await api.get(path, options.query);
     if (!Array.isArray(answer)) throw new Error(`${path} did not answer a JSON array`);
-    const dedup = new Deduplicator(options.key);
+    const dedup = new Deduplicator(options.key, options.drops);
     dedup.addAll(answer as T[]);
     items = dedup.items;
   }
@@ -108,13 +112,24 @@ class Deduplicator<T> {
   readonly items: T[] = [];
   private readonly seen = new Set<string>();
 
-  constructor(private readonly key: (item: T) => string | undefined) {}
+  constructor(
+    private readonly key: (item: T) => string | undefined,
+    private readonly drops: DropCounter | undefined,
+  ) {}
 
   addAll(items: readonly T[]): void {
     for (const item of items) {
+      // null, numbers, strings: nothing to key or label; a page holding one is still served.
+      if (!isObject(item)) {
+        this.drops?.drop('no_name');
+        continue;
+      }
       const k = this.key(item);
       if (k !== undefined) {
-        if (this.seen.has(k)) continue;
+        if (this.seen.has(k)) {
+          this.drops?.drop('duplicate');
+          continue;
+        }
         this.seen.add(k);
       }
       this.items.push(item);
@@ -152,23 +167,24 @@ export interface WholeOrPagedOptions<T> {
   /** 0: one request for the whole list; otherwise pages of this size (see fetchAllPages). */
   pageSize: number;
   key: (item: T) => string | undefined;
+  drops?: DropCounter;
 }
 
 /**
  * One request for the whole list, or page by page when a page size is configured (for answers
  * too large for one response, or for the broker-side `name` filter, which the API applies only
- * to paged requests). De-duplicated on `key`; items that are not objects are dropped.
+ * to paged requests). De-duplicated on `key`; items that are not objects are dropped (counted as no_name).
  */
 export async function fetchWholeOrPaged<T>(api: BrokerApi, path: string, query: Query, options: WholeOrPagedOptions<T>): Promise<T[]> {
   let items: T[];
   if (options.pageSize > 0) {
-    items = await fetchAllPages(api, path, { query, pageSize: options.pageSize, key: options.key });
+    items = await fetchAllPages(api, path, { query, pageSize: options.pageSize, key: options.key, drops: options.drops });
   } else {
     const answer = await api.get<unknown>(path, query);
     const list = Array.isArray(answer) ? answer : (answer as { items?: unknown } | null)?.items;
     if (!Array.isArray(list)) throw new Error(`${path} did not answer a JSON list`);
-    const dedup = new Deduplicator(options.key);
-    dedup.addAll((list as unknown[]).filter(isObject) as T[]);
+    const dedup = new Deduplicator(options.key, options.drops);
+    dedup.addAll(list as T[]);
     items = dedup.items;
   }
   return items;

@@ -3,7 +3,7 @@ import { QUEUE_INFO_ARGUMENTS, queueMetrics as M } from '../catalogue/queues.js'
 import { isNotFound } from '../client/errors.js';
 import { apiPath } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
-import { toSampleValue } from '../render/sample-sink.js';
+import { toSampleValue, type DropCounter } from '../render/sample-sink.js';
 import type { BrokerApi, Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldTable, type FieldTable } from './field-table.js';
 import { logOnce } from './log-once.js';
@@ -134,7 +134,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     let emitted = 0;
     let seen = 0;
     // One vhost's answer at a time, in vhost order: only the answers in flight are held in memory.
-    for await (const queue of queueRecords(ctx.api, plan, vhostFilter, options)) {
+    for await (const queue of queueRecords(ctx.api, plan, vhostFilter, options, sink)) {
       // Tens of thousands of queues: let scrapes in between, so none waits for the whole loop.
       if (++seen % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
       const vhost = queue.vhost as string;
@@ -231,9 +231,11 @@ async function* queueRecords(
   plan: QueuePlan,
   vhostFilter: NameFilter,
   options: QueueOptions,
+  drops: DropCounter,
 ): AsyncGenerator<QueueRecord> {
-  const key = (q: QueueRecord) => `${String(q.vhost)}\u0000${String(q.name)}`;
-  const valid = (q: QueueRecord) => typeof q.name === 'string' && typeof q.vhost === 'string';
+  const named = (q: QueueRecord) => typeof q.name === 'string' && typeof q.vhost === 'string';
+  const key = (q: QueueRecord) => (named(q) ? `${q.vhost as string}\u0000${q.name as string}` : undefined);
+  const valid = (q: QueueRecord) => named(q) || (drops.drop('no_name'), false);
   let perVhost = plan.perVhost;
   let vhosts: string[] = [];
   if (perVhost) {
@@ -247,7 +249,7 @@ async function* queueRecords(
     if (vhosts.length > options.per_vhost_max) perVhost = false;
     plan.perVhost = perVhost;
   }
-  const fetch = (path: string) => fetchWholeOrPaged<QueueRecord>(api, path, plan.query, { pageSize: plan.pageSize, key });
+  const fetch = (path: string) => fetchWholeOrPaged<QueueRecord>(api, path, plan.query, { pageSize: plan.pageSize, key, drops });
   if (!perVhost) {
     yield* (await fetch(plan.path)).filter(valid);
     return;

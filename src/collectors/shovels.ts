@@ -29,7 +29,10 @@ export const shovelsCollector: Collector = {
     // A shovel runs on one node; should two nodes report it, the running one wins.
     const shovels = new Map<string, Shovel>();
     for (const shovel of jsonList<Shovel>(answer.body, PATH)) {
-      if (typeof shovel.name !== 'string') continue;
+      if (typeof shovel.name !== 'string') {
+        ctx.sink.drop('no_name');
+        continue;
+      }
       const key = JSON.stringify([text(shovel.vhost), shovel.name]);
       const seen = shovels.get(key);
       if (!seen || (!RUNNING.has(text(seen.state)) && RUNNING.has(text(shovel.state)))) shovels.set(key, shovel);

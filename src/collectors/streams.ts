@@ -59,7 +59,10 @@ export const streamsCollector: Collector<Options> = {
     for (const r of connections) {
       const name = labelOf(r.name);
       if (name) {
-        if (seenConnections.has(name)) continue;
+        if (seenConnections.has(name)) {
+          sink.drop('duplicate');
+          continue;
+        }
         seenConnections.add(name);
       }
       byVhost.add([labelOf(r.vhost)]);
@@ -123,7 +126,10 @@ function emitEntities(
     const stream = labelOf(getPath(r, ['queue', 'name']));
     const labels = [vhost, stream, labelOf(getPath(r, ['connection_details', 'name'])), labelOf(r[idField])];
     const id = labels.join('\u0000');
-    if (seen.has(id)) continue;
+    if (seen.has(id)) {
+      ctx.sink.drop('duplicate');
+      continue;
+    }
     seen.add(id);
     byVhost.add([vhost]);
     byStream.add([vhost, stream]);

@@ -51,8 +51,12 @@ export const vhostsCollector: Collector<Options> = {
     const seen = new Set<string>();
     for (const vhost of vhosts) {
       const name = vhost?.name;
-      if (typeof name !== 'string' || seen.has(name) || !filter.matches(name)) continue;
+      if (typeof name !== 'string' || seen.has(name)) {
+        ctx.sink.drop(typeof name === 'string' ? 'duplicate' : 'no_name');
+        continue;
+      }
       seen.add(name);
+      if (!filter.matches(name)) continue;
       emitRecord(ctx.sink, table, vhost, renderLabels(['vhost'], [name]), { rates, counters });
       const tags = Array.isArray(vhost.tags) ? vhost.tags.join(',') : typeof vhost.tags === 'string' ? vhost.tags : '';
       const queueType = typeof vhost.default_queue_type === 'string' ? vhost.default_queue_type : '';

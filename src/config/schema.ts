@@ -45,14 +45,42 @@ const listenAddress = z.string().refine((text) => {
   }
 }, 'must be HOST:PORT or :PORT, e.g. :9419');
 
-export const brokerUrl = z.string().refine((text) => {
+/**
+ * What is wrong with a broker URL, or undefined when it parses cleanly. The URL may hold a
+ * password, so no message repeats any part of it. A password with an unencoded "/", "?" or "#"
+ * makes the parser take the user name for the host and the rest for a path or query, with the
+ * secret in it: an "@" after the host is refused for that reason.
+ */
+export function brokerUrlProblem(text: string): string | undefined {
+  const scheme = 'must be an http:// or https:// URL, e.g. http://localhost:15672';
+  if (!/^https?:\/\//i.test(text)) return scheme;
+  let url: URL;
   try {
-    const url = new URL(text);
-    return url.protocol === 'http:' || url.protocol === 'https:';
+    url = new URL(text);
   } catch {
-    return false;
+    return `${scheme} (it does not parse as a URL; a user name or password holding ":", "/", "?", "#" or "@" must be percent-encoded)`;
   }
-}, 'must be an http:// or https:// URL, e.g. http://localhost:15672');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return scheme;
+  if (`${url.pathname}${url.search}${url.hash}`.includes('@')) {
+    return 'has an "@" after the host, so part of a user name or password would be taken for the path: percent-encode "/", "?", "#" and "@" in them (%2F, %3F, %23, %40), or set target.username and target.password instead';
+  }
+  if (url.search !== '' || url.hash !== '' || /[?#]/.test(text)) {
+    return 'must not have a query (?...) or fragment (#...): the API paths are appended to it';
+  }
+  for (const [part, value] of [['user name or password', `${url.username}:${url.password}`], ['path', url.pathname]] as const) {
+    try {
+      decodeURIComponent(value);
+    } catch {
+      return `the ${part} in it is not valid percent-encoding: "%" must be followed by two hex digits (a literal "%" is %25)`;
+    }
+  }
+  return undefined;
+}
+
+export const brokerUrl = z.string().superRefine((text, ctx) => {
+  const problem = brokerUrlProblem(text);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 const tlsSchema = z.strictObject({
   ca_file: z.string().optional(),

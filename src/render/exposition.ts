@@ -3,6 +3,8 @@
  * families this exporter serves; only the HELP/TYPE header of counters differs. So a family
  * is rendered once into a body, with two cheap headers beside it.
  */
+import { boundedLabelValue } from './label-value.js';
+
 export type FamilyType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';
 
 export interface FamilyHeader {
@@ -55,15 +57,14 @@ export function formatValue(value: number): string {
   return String(value);
 }
 
-/** `{a="x",b="y"}`, or '' when there are no labels. */
+/** `{a="x",b="y"}`, or '' when there are no labels. Values are bounded first (see boundedLabelValue). */
 export function renderLabels(names: readonly string[], values: readonly string[]): string {
   if (names.length === 0) return '';
-  let out = '{';
-  for (let i = 0; i < names.length; i++) {
-    if (i > 0) out += ',';
-    out += `${names[i]}="${escapeLabelValue(values[i] ?? '')}"`;
-  }
-  return out + '}';
+  // Joined, not concatenated with +=: the result is one flat string rather than a rope of ~20
+  // pieces, which matters when it is kept (the sink keys its duplicate check on it).
+  const parts = new Array<string>(names.length);
+  for (let i = 0; i < names.length; i++) parts[i] = `${names[i]}="${escapeLabelValue(boundedLabelValue(values[i] ?? ''))}"`;
+  return `{${parts.join(',')}}`;
 }
 
 const textHeaders = new WeakMap<FamilyHeader, Buffer>();

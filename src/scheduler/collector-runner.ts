@@ -132,7 +132,7 @@ export class CollectorRunner {
       if (deadline.aborted) throw new Error(`poll ran past its deadline of ${this.config.timeoutMs} ms`);
       const seconds = (performance.now() - started) / 1000;
       if (sink.skipped > 0) this.log.debug({ skipped: sink.skipped }, 'values that were null or not numbers were left out');
-      state.succeeded(this.collector.name, sink.finish(), seconds, sink.skipped);
+      state.succeeded(this.collector.name, sink.finish(), seconds, sink.skipped, Date.now(), sink.dropped);
       this.deps.failures.succeeded(this.collector.name);
       this.failures = 0;
     } catch (error) {

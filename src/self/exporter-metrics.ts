@@ -1,6 +1,6 @@
 import { exporterMetrics as M } from '../catalogue/exporter.js';
 import type { RenderedFamily } from '../render/exposition.js';
-import { SampleSink } from '../render/sample-sink.js';
+import { DROP_REASONS, SampleSink } from '../render/sample-sink.js';
 import type { TargetState } from '../snapshot/target-state.js';
 import { REVISION, VERSION } from '../version.js';
 
@@ -24,6 +24,7 @@ export function exporterFamilies(target: TargetState, client: ClientCounters, no
     if (state.lastSuccessAt !== undefined) {
       sink.add(M.collectorLastSuccess, labels, state.lastSuccessAt / 1000);
       sink.add(M.collectorSkipped, labels, state.skipped);
+      for (const reason of DROP_REASONS) sink.add(M.collectorDropped, [state.name, reason], state.dropped.get(reason) ?? 0);
       const fresh = target.isFresh(state, now);
       sink.add(M.collectorStale, labels, fresh ? 0 : 1);
       sink.add(M.collectorSamples, labels, fresh ? state.samples : 0);

@@ -1,4 +1,5 @@
 import type { RenderedFamily } from '../render/exposition.js';
+import type { DropReason } from '../render/sample-sink.js';
 
 /** What one collector last produced on one target, and how its polls are going. */
 export interface CollectorState {
@@ -9,6 +10,8 @@ export interface CollectorState {
   families: readonly RenderedFamily[];
   samples: number;
   skipped: number;
+  /** What the last successful poll left out of the broker's answers, by reason. */
+  dropped: ReadonlyMap<DropReason, number>;
   attempts: number;
   lastSuccess: boolean | undefined;
   lastSuccessAt: number | undefined;
@@ -39,6 +42,7 @@ export class TargetState {
       families: [],
       samples: 0,
       skipped: 0,
+      dropped: new Map(),
       attempts: 0,
       lastSuccess: undefined,
       lastSuccessAt: undefined,
@@ -48,11 +52,19 @@ export class TargetState {
     });
   }
 
-  succeeded(name: string, families: RenderedFamily[], durationSeconds: number, skipped: number, at = Date.now()): void {
+  succeeded(
+    name: string,
+    families: RenderedFamily[],
+    durationSeconds: number,
+    skipped: number,
+    at = Date.now(),
+    dropped: ReadonlyMap<DropReason, number> = new Map(),
+  ): void {
     const state = this.get(name);
     state.families = families;
     state.samples = families.reduce((n, f) => n + f.samples, 0);
     state.skipped = skipped;
+    state.dropped = dropped;
     state.attempts++;
     state.lastSuccess = true;
     state.lastSuccessAt = at;

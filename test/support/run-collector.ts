@@ -39,6 +39,8 @@ export interface RunResult {
   parsed: ParsedSample[];
   /** Values the collector passed that were null, absent or not numbers. */
   skipped: number;
+  /** What the collector left out of the answers, by reason (every reason, 0 when nothing). */
+  dropped: Record<string, number>;
   /** What the collector logged (pino JSON lines, level debug and up). */
   logs: LogLine[];
   /** The value of the one sample of `name` whose labels are exactly `labels`, or undefined. */
@@ -119,6 +121,7 @@ export async function runCollector(collector: AnyCollector, run: RunOptions): Pr
     updateBroker: () => undefined,
   });
   const skipped = sink.skipped;
+  const dropped = Object.fromEntries(sink.dropped);
   const families = sink.finish();
   const text = Buffer.concat(concatFamilies(families, false)).toString('utf8');
   const { samples, parsed } = parseExposition(text);
@@ -128,6 +131,7 @@ export async function runCollector(collector: AnyCollector, run: RunOptions): Pr
     samples,
     parsed,
     skipped,
+    dropped,
     logs,
     value(name, labels = {}) {
       const hits = parsed.filter((s) => s.name === name && sameLabels(s.labels, labels));

@@ -288,6 +288,24 @@ describe('precedence: flags over environment over file over defaults', () => {
     expect(error.message).toContain('environment variable RABBITMQ_URL: key "target.url": must be an http:// or https:// URL');
   });
 
+  it.each([
+    ['http://user:pw%zz-s3cr3t@h.example:15672', 'not valid percent-encoding'],
+    ['http://user:12/s3cr3t@h.example', 'has an "@" after the host'],
+  ])('a RABBITMQ_URL that does not parse cleanly (%j) is a config error that does not repeat it', (url, message) => {
+    const error = configError(() => load(undefined, { RABBITMQ_URL: url }));
+    expect(error.message).toContain(`environment variable RABBITMQ_URL: key "target.url": `);
+    expect(error.message).toContain(message);
+    expect(error.message).not.toContain('s3cr3t');
+    expect(error.message).not.toContain('user:');
+  });
+
+  it('a percent-encoded password in RABBITMQ_URL is decoded, and the URL left without it', () => {
+    const config = load(undefined, { RABBITMQ_URL: 'http://u%40corp:p%3As%2Fs%25x@h.example:15672' });
+    expect(config.target.username).toBe('u@corp');
+    expect(config.target.password).toBe('p:s/s%x');
+    expect(config.target.url).toBe('http://h.example:15672');
+  });
+
   it('RABBITMQ_USERNAME and RABBITMQ_PASSWORD over the file', () => {
     const config = load(td('good-poll-interval.yaml'), { RABBITMQ_USERNAME: 'env-user', RABBITMQ_PASSWORD: 'env-secret' });
     expect(config.target.username).toBe('env-user');
@@ -481,6 +499,23 @@ describe('the built binary', () => {
     expect(result.stderr).toContain(`rabbitmq-exporter: invalid configuration:`);
     expect(result.stderr).toContain(`config file ${file}: key "poll.intervall": unknown key`);
     expect(result.stdout).toBe('');
+  });
+
+  it.each([
+    ['http://monitor:pw%zz-s3cr3t@broker.example:15672', 'not valid percent-encoding'],
+    ['http://monitor:12/s3cr3t@broker.example', 'has an "@" after the host'],
+  ])('exits 2 for RABBITMQ_URL=%j, naming the variable and key, never the secret', (url, message) => {
+    const result = spawnSync(process.execPath, ['dist/src/main.js'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: process.env.PATH ?? '', RABBITMQ_URL: url },
+    });
+    expect(result.stderr).toContain('environment variable RABBITMQ_URL: key "target.url": ');
+    expect(result.stderr).toContain(message);
+    expect(result.stderr + result.stdout).not.toContain('s3cr3t');
+    expect(result.stdout).toBe('');
+    expect(result.status).toBe(2);
   });
 
   it('exits 2 for an unknown flag, with the usage text', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { brokerUrl, configSchema, duration, parseListenAddress } from '../../../src/config/schema.js';
+import { brokerUrl, brokerUrlProblem, configSchema, duration, parseListenAddress } from '../../../src/config/schema.js';
 
 describe('parseListenAddress', () => {
   it.each([
@@ -26,6 +26,32 @@ describe('schema pieces', () => {
     expect(brokerUrl.safeParse('amqp://h:5672').success).toBe(false);
     expect(brokerUrl.safeParse('h:15672').success).toBe(false);
     expect(brokerUrl.safeParse('not a url').success).toBe(false);
+  });
+
+  it.each([
+    ['http://user:pw%zz@h:15672', 'not valid percent-encoding'],
+    ['http://user:12/secret@h', 'has an "@" after the host'],
+    ['http://user:12?secret@h', 'has an "@" after the host'],
+    ['http://h:15672/a@b', 'has an "@" after the host'],
+    ['http://u:se#cret@h', 'does not parse as a URL'],
+    ['http://h:15672/?vhost=x', 'must not have a query'],
+    ['http://h:15672/#top', 'must not have a query'],
+    ['http://h:15672/?', 'must not have a query'],
+    ['http://h:15672/a%zz', 'the path in it is not valid percent-encoding'],
+    ['http:h:15672', 'must be an http:// or https:// URL'],
+    ['http:/h', 'must be an http:// or https:// URL'],
+    ['file:///etc/passwd', 'must be an http:// or https:// URL'],
+    ['javascript://h', 'must be an http:// or https:// URL'],
+    ['http://', 'does not parse as a URL'],
+  ])('brokerUrl refuses %j, without repeating it', (text, message) => {
+    const problem = brokerUrlProblem(text);
+    expect(problem).toContain(message);
+    for (const part of ['secret', 'pw%zz', 'cret', 'vhost=x', 'top', 'passwd']) expect(problem).not.toContain(part);
+    expect(brokerUrl.safeParse(text).success).toBe(false);
+  });
+
+  it.each(['http://h:15672', 'HTTPS://h:15671/rabbit/', 'http://u%40corp:p%3As%2Fs%25@h:15672', 'http://[::1]:15672', 'http://u@h'])('brokerUrl accepts %j', (text) => {
+    expect(brokerUrlProblem(text)).toBeUndefined();
   });
 
   it('duration parses into milliseconds and reports the parser message', () => {

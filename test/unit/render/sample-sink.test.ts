@@ -72,18 +72,42 @@ describe('SampleSink', () => {
 
   it('finish hands over one family per definition, in first-use order, and empties the sink', () => {
     const sink = new SampleSink();
-    sink.add(M.c, [], 1);
-    sink.add(M.g, ['a'], 2);
-    sink.add(M.c, [], 3);
+    sink.add(M.g, ['a'], 1);
+    sink.add(M.c, [], 2);
+    sink.add(M.g, ['b'], 3);
     const families = sink.finish();
     expect(families.map((f) => [f.header.name, f.samples])).toEqual([
-      ['rabbitmq_test_things_total', 2],
-      ['rabbitmq_test_value', 1],
+      ['rabbitmq_test_value', 2],
+      ['rabbitmq_test_things_total', 1],
     ]);
-    expect(families[0]!.header).toBe(M.c);
-    expect(families[0]!.body.toString()).toBe('rabbitmq_test_things_total 1\nrabbitmq_test_things_total 3\n');
+    expect(families[0]!.header).toBe(M.g);
+    expect(families[0]!.body.toString()).toBe('rabbitmq_test_value{k="a"} 1\nrabbitmq_test_value{k="b"} 3\n');
     expect(sink.finish()).toEqual([]);
     expect(sink.sampleCount).toBe(0);
+  });
+
+  it('a series written twice in one poll is served once (the first) and counted as dropped', () => {
+    const sink = new SampleSink();
+    expect(sink.add(M.g, ['a'], 1)).toBe(true);
+    expect(sink.add(M.g, ['a'], 2)).toBe(false);
+    expect(sink.addRendered(M.g, '{k="a"}', 3)).toBe(false);
+    expect(sink.add(M.c, [], 4)).toBe(true);
+    expect(sink.add(M.c, [], 5)).toBe(false);
+    // The same labels in another family are another series.
+    expect(sink.add(M.g, ['b'], 6)).toBe(true);
+    expect(Object.fromEntries(sink.dropped)).toEqual({ no_name: 0, duplicate: 3 });
+    expect(sink.sampleCount).toBe(3);
+    expect(text(sink)).toBe('rabbitmq_test_value{k="a"} 1\nrabbitmq_test_value{k="b"} 6\nrabbitmq_test_things_total 4\n');
+    // A new poll (after finish) starts afresh.
+    expect(sink.add(M.g, ['a'], 7)).toBe(true);
+  });
+
+  it('a value skipped as not a number does not take the series: a later number is served', () => {
+    const sink = new SampleSink();
+    expect(sink.add(M.g, ['a'], null)).toBe(false);
+    expect(sink.add(M.g, ['a'], 2)).toBe(true);
+    expect(sink.skipped).toBe(1);
+    expect(sink.dropped.get('duplicate')).toBe(0);
   });
 
   it('declare lists a family with no samples', () => {

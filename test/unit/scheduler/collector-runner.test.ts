@@ -304,6 +304,24 @@ describe('CollectorRunner.pollOnce', () => {
     expect(finished.count).toBe(2);
   });
 
+  it('records what the poll dropped, by reason, and replaces it on the next success', async () => {
+    let poll = 0;
+    const { runner, state } = harness(async (ctx) => {
+      poll++;
+      ctx.sink.add(M.v, [], 1);
+      if (poll === 1) {
+        ctx.sink.add(M.v, [], 2); // the same series again
+        ctx.sink.drop('no_name', 3);
+      }
+    });
+    await runner.pollOnce();
+    const c = state.collectors.get('test')!;
+    expect(Object.fromEntries(c.dropped)).toEqual({ no_name: 3, duplicate: 1 });
+    expect(c.families[0]!.body.toString()).toBe('rabbitmq_test_runner_value 1\n');
+    await runner.pollOnce();
+    expect(Object.fromEntries(state.collectors.get('test')!.dropped)).toEqual({ no_name: 0, duplicate: 0 });
+  });
+
   it('a ManagementError is recorded as path (without query) and detail', async () => {
     const { runner, state, finished } = harness(async () => {
       throw new ManagementError('http_status', '/api/nodes?columns=name,running', 'HTTP 500 (x: y)', 500);

@@ -41,6 +41,23 @@ describe('exporterFamilies', () => {
     expect(s.get('rabbitmq_exporter_collector_enabled{collector="nodes"}')).toBe(1);
   });
 
+  it('serves what the last successful poll dropped, every reason (0 when nothing), for collectors that succeeded', () => {
+    const state = new TargetState('default', 'http://x');
+    state.register('overview', 1000, 3000);
+    state.register('queues', 1000, 3000);
+    state.register('nodes', 1000, 3000);
+    state.succeeded('overview', [], 0.5, 0, 10_000);
+    state.succeeded('queues', [], 0.5, 0, 10_000, new Map([['no_name', 2], ['duplicate', 5]]));
+    state.failed('nodes', 'down', 0.25, 10_000);
+    const text = Exposition.of(exporterFamilies(state, { requests: 0, bytesRead: 0 }, 11_000)).body('text').toString();
+    const s = samples(text);
+    expect(s.get('rabbitmq_exporter_collector_dropped_objects{collector="queues",reason="no_name"}')).toBe(2);
+    expect(s.get('rabbitmq_exporter_collector_dropped_objects{collector="queues",reason="duplicate"}')).toBe(5);
+    expect(s.get('rabbitmq_exporter_collector_dropped_objects{collector="overview",reason="no_name"}')).toBe(0);
+    expect(s.get('rabbitmq_exporter_collector_dropped_objects{collector="overview",reason="duplicate"}')).toBe(0);
+    expect([...s.keys()].some((k) => k.startsWith('rabbitmq_exporter_collector_dropped_objects{collector="nodes"'))).toBe(false);
+  });
+
   it('the version is the package version', () => {
     const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     expect(VERSION).toBe(pkg.version);

@@ -50,6 +50,8 @@ export interface CollectResult {
   families: RenderedFamily[];
   requests: RecordedRequest[];
   skipped: number;
+  /** What the collector left out, by reason (every reason, 0 when nothing). */
+  dropped: Record<string, number>;
   familyNames: string[];
   updatedWith: Record<string, unknown>[];
 }
@@ -79,7 +81,8 @@ export async function runCollector(
   };
   await collector.collect(ctx);
   const skipped = sink.skipped;
+  const dropped = Object.fromEntries(sink.dropped);
   const families = sink.finish();
   const text = Exposition.of(families).body('text').toString('utf8');
-  return { text, families, requests, skipped, familyNames: families.filter((f) => f.samples > 0).map((f) => f.header.name), updatedWith };
+  return { text, families, requests, skipped, dropped, familyNames: families.filter((f) => f.samples > 0).map((f) => f.header.name), updatedWith };
 }
