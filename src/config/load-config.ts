@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import type { CliFlags } from '../cli/args.js';
+import type { AnyCollector } from '../collectors/collector.js';
 import { collectorByName, COLLECTORS } from '../collectors/registry.js';
 import { ConfigError } from './config-error.js';
 import { formatDuration } from './duration.js';
@@ -220,12 +221,15 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
     };
     const intervalMs = interval ?? derived('interval', base * collector.defaultIntervalMultiplier, `${collector.defaultIntervalMultiplier} × poll.interval`, 'poll.interval');
     const intervalFrom = interval === undefined ? 'poll.interval' : `${key}.interval`;
+    const timeoutMs = timeout ?? defaultTimeout(collector, intervalMs);
+    // Data stay served while the next poll may still be running within its deadline.
+    const maxAgeMs = max_age ?? config.poll.max_age ?? derived('max_age', Math.max(3 * intervalMs, intervalMs + timeoutMs), `3 × ${key}.interval`, intervalFrom);
     return {
       name: collector.name,
       enabled: enabled ?? collectorByName(collector.name)!.defaultEnabled,
       intervalMs,
-      timeoutMs: timeout ?? intervalMs,
-      maxAgeMs: max_age ?? config.poll.max_age ?? derived('max_age', 3 * intervalMs, `3 × ${key}.interval`, intervalFrom),
+      timeoutMs,
+      maxAgeMs,
       options,
     };
   });
@@ -262,6 +266,20 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
     },
     collectors,
   };
+}
+
+/** The shortest default deadline of a collector that reads lists: 10k queues take seconds to answer. */
+export const MIN_DEFAULT_LIST_TIMEOUT_MS = 30_000;
+
+/**
+ * A poll's deadline when none is configured. The overview and health checks keep their interval:
+ * they are small, and how soon a hung broker shows as down depends on it. Every other collector
+ * gets at least MIN_DEFAULT_LIST_TIMEOUT_MS, so a short interval on a big broker does not make a
+ * deadline no poll can meet; such a poll then runs past its interval (polls never overlap), and
+ * its data are as old as the poll is long.
+ */
+function defaultTimeout(collector: AnyCollector, intervalMs: number): number {
+  return collector.lane === 'overview' || collector.lane === 'health' ? intervalMs : Math.max(intervalMs, MIN_DEFAULT_LIST_TIMEOUT_MS);
 }
 
 function readSecret(path: string, where: string): string {

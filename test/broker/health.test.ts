@@ -111,11 +111,11 @@ describeWithBroker('health_checks collector on a real broker', (broker) => {
     const monClient = clientFor({ managementUrl: broker.managementUrl, username: 'hf-mon', password: 'hf-mon-pw' });
     try {
       const memory = new Map<string, unknown>();
-      const r = await runCollector(healthChecksCollector, { api: monClient, memory });
+      const r = await runCollector(healthChecksCollector, { api: monClient, memory, options: { aliveness_vhosts: ['/'] } });
       expect(r.value('rabbitmq_health_check_up', { check: 'aliveness-test', vhost: '/' })).toBeUndefined();
       expect(r.family('rabbitmq_health_check_up').map((s) => s.value)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
       expect(r.logs.filter((l) => l.level === 40).map((l) => [l.path, l.status])).toEqual([['/api/aliveness-test/%2F', 401]]);
-      const again = await runCollector(healthChecksCollector, { api: monClient, memory });
+      const again = await runCollector(healthChecksCollector, { api: monClient, memory, options: { aliveness_vhosts: ['/'] } });
       expect(again.logs.filter((l) => l.level === 40)).toEqual([]);
     } finally {
       await monClient.close();

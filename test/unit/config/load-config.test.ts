@@ -75,7 +75,7 @@ describe('good files', () => {
       name: 'nodes',
       enabled: true,
       intervalMs: 15_000,
-      timeoutMs: 15_000,
+      timeoutMs: 30_000,
       maxAgeMs: 45_000,
       options: { rates: true, memory_breakdown: true },
     });
@@ -256,7 +256,7 @@ describe('precedence: flags over environment over file over defaults', () => {
     expect(config.poll.intervalMs).toBe(2000);
     // Derived values follow the effective interval.
     expect(collector(config, 'nodes').intervalMs).toBe(2000);
-    expect(collector(config, 'nodes').maxAgeMs).toBe(6000);
+    expect(collector(config, 'nodes').maxAgeMs).toBe(2000 + 30_000);
   });
 
   it('flags --web.listen-address and --log.level over the file', () => {
@@ -344,10 +344,27 @@ describe('precedence: flags over environment over file over defaults', () => {
 describe('derived collector settings', () => {
   it('interval defaults to multiplier × poll.interval, timeout to the interval, max_age to 3 × interval', () => {
     const file = join(tmp, 'derived.yaml');
-    writeFileSync(file, 'poll:\n  interval: 7s\ncollectors:\n  nodes:\n    interval: 21s\n');
+    writeFileSync(file, 'poll:\n  interval: 40s\ncollectors:\n  nodes:\n    interval: 50s\n');
     const config = load(file);
-    expect(collector(config, 'overview')).toMatchObject({ intervalMs: 7000, timeoutMs: 7000, maxAgeMs: 21_000 });
-    expect(collector(config, 'nodes')).toMatchObject({ intervalMs: 21_000, timeoutMs: 21_000, maxAgeMs: 63_000 });
+    expect(collector(config, 'overview')).toMatchObject({ intervalMs: 40_000, timeoutMs: 40_000, maxAgeMs: 120_000 });
+    expect(collector(config, 'nodes')).toMatchObject({ intervalMs: 50_000, timeoutMs: 50_000, maxAgeMs: 150_000 });
+  });
+
+  // Issue 17: with --poll.interval 2s against 10k queues, queues, exchanges and nodes never
+  // succeeded, because their deadline was their interval and no poll could meet it.
+  it('a collector reading lists gets a deadline of at least 30 s; overview and health checks keep their interval', () => {
+    const config = load(undefined, {}, { pollInterval: '2s' });
+    expect(collector(config, 'overview')).toMatchObject({ intervalMs: 2000, timeoutMs: 2000, maxAgeMs: 6000 });
+    expect(collector(config, 'health_checks')).toMatchObject({ intervalMs: 4000, timeoutMs: 4000, maxAgeMs: 12_000 });
+    // Data stay served while the next poll may still run: interval + deadline.
+    expect(collector(config, 'queues')).toMatchObject({ intervalMs: 4000, timeoutMs: 30_000, maxAgeMs: 34_000 });
+    expect(collector(config, 'nodes')).toMatchObject({ intervalMs: 2000, timeoutMs: 30_000, maxAgeMs: 32_000 });
+  });
+
+  it('a configured timeout is kept as it is', () => {
+    const file = join(tmp, 'timeout.yaml');
+    writeFileSync(file, 'poll:\n  interval: 2s\ncollectors:\n  queues:\n    timeout: 3s\n');
+    expect(collector(load(file), 'queues')).toMatchObject({ intervalMs: 4000, timeoutMs: 3000, maxAgeMs: 12_000 });
   });
 
   it('poll.max_age applies to every collector unless the collector sets its own', () => {
