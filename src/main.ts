@@ -5,7 +5,9 @@ import { ConfigError } from './config/config-error.js';
 import { loadConfig, redactedConfig } from './config/load-config.js';
 import { parseListenAddress } from './config/schema.js';
 import { createLogger } from './log.js';
+import { newHttpCounters } from './self/exporter-metrics.js';
 import { createApp } from './server/app.js';
+import { createHttpServer } from './server/http-server.js';
 import { ProcessMetrics } from './self/process-metrics.js';
 import { Target } from './target.js';
 import { VERSION } from './version.js';
@@ -34,10 +36,13 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   log.info({ version: VERSION, config: redactedConfig(config) }, 'starting');
 
-  const target = new Target(config, new ProcessMetrics(), log);
-  const app = createApp([target], log);
+  const http = newHttpCounters();
+  const target = new Target(config, new ProcessMetrics(), log, http);
+  const app = createApp([target], log, { maxConcurrent: config.web.maxConcurrentScrapes, counters: http });
+  const server = createHttpServer(app, config.web, http, log);
   const { host, port } = parseListenAddress(config.listenAddress);
-  const server = host ? app.listen(port, host) : app.listen(port);
+  if (host) server.listen(port, host);
+  else server.listen(port);
   server.on('error', (error) => {
     log.fatal({ err: error, listen_address: config.listenAddress }, 'cannot listen');
     process.exit(1);

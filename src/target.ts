@@ -5,6 +5,7 @@ import { collectorByName } from './collectors/registry.js';
 import type { ExporterConfig } from './config/load-config.js';
 import { CollectorRunner } from './scheduler/collector-runner.js';
 import { PollFailureLog } from './scheduler/failure-log.js';
+import { newHttpCounters, type HttpCounters } from './self/exporter-metrics.js';
 import type { ProcessMetrics } from './self/process-metrics.js';
 import { SnapshotStore } from './snapshot/snapshot-store.js';
 import { TargetState } from './snapshot/target-state.js';
@@ -17,7 +18,8 @@ export class Target {
   readonly brokerInfo: BrokerInfoCache;
   private readonly runners: CollectorRunner[] = [];
 
-  constructor(config: ExporterConfig, processMetrics: ProcessMetrics, log: Logger) {
+  /** `http`: the HTTP server's counters, served among the exporter's own series. */
+  constructor(config: ExporterConfig, processMetrics: ProcessMetrics, log: Logger, http: HttpCounters = newHttpCounters()) {
     const t = config.target;
     this.client = new ManagementClient({
       url: t.url,
@@ -30,7 +32,7 @@ export class Target {
     });
     this.state = new TargetState(t.name, t.url);
     const targetLog = log.child({ target: t.name });
-    this.store = new SnapshotStore(this.state, this.client, processMetrics, (error) =>
+    this.store = new SnapshotStore(this.state, this.client, http, processMetrics, (error) =>
       targetLog.error({ err: error }, 'assembling the snapshot failed'),
     );
     this.brokerInfo = new BrokerInfoCache(this.client);

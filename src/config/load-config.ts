@@ -31,9 +31,18 @@ export interface CollectorConfig {
   options: Record<string, unknown>;
 }
 
+/** The HTTP server's deadlines and bound (see web in config.example.yaml). */
+export interface WebConfig {
+  readTimeoutMs: number;
+  writeTimeoutMs: number;
+  idleTimeoutMs: number;
+  maxConcurrentScrapes: number;
+}
+
 export interface ExporterConfig {
   configFile?: string;
   listenAddress: string;
+  web: WebConfig;
   logLevel: string;
   poll: { intervalMs: number; jitter: number; backoffMaxMs: number };
   target: TargetConfig;
@@ -238,6 +247,12 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
   return {
     configFile: file,
     listenAddress: config.web.listen_address,
+    web: {
+      readTimeoutMs: config.web.read_timeout,
+      writeTimeoutMs: config.web.write_timeout,
+      idleTimeoutMs: config.web.idle_timeout,
+      maxConcurrentScrapes: config.web.max_concurrent_scrapes,
+    },
     logLevel: config.log.level,
     poll: { intervalMs: base, jitter: config.poll.jitter, backoffMaxMs: config.poll.backoff_max },
     target: {
@@ -297,6 +312,7 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
   return {
     configFile: config.configFile ?? null,
     listenAddress: config.listenAddress,
+    web: config.web,
     logLevel: config.logLevel,
     poll: config.poll,
     target: {

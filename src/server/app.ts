@@ -1,16 +1,41 @@
 import express, { type Express, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
+import type { HttpCounters } from '../self/exporter-metrics.js';
 import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../render/exposition.js';
 import type { Target } from '../target.js';
 import { landingPage } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
 
+export interface ScrapeBound {
+  /** Scrapes of /metrics in progress at once (web.max_concurrent_scrapes). */
+  maxConcurrent: number;
+  counters: HttpCounters;
+}
+
 /** The HTTP side: it reads finished snapshots and never talks to the broker. */
-export function createApp(targets: readonly Target[], log: Logger): Express {
+export function createApp(targets: readonly Target[], log: Logger, scrapes: ScrapeBound): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags would hash every multi-megabyte body on every scrape.
   app.set('etag', false);
+
+  // Each scrape in progress may hold a snapshot: past the bound, one more is refused at once
+  // rather than queued, so a flood of scrapers costs neither memory nor waiting sockets.
+  let inProgress = 0;
+  app.get('/metrics', (_req: Request, res: Response, next: express.NextFunction) => {
+    if (inProgress >= scrapes.maxConcurrent) {
+      scrapes.counters.scrapesRefused++;
+      res
+        .status(503)
+        .set('Retry-After', '1')
+        .type('text/plain')
+        .send(`too many scrapes in progress (web.max_concurrent_scrapes is ${scrapes.maxConcurrent}): try again in a second\n`);
+      return;
+    }
+    inProgress++;
+    res.once('close', () => inProgress--);
+    next();
+  });
 
   app.get('/metrics', async (req: Request, res: Response) => {
     const target = targets[0];
