@@ -1,11 +1,13 @@
 import pino, { type Logger } from 'pino';
+import { logfmtStream } from './logfmt.js';
 
-/** JSON logs on stdout. Secrets never reach a logger: configs are redacted before logging. */
-export function createLogger(level: string): Logger {
-  return pino({
+/** Logs on stdout, as JSON lines or logfmt. Secrets never reach a logger: configs are redacted before logging. */
+export function createLogger(level: string, format: 'json' | 'logfmt' = 'json'): Logger {
+  const options = {
     level,
     base: { service: 'rabbitmq-exporter' },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: ['password', '*.password', 'authorization', '*.authorization', 'headers.authorization'], censor: '<redacted>' },
-  });
+  };
+  return format === 'logfmt' ? pino(options, logfmtStream()) : pino(options);
 }

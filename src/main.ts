@@ -1,21 +1,23 @@
 #!/usr/bin/env node
-import type { AddressInfo } from 'node:net';
-import { parseFlags, USAGE } from './cli/args.js';
+import { parseFlags, USAGE, type CliFlags } from './cli/args.js';
 import { ConfigError } from './config/config-error.js';
 import { loadConfig, redactedConfig } from './config/load-config.js';
 import { parseListenAddress } from './config/schema.js';
 import { createLogger } from './log.js';
-import { newHttpCounters } from './self/exporter-metrics.js';
 import { createApp } from './server/app.js';
-import { createHttpServer } from './server/http-server.js';
+import { WebConfigError } from './server/web-config.js';
+import { webGuard } from './server/web-guard.js';
+import { WebServer } from './server/web-server.js';
+import { newHttpCounters } from './self/exporter-metrics.js';
 import { ProcessMetrics } from './self/process-metrics.js';
 import { Target } from './target.js';
 import { VERSION } from './version.js';
 
 async function main(): Promise<void> {
   let config;
+  let flags: CliFlags;
   try {
-    const flags = parseFlags(process.argv.slice(2));
+    flags = parseFlags(process.argv.slice(2));
     if (flags.help) {
       process.stdout.write(USAGE);
       return;
@@ -33,37 +35,48 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, config.logFormat);
   log.info({ version: VERSION, config: redactedConfig(config) }, 'starting');
 
   const http = newHttpCounters();
   const target = new Target(config, new ProcessMetrics(), log, http);
-  const app = createApp([target], log, { maxConcurrent: config.web.maxConcurrentScrapes, counters: http });
-  const server = createHttpServer(app, config.web, http, log);
   const { host, port } = parseListenAddress(config.listenAddress);
-  if (host) server.listen(port, host);
-  else server.listen(port);
-  server.on('error', (error) => {
+  let web: WebServer | undefined;
+  const scrapes = { maxConcurrent: config.web.maxConcurrentScrapes, counters: http };
+  const app = createApp([target], log, { telemetryPath: config.telemetryPath, guard: webGuard(() => web?.current()), scrapes });
+  try {
+    web = await WebServer.start(app, { host, port, webConfigFile: flags.webConfigFile, log, limits: config.web, counters: http });
+  } catch (error) {
+    if (error instanceof WebConfigError) {
+      process.stderr.write(`rabbitmq-exporter: ${error.message}\n`);
+      process.exit(2);
+    }
     log.fatal({ err: error, listen_address: config.listenAddress }, 'cannot listen');
     process.exit(1);
-  });
-  server.on('listening', () => {
-    const address = server.address() as AddressInfo;
-    log.info({ address: address.address, port: address.port }, 'serving /metrics');
-  });
+  }
+  const listening = web;
+  log.info({ address: listening.address.address, port: listening.address.port, protocol: listening.protocol, web_config_file: flags.webConfigFile ?? null }, 'serving /metrics');
   // A bug in one poll must not take the exporter down with it; it is logged and polling goes on.
   process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
   target.start();
 
+  // Responses in flight finish, polls are cancelled, connections to the broker close; then exit.
+  let stopping = false;
   const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     log.info({ signal }, 'stopping');
-    server.close();
-    server.closeAllConnections();
-    target.stop().finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 5000).unref();
+    setTimeout(() => {
+      log.warn({ signal }, 'stopping took more than 10 s; exiting anyway');
+      process.exit(1);
+    }, 10_000).unref();
+    void Promise.allSettled([listening.close(5000), target.stop()]).then(() => {
+      log.info({ signal }, 'stopped');
+      process.exit(0);
+    });
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
   // SIGHUP's default action ends the process without a word; until reload exists it is ignored, saying so.
   process.on('SIGHUP', () => log.warn({ signal: 'SIGHUP' }, 'SIGHUP ignored: this version cannot reload its configuration; restart it to apply a new one'));
 }

@@ -14,3 +14,14 @@ function readVersion(): string {
 }
 
 export const VERSION = readVersion();
+
+/** The source revision recorded by `npm run build` in dist/revision (see tools/write-revision.ts). */
+function readRevision(): string {
+  try {
+    return readFileSync(new URL('../revision', import.meta.url), 'utf8').trim() || 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export const REVISION = readRevision();

@@ -6,7 +6,7 @@ const C = ['collector'] as const;
 /** The exporter's own series. Process metrics come from prom-client under the same prefix. */
 export const exporterMetrics = defineMetrics('exporter', {
   up: { name: 'rabbitmq_up', type: g, help: '1 when the last poll of /api/overview succeeded, 0 when it failed.' },
-  build: { name: 'rabbitmq_exporter_build_info', type: g, labels: ['version', 'nodejs_version'], help: 'The exporter\'s version; value 1.' },
+  build: { name: 'rabbitmq_exporter_build_info', type: g, labels: ['version', 'revision', 'nodejs_version'], help: 'The exporter\'s version and the source revision it was built from; value 1.' },
   collectorSuccess: { name: 'rabbitmq_exporter_collector_success', type: g, labels: C, help: '1 when the collector\'s last poll succeeded, 0 when it failed.' },
   collectorDuration: { name: 'rabbitmq_exporter_collector_duration_seconds', type: g, labels: C, unit: 'seconds', help: 'How long the collector\'s last poll took.' },
   collectorLastSuccess: { name: 'rabbitmq_exporter_collector_last_success_timestamp_seconds', type: g, labels: C, help: 'When the collector last polled successfully (Unix time); data older than the configured maximum age is withdrawn.' },

@@ -4,7 +4,10 @@ import { ConfigError } from '../config/config-error.js';
 export interface CliFlags {
   config?: string;
   listenAddress?: string;
+  webConfigFile?: string;
+  telemetryPath?: string;
   logLevel?: string;
+  logFormat?: string;
   pollInterval?: string;
   help: boolean;
   version: boolean;
@@ -15,7 +18,10 @@ export const USAGE = `Usage: rabbitmq-exporter [flags]
 Flags (they override the environment, which overrides the config file):
   --config FILE                  YAML configuration file (see config.example.yaml)
   --web.listen-address HOST:PORT address to serve /metrics on (default :9419)
+  --web.config.file FILE         TLS and basic auth, in the Prometheus exporter-toolkit format
+  --web.telemetry-path PATH      path of the metrics (default /metrics)
   --log.level LEVEL              trace, debug, info, warn, error, fatal or silent (default info)
+  --log.format FORMAT            json or logfmt (default json)
   --poll.interval DURATION       base interval of every collector, e.g. 2s, 15s (default 15s)
   --help                         show this text
   --version                      show the version
@@ -32,7 +38,10 @@ export function parseFlags(argv: readonly string[]): CliFlags {
       options: {
         config: { type: 'string' },
         'web.listen-address': { type: 'string' },
+        'web.config.file': { type: 'string' },
+        'web.telemetry-path': { type: 'string' },
         'log.level': { type: 'string' },
+        'log.format': { type: 'string' },
         'poll.interval': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
@@ -41,7 +50,10 @@ export function parseFlags(argv: readonly string[]): CliFlags {
     return {
       config: values.config,
       listenAddress: values['web.listen-address'],
+      webConfigFile: values['web.config.file'],
+      telemetryPath: values['web.telemetry-path'],
       logLevel: values['log.level'],
+      logFormat: values['log.format'],
       pollInterval: values['poll.interval'],
       help: values.help ?? false,
       version: values.version ?? false,

@@ -32,7 +32,7 @@ export interface CollectorConfig {
 }
 
 /** The HTTP server's deadlines and bound (see web in config.example.yaml). */
-export interface WebConfig {
+export interface WebLimits {
   readTimeoutMs: number;
   writeTimeoutMs: number;
   idleTimeoutMs: number;
@@ -42,8 +42,10 @@ export interface WebConfig {
 export interface ExporterConfig {
   configFile?: string;
   listenAddress: string;
-  web: WebConfig;
+  web: WebLimits;
+  telemetryPath: string;
   logLevel: string;
+  logFormat: 'json' | 'logfmt';
   poll: { intervalMs: number; jitter: number; backoffMaxMs: number };
   target: TargetConfig;
   collectors: CollectorConfig[];
@@ -88,6 +90,8 @@ export function loadConfig(flags: CliFlags, env: Env): ExporterConfig {
   set(['target', 'password_file'], env.RABBITMQ_PASSWORD_FILE, 'environment variable RABBITMQ_PASSWORD_FILE');
   set(['web', 'listen_address'], flags.listenAddress, 'flag --web.listen-address');
   set(['log', 'level'], flags.logLevel, 'flag --log.level');
+  set(['log', 'format'], flags.logFormat, 'flag --log.format');
+  set(['web', 'telemetry_path'], flags.telemetryPath, 'flag --web.telemetry-path');
   set(['poll', 'interval'], flags.pollInterval, 'flag --poll.interval');
 
   const result = schema.safeParse(raw);
@@ -253,7 +257,9 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
       idleTimeoutMs: config.web.idle_timeout,
       maxConcurrentScrapes: config.web.max_concurrent_scrapes,
     },
+    telemetryPath: config.web.telemetry_path,
     logLevel: config.log.level,
+    logFormat: config.log.format,
     poll: { intervalMs: base, jitter: config.poll.jitter, backoffMaxMs: config.poll.backoff_max },
     target: {
       name: 'default',
@@ -313,7 +319,9 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
     configFile: config.configFile ?? null,
     listenAddress: config.listenAddress,
     web: config.web,
+    telemetryPath: config.telemetryPath,
     logLevel: config.logLevel,
+    logFormat: config.logFormat,
     poll: config.poll,
     target: {
       name: target.name,

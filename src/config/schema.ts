@@ -25,6 +25,9 @@ const positiveDuration = duration
 const intervalDuration = positiveDuration.refine((ms) => ms >= MIN_INTERVAL_MS, 'must be at least 1s');
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export const LOG_FORMATS = ['json', 'logfmt'] as const;
+/** Paths the exporter serves besides the metrics. */
+const RESERVED_PATHS = new Set(['/', '/-/healthy', '/-/ready']);
 
 export function parseListenAddress(text: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text);
@@ -82,6 +85,7 @@ const targetSchema = z.strictObject({
 /** The HTTP side: deadlines for clients and a bound on scrapes, so slow or stuck clients cannot pin memory. */
 const webSchema = z.strictObject({
   listen_address: listenAddress.default(':9419'),
+  telemetry_path: z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /, e.g. /metrics').refine((p) => !RESERVED_PATHS.has(p), `must not be one of ${[...RESERVED_PATHS].join(', ')}`).default('/metrics'),
   /** A client has this long to send its whole request (headers included); then it gets 408 and is disconnected. */
   read_timeout: positiveDuration.default(10_000),
   /** From a request to the last byte of its answer handed to the network; a connection still writing then is closed. */
@@ -124,7 +128,7 @@ function collectorsSchema() {
 export function configSchema() {
   return z.strictObject({
     web: webSchema.prefault({}),
-    log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info') }).prefault({}),
+    log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info'), format: z.enum(LOG_FORMATS).default('json') }).prefault({}),
     poll: pollSchema.prefault({}),
     target: targetSchema.prefault({}),
     collectors: collectorsSchema().prefault({}),

@@ -2,7 +2,7 @@ import { exporterMetrics as M } from '../catalogue/exporter.js';
 import type { RenderedFamily } from '../render/exposition.js';
 import { SampleSink } from '../render/sample-sink.js';
 import type { TargetState } from '../snapshot/target-state.js';
-import { VERSION } from '../version.js';
+import { REVISION, VERSION } from '../version.js';
 
 export interface ClientCounters {
   requests: number;
@@ -24,7 +24,7 @@ export function newHttpCounters(): HttpCounters {
 export function exporterFamilies(target: TargetState, client: ClientCounters, http: HttpCounters, now: number): RenderedFamily[] {
   const sink = new SampleSink();
   sink.add(M.up, [], target.up ? 1 : 0);
-  sink.add(M.build, [VERSION, process.version], 1);
+  sink.add(M.build, [VERSION, REVISION, process.version], 1);
   sink.add(M.requests, [], client.requests);
   sink.add(M.responseBytes, [], client.bytesRead);
   sink.add(M.scrapesRefused, [], http.scrapesRefused);

@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { HttpCounters } from '../self/exporter-metrics.js';
 import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../render/exposition.js';
@@ -7,22 +7,33 @@ import { landingPage } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
 
 export interface ScrapeBound {
-  /** Scrapes of /metrics in progress at once (web.max_concurrent_scrapes). */
+  /** Scrapes in progress at once (web.max_concurrent_scrapes). */
   maxConcurrent: number;
   counters: HttpCounters;
 }
 
+export interface AppOptions {
+  /** Where the metrics are served (--web.telemetry-path). */
+  telemetryPath?: string;
+  /** Headers, rate limit and basic auth of --web.config.file, before every route. */
+  guard?: RequestHandler;
+  /** Without it, scrapes are not bounded. */
+  scrapes?: ScrapeBound;
+}
+
 /** The HTTP side: it reads finished snapshots and never talks to the broker. */
-export function createApp(targets: readonly Target[], log: Logger, scrapes: ScrapeBound): Express {
+export function createApp(targets: readonly Target[], log: Logger, { telemetryPath = '/metrics', guard, scrapes }: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags would hash every multi-megabyte body on every scrape.
   app.set('etag', false);
+  if (guard) app.use(guard);
 
   // Each scrape in progress may hold a snapshot: past the bound, one more is refused at once
   // rather than queued, so a flood of scrapers costs neither memory nor waiting sockets.
   let inProgress = 0;
-  app.get('/metrics', (_req: Request, res: Response, next: express.NextFunction) => {
+  app.get(telemetryPath, (_req: Request, res: Response, next: express.NextFunction) => {
+    if (!scrapes) return next();
     if (inProgress >= scrapes.maxConcurrent) {
       scrapes.counters.scrapesRefused++;
       res
@@ -37,7 +48,7 @@ export function createApp(targets: readonly Target[], log: Logger, scrapes: Scra
     next();
   });
 
-  app.get('/metrics', async (req: Request, res: Response) => {
+  app.get(telemetryPath, async (req: Request, res: Response) => {
     const target = targets[0];
     if (!target) {
       res.status(503).type('text/plain').send('no target configured\n');
@@ -72,7 +83,7 @@ export function createApp(targets: readonly Target[], log: Logger, scrapes: Scra
   });
 
   app.get('/', (_req, res) => {
-    res.type('html').send(landingPage(targets.map((t) => t.state)));
+    res.type('html').send(landingPage(targets.map((t) => t.state), telemetryPath));
   });
 
   app.use((req: Request, res: Response) => {

@@ -11,7 +11,7 @@ function ago(at: number | undefined, now: number): string {
 }
 
 /** `/`: which brokers are watched, whether they answer, and each collector's last poll. */
-export function landingPage(targets: readonly TargetState[], now = Date.now()): string {
+export function landingPage(targets: readonly TargetState[], telemetryPath = '/metrics', now = Date.now()): string {
   const sections = targets.map((target) => {
     const rows = [...target.collectors.values()]
       .map(
@@ -36,7 +36,7 @@ ${rows}
 <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}</style>
 </head><body>
 <h1>RabbitMQ exporter ${escapeHtml(VERSION)}</h1>
-<p><a href="/metrics">Metrics</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
+<p><a href="${escapeHtml(telemetryPath)}">Metrics</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
 <p>Series are polled from the management API in the background; a scrape serves the latest snapshot.</p>
 ${sections.join('\n')}
 </body></html>

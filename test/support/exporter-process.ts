@@ -7,6 +7,7 @@ import { writeFileSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 export interface ExporterProcess {
   url: string;
@@ -39,7 +40,17 @@ export function parseExposition(text: string): Map<string, number> {
   return samples;
 }
 
-export async function startExporter(options: { configYaml: string; args?: string[]; env?: Record<string, string> }): Promise<ExporterProcess> {
+export interface StartOptions {
+  configYaml: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** For an exporter serving HTTPS with basic auth (--web.config.file): the CA and the credentials it wants. */
+  readyCheck?: { ca: Buffer; authorization?: string; cert?: Buffer; key?: Buffer };
+  /** Where metrics() reads (--web.telemetry-path); default /metrics. */
+  metricsPath?: string;
+}
+
+export async function startExporter(options: StartOptions): Promise<ExporterProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'rmqexp-e2e-'));
   const configFile = join(dir, 'config.yaml');
   writeFileSync(configFile, options.configYaml);
@@ -52,13 +63,17 @@ export async function startExporter(options: { configYaml: string; args?: string
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
+  const secure = options.readyCheck;
+  const url = `${secure ? 'https' : 'http'}://127.0.0.1:${port}`;
+  const dispatcher = secure ? new Agent({ connect: { ca: secure.ca, cert: secure.cert, key: secure.key } }) : undefined;
+  const get = (path: string) =>
+    undiciFetch(`${url}${path}`, { dispatcher, headers: secure?.authorization ? { authorization: secure.authorization } : {} });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const handle: ExporterProcess = {
     url,
     logs: () => output,
     async metrics() {
-      const response = await fetch(`${url}/metrics`);
+      const response = await get(options.metricsPath ?? '/metrics');
       return { status: response.status, text: await response.text() };
     },
     async value(series) {
@@ -71,13 +86,14 @@ export async function startExporter(options: { configYaml: string; args?: string
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
+      await dispatcher?.close();
     },
   };
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`exporter exited with ${child.exitCode}:\n${output}`);
     try {
-      const ready = await fetch(`${url}/-/ready`);
+      const ready = await get('/-/ready');
       if (ready.status === 200) return handle;
     } catch {
       /* not listening yet */

@@ -65,11 +65,8 @@ describe('catalogue', () => {
     }
   });
 
-  // BUG (src/metrics/metric-def.ts rateDef): the rate gauge of a counter always gets unit
-  // 'per_second', so the rate of a byte counter (rabbitmq_io_read_bytes_per_second,
-  // rabbitmq_erlang_gc_reclaimed_bytes_per_second, ...) is documented in the README as
-  // per_second instead of bytes_per_second, although MetricUnit has that value and
-  // inferUnit() would give it.
+  // The rate gauge of a byte counter (rabbitmq_io_read_bytes_per_second,
+  // rabbitmq_erlang_gc_reclaimed_bytes_per_second, ...) has unit bytes_per_second, not per_second.
   it('a family named *_bytes_per_second has unit bytes_per_second', () => {
     const wrong = defs.filter((d) => d.name.endsWith('_bytes_per_second') && d.unit !== 'bytes_per_second').map((d) => d.name);
     expect(wrong).toEqual([]);

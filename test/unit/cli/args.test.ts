@@ -7,7 +7,10 @@ describe('parseFlags', () => {
     expect(parseFlags([])).toEqual({
       config: undefined,
       listenAddress: undefined,
+      webConfigFile: undefined,
+      telemetryPath: undefined,
       logLevel: undefined,
+      logFormat: undefined,
       pollInterval: undefined,
       help: false,
       version: false,
@@ -16,8 +19,14 @@ describe('parseFlags', () => {
 
   it('every flag, in both --flag value and --flag=value forms', () => {
     expect(
-      parseFlags(['--config', 'c.yaml', '--web.listen-address=:9500', '--log.level', 'debug', '--poll.interval=2s', '--version']),
-    ).toEqual({ config: 'c.yaml', listenAddress: ':9500', logLevel: 'debug', pollInterval: '2s', help: false, version: true });
+      parseFlags([
+        '--config', 'c.yaml', '--web.listen-address=:9500', '--web.config.file', 'web.yml', '--web.telemetry-path=/prom',
+        '--log.level', 'debug', '--log.format=logfmt', '--poll.interval=2s', '--version',
+      ]),
+    ).toEqual({
+      config: 'c.yaml', listenAddress: ':9500', webConfigFile: 'web.yml', telemetryPath: '/prom',
+      logLevel: 'debug', logFormat: 'logfmt', pollInterval: '2s', help: false, version: true,
+    });
   });
 
   it('-h and --help', () => {

@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,22 +6,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
 import { ManagementClient, type ClientOptions } from '../../../src/client/management-client.js';
-
-// A throw-away CA, a server certificate for 127.0.0.1 and a client certificate, made per run.
-function makePki(dir: string) {
-  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=test-ca');
-  for (const [name, san] of [['server', 'IP:127.0.0.1'], ['client', 'DNS:client']] as const) {
-    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`, '-addext', `subjectAltName=${san}`);
-    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '1', '-copy_extensions', 'copy');
-  }
-  const read = (f: string) => readFileSync(join(dir, f));
-  return { ca: read('ca.pem'), serverCert: read('server.pem'), serverKey: read('server.key'), clientCert: read('client.pem'), clientKey: read('client.key') };
-}
+import { makePki, type Pki } from '../support/pki.js';
 
 describe('ManagementClient over TLS', () => {
   let dir: string;
-  let pki: ReturnType<typeof makePki>;
+  let pki: Pki;
   let server: Server;
   let url: string;
   let lastClientCert: string | undefined;

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
 import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
-import { serve, type TestServer } from '../support/http-server.js';
+import { serveApi, type TestServer } from '../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 const VHOSTS = JSON.stringify(Array.from({ length: 100_000 }, (_, i) => ({ name: `vh${i}` })));
@@ -17,12 +17,7 @@ afterEach(async () => {
 });
 
 it('polls queues against 100,000 vhosts, keeps answering, and stops on SIGTERM', async () => {
-  server = await serve((req, res) => {
-    const path = (req.url ?? '').split('?')[0];
-    const body = path === '/api/overview' ? OVERVIEW : path === '/api/vhosts' ? VHOSTS : path === '/api/queues' ? QUEUES : undefined;
-    res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(body ?? '{"error":"Object Not Found","reason":"Not Found"}');
-  });
+  server = await serveApi({ '/api/overview': OVERVIEW, '/api/vhosts': VHOSTS, '/api/queues': QUEUES });
   const disabled = ['nodes', 'exchanges', 'vhosts', 'connections', 'channels', 'consumers', 'streams', 'health_checks', 'limits', 'federation', 'shovels', 'feature_flags', 'inventory'];
   exporter = await startExporter({
     configYaml: `poll:\n  interval: 1s\ntarget:\n  url: ${server.url}\ncollectors:\n${disabled.map((c) => `  ${c}:\n    enabled: false\n`).join('')}`,

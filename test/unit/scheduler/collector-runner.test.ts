@@ -370,13 +370,15 @@ describe('CollectorRunner deadline (real timers, short)', () => {
         async (ctx) => {
           await ctx.api.get('/api/slow', { columns: 'a,b' });
         },
-        { timeoutMs: 50 },
+        // Long enough for the request to reach the server on a loaded machine (50 ms was not:
+        // the deadline sometimes passed before the connection was made, and nothing was sent).
+        { timeoutMs: 1500 },
         { client },
       );
       await runner.pollOnce();
       const c = state.collectors.get('test')!;
       expect(c.lastSuccess).toBe(false);
-      expect(c.lastError).toBe("/api/slow: the poll's deadline of 50 ms passed");
+      expect(c.lastError).toBe("/api/slow: the poll's deadline of 1500 ms passed");
       expect(server.requests).toHaveLength(1);
     } finally {
       await server.close();

@@ -6,7 +6,7 @@ import { afterEach, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { Target } from '../../../src/target.js';
-import { serve, sleep, type TestServer } from '../support/http-server.js';
+import { serveApi, sleep, type TestServer } from '../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 
@@ -18,13 +18,7 @@ afterEach(async () => {
 });
 
 it('rabbitmq_up stays 1 while stalled queue lists hold every shared connection', async () => {
-  server = await serve((req, res) => {
-    const path = (req.url ?? '').split('?')[0] ?? '';
-    if (path.startsWith('/api/queues/')) return; // stalled: never answers
-    const body = path === '/api/overview' ? OVERVIEW : path === '/api/vhosts' ? '[{"name":"a"},{"name":"b"},{"name":"c"}]' : undefined;
-    res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(body ?? '{"error":"Object Not Found","reason":"Not Found"}');
-  });
+  server = await serveApi({ '/api/overview': OVERVIEW, '/api/vhosts': '[{"name":"a"},{"name":"b"},{"name":"c"}]', '/api/queues/*': 'stall' });
   const config = loadConfig({ help: false, version: false, pollInterval: '1s' }, { RABBITMQ_URL: server.url });
   for (const c of config.collectors) c.enabled = c.name === 'overview' || c.name === 'queues';
   target = new Target(config, new ProcessMetrics(), pino({ level: 'silent' }));

@@ -63,7 +63,7 @@ function succeedOverview(target: { state: TargetState }): void {
 }
 
 async function start(targets: Target[]): Promise<number> {
-  const app = createApp(targets, pino({ level: 'silent' }), { maxConcurrent: 10, counters: newHttpCounters() });
+  const app = createApp(targets, pino({ level: 'silent' }));
   const server = app.listen(0, '127.0.0.1');
   servers.push(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -218,12 +218,12 @@ describe('landingPage', () => {
     const sink = new SampleSink();
     sink.add(M.queues, [], 1);
     state.succeeded('overview', sink.finish(), 0.1234, 0, 1_000_000);
-    const html = landingPage([state], 1_002_500);
+    const html = landingPage([state], '/metrics', 1_002_500);
     expect(html).toContain('<h2>Target t&#60;1&#62;: http://h:15672 — up</h2>');
     expect(html).toContain('<tr><td>overview</td><td>ok</td><td>15 s</td><td>2.5 s ago</td><td>2.5 s ago</td><td>0.123 s</td><td>1</td><td></td></tr>');
     expect(html).toContain('<tr><td>nodes</td><td>pending</td><td>30 s</td><td>never</td><td>never</td><td></td><td>0</td><td></td></tr>');
     // Past max_age, no samples are served any more.
-    expect(landingPage([state], 1_000_000 + 45_001)).toContain('<td>overview</td><td>ok</td><td>15 s</td><td>45.0 s ago</td><td>45.0 s ago</td><td>0.123 s</td><td>0</td>');
+    expect(landingPage([state], '/metrics', 1_000_000 + 45_001)).toContain('<td>overview</td><td>ok</td><td>15 s</td><td>45.0 s ago</td><td>45.0 s ago</td><td>0.123 s</td><td>0</td>');
   });
 
   // Issue 8: an operator opening / should see why a target is down without reading the log.
@@ -231,7 +231,7 @@ describe('landingPage', () => {
     const state = new TargetState('default', 'http://h:15672');
     state.register('overview', 15_000, 45_000);
     state.failed('overview', '/api/overview: HTTP 401 (not_authorized: Login failed)', 0.01, 1_000_000);
-    expect(landingPage([state], 1_000_500)).toContain(
+    expect(landingPage([state], '/metrics', 1_000_500)).toContain(
       '<h2>Target default: http://h:15672 — down: /api/overview: HTTP 401 (not_authorized: Login failed)</h2>',
     );
   });

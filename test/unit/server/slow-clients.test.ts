@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WebConfig } from '../../../src/config/load-config.js';
+import type { WebLimits } from '../../../src/config/load-config.js';
 import { samples } from '../support/exposition.js';
 
 interface Status {
@@ -27,12 +27,12 @@ afterEach(() => {
   for (const c of children.splice(0)) c.kill();
 });
 
-const WEB: WebConfig = { readTimeoutMs: 10_000, writeTimeoutMs: 60_000, idleTimeoutMs: 5000, maxConcurrentScrapes: 10 };
+const WEB: WebLimits = { readTimeoutMs: 10_000, writeTimeoutMs: 60_000, idleTimeoutMs: 5000, maxConcurrentScrapes: 10 };
 
 /** Larger than what the kernel buffers on both ends of a loopback connection (about 4 MB here). */
 const LARGE_MB = 24;
 
-async function serveSnapshot(web: Partial<WebConfig>, largeMb = LARGE_MB): Promise<Served> {
+async function serveSnapshot(web: Partial<WebLimits>, largeMb = LARGE_MB): Promise<Served> {
   const child = spawn(process.execPath, ['--expose-gc', 'test/unit/support/served-snapshot.mjs', JSON.stringify({ ...WEB, ...web }), String(largeMb)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });

@@ -42,3 +42,21 @@ export async function closedPort(): Promise<number> {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** What a route answers: a JSON body (200), or 'stall' (never answers). */
+export type ApiRoute = string | 'stall';
+
+/**
+ * A stand-in management API: each path (query ignored) answers its JSON body with 200, a
+ * `prefix*` route answers every path under the prefix, 'stall' never answers, and every other
+ * path gets RabbitMQ's 404 body.
+ */
+export function serveApi(routes: Record<string, ApiRoute>): Promise<TestServer> {
+  return serve((req, res) => {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    const route = routes[path] ?? Object.entries(routes).find(([key]) => key.endsWith('*') && path.startsWith(key.slice(0, -1)))?.[1];
+    if (route === 'stall') return;
+    res.writeHead(route === undefined ? 404 : 200, { 'content-type': 'application/json' });
+    res.end(route ?? '{"error":"Object Not Found","reason":"Not Found"}');
+  });
+}

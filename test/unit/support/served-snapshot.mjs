@@ -1,6 +1,6 @@
-// The exporter's HTTP side as the built exporter runs it (dist/src: createApp behind
-// createHttpServer), serving a stub target whose first snapshot is large (argv[3] MB), for tests
-// with clients that never read. Run it with --expose-gc. argv[2]: the WebConfig as JSON.
+// The exporter's HTTP side as the built exporter runs it (dist/src: createApp in a WebServer),
+// serving a stub target whose first snapshot is large (argv[3] MB), for tests
+// with clients that never read. Run it with --expose-gc. argv[2]: the WebLimits as JSON.
 // Prints {"port":n} once listening, then answers each command read on stdin with one JSON line:
 //   publish  a small snapshot replaces the large one          {"published":true}
 //   status   after a full garbage collection                  {"connections":n,"counters":{...},"largeFreed":bool}
@@ -10,7 +10,7 @@ import { defineMetrics } from '../../../dist/src/metrics/metric-def.js';
 import { SampleSink } from '../../../dist/src/render/sample-sink.js';
 import { newHttpCounters } from '../../../dist/src/self/exporter-metrics.js';
 import { createApp } from '../../../dist/src/server/app.js';
-import { createHttpServer } from '../../../dist/src/server/http-server.js';
+import { WebServer } from '../../../dist/src/server/web-server.js';
 import { SnapshotStore } from '../../../dist/src/snapshot/snapshot-store.js';
 import { TargetState } from '../../../dist/src/snapshot/target-state.js';
 
@@ -43,9 +43,9 @@ function publishLarge() {
   return new WeakRef(large[0].body.buffer);
 }
 
-const app = createApp([{ state, store }], log, { maxConcurrent: web.maxConcurrentScrapes, counters });
-const server = createHttpServer(app, web, counters, log);
-server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`));
+const app = createApp([{ state, store }], log, { scrapes: { maxConcurrent: web.maxConcurrentScrapes, counters } });
+const { server } = await WebServer.start(app, { host: '127.0.0.1', port: 0, log, limits: web, counters });
+process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
 
 const connections = () => new Promise((resolve, reject) => server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
 

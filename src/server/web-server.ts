@@ -1,0 +1,171 @@
+import { unwatchFile, watchFile } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from 'pino';
+import type { WebLimits } from '../config/load-config.js';
+import type { HttpCounters } from '../self/exporter-metrics.js';
+import { enforceDeadlines, serverTimeouts } from './deadlines.js';
+import { readWebConfig, type WebConfig } from './web-config.js';
+
+export interface WebServerOptions {
+  host: string;
+  port: number;
+  /** `--web.config.file`: TLS and basic auth; none serves plain HTTP to anyone. */
+  webConfigFile?: string;
+  log: Logger;
+  /** How often the web config and its certificate files are checked for changes. */
+  watchIntervalMs?: number;
+  /** web.read_timeout, write_timeout, idle_timeout; what they close is counted in `counters`. */
+  limits: WebLimits;
+  counters: HttpCounters;
+}
+
+/**
+ * The listening socket: HTTP, or HTTPS when the web config has a tls_server_config. The web
+ * config file and the files it names are watched; a change is read and applied without a
+ * restart (certificates rotate, users change). A new file that cannot be used keeps the old one
+ * running and is logged; so is one that switches TLS on or off or changes client_auth_type,
+ * which only a restart can apply.
+ */
+export class WebServer {
+  private config: WebConfig | undefined;
+  private watched: string[] = [];
+  /** Answers not yet handed to their connection in full. */
+  private readonly inFlight = new Set<ServerResponse>();
+  /** Open connections: an answer handed to one may still wait in its buffer. */
+  private readonly sockets = new Set<Socket>();
+  private stopping = false;
+
+  private constructor(
+    readonly server: Server | HttpsServer,
+    private readonly options: WebServerOptions,
+    initial: WebConfig | undefined,
+  ) {
+    this.config = initial;
+    this.watch();
+    server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+      if (this.stopping) res.setHeader('Connection', 'close');
+      this.inFlight.add(res);
+      const done = () => this.inFlight.delete(res);
+      res.once('finish', done);
+      res.once('close', done);
+    });
+    server.on(server instanceof HttpsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  /** Reads the web config (throws WebConfigError) and starts listening. */
+  static async start(handler: RequestListener, options: WebServerOptions): Promise<WebServer> {
+    const config = options.webConfigFile ? readWebConfig(options.webConfigFile) : undefined;
+    const tls = config?.tls;
+    const timeouts = serverTimeouts(options.limits);
+    const server = tls
+      ? createHttpsServer({ ...timeouts, ...tls.context, requestCert: tls.clientAuth !== 'NoClientCert', rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert' }, handler)
+      : createHttpServer(timeouts, handler);
+    enforceDeadlines(server, options.limits, options.counters, options.log);
+    const web = new WebServer(server, options, config);
+    if (tls) server.on('secureConnection', (socket: TLSSocket) => web.checkClient(socket));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      const done = () => {
+        server.off('error', reject);
+        resolve();
+      };
+      if (options.host) server.listen(options.port, options.host, done);
+      else server.listen(options.port, done);
+    });
+    return web;
+  }
+
+  /** The web config in force (for the auth middleware), undefined without --web.config.file. */
+  current(): WebConfig | undefined {
+    return this.config;
+  }
+
+  get address(): AddressInfo {
+    return this.server.address() as AddressInfo;
+  }
+
+  get protocol(): 'http' | 'https' {
+    return this.config?.tls ? 'https' : 'http';
+  }
+
+  /**
+   * Lets the answers in flight finish (written out to the kernel, not only to Node's buffers),
+   * then stops listening and closes every connection; whatever still runs after `graceMs` is cut.
+   * Answers started meanwhile say `Connection: close`. (server.close() alone would destroy a
+   * keep-alive connection whose answer is still in its buffer, since HTTP sees it as idle.)
+   */
+  async close(graceMs = 5000): Promise<void> {
+    for (const file of this.watched) unwatchFile(file);
+    this.watched = [];
+    this.stopping = true;
+    const deadline = Date.now() + graceMs;
+    const busy = () => this.inFlight.size > 0 || [...this.sockets].some((socket) => socket.writableLength > 0);
+    while (busy() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  /** Client certificate rules Node's options cannot say: any certificate, verified if given, allowed SANs. */
+  private checkClient(socket: TLSSocket): void {
+    const tls = this.config?.tls;
+    if (!tls) return;
+    const cert = socket.getPeerCertificate();
+    const given = cert !== null && typeof cert === 'object' && Object.keys(cert).length > 0;
+    const refuse = (why: string) => {
+      this.options.log.warn({ remote: socket.remoteAddress, reason: why }, 'TLS client refused');
+      socket.destroy();
+    };
+    if (tls.clientAuth === 'RequireAnyClientCert' && !given) return refuse('no client certificate');
+    if (tls.clientAuth === 'VerifyClientCertIfGiven' && given && !socket.authorized) return refuse(`client certificate not verified: ${socket.authorizationError}`);
+    if (tls.allowedSans && tls.allowedSans.length > 0) {
+      const sans = (given ? (cert.subjectaltname ?? '') : '').split(', ').map((entry) => entry.slice(entry.indexOf(':') + 1));
+      if (!tls.allowedSans.some((allowed) => sans.includes(allowed))) refuse('client certificate has no allowed subject alternative name');
+    }
+  }
+
+  private watch(): void {
+    for (const file of this.watched) unwatchFile(file);
+    const file = this.options.webConfigFile;
+    this.watched = file ? [file, ...(this.config?.tls?.files ?? [])] : [];
+    for (const watched of this.watched) {
+      watchFile(watched, { interval: this.options.watchIntervalMs ?? 1000, persistent: false }, (now, before) => {
+        if (now.mtimeMs !== before.mtimeMs || now.size !== before.size || now.ino !== before.ino) this.reload();
+      });
+    }
+  }
+
+  private reload(): void {
+    const { log, webConfigFile } = this.options;
+    let next: WebConfig;
+    try {
+      next = readWebConfig(webConfigFile!);
+    } catch (error) {
+      log.error({ err: { message: (error as Error).message } }, 'web config not reloaded: the new one cannot be used; the previous one stays in force');
+      return;
+    }
+    const before = this.config?.tls;
+    if (Boolean(before) !== Boolean(next.tls) || before?.clientAuth !== next.tls?.clientAuth) {
+      log.error({ file: webConfigFile }, 'web config not reloaded: switching TLS on or off, or changing client_auth_type, needs a restart');
+      return;
+    }
+    if (next.tls) {
+      try {
+        (this.server as HttpsServer).setSecureContext(next.tls.context);
+      } catch (error) {
+        // A certificate written before its key: the next change of the files tries again.
+        log.error({ err: { message: (error as Error).message } }, 'web config not reloaded: its certificate and key cannot be used together');
+        return;
+      }
+    }
+    this.config = next;
+    this.watch();
+    log.info({ file: webConfigFile, tls: Boolean(next.tls), users: next.users.size }, 'web config reloaded');
+  }
+}

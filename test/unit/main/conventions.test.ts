@@ -1,0 +1,39 @@
+// Conventions operators expect of an exporter, on the built binary (npm test builds dist/ first).
+import { execFileSync } from 'node:child_process';
+import { afterEach, expect, it } from 'vitest';
+import { parseExposition, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { closedPort } from '../support/http-server.js';
+
+let exporter: ExporterProcess | undefined;
+afterEach(async () => {
+  await exporter?.stop();
+  exporter = undefined;
+});
+
+it('--web.telemetry-path moves the metrics; --log.format logfmt; build_info names the source revision', async () => {
+  const broker = await closedPort();
+  exporter = await startExporter({
+    configYaml: `target:\n  url: http://127.0.0.1:${broker}\n`,
+    args: ['--web.telemetry-path', '/prom', '--log.format', 'logfmt'],
+    metricsPath: '/prom',
+  });
+  const { status, text } = await exporter.metrics();
+  expect(status).toBe(200);
+  expect((await fetch(`${exporter.url}/metrics`)).status).toBe(404);
+  expect(await (await fetch(`${exporter.url}/`)).text()).toContain('<a href="/prom">');
+
+  const revision = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
+  const build = [...parseExposition(text).keys()].find((k) => k.startsWith('rabbitmq_exporter_build_info{'));
+  expect(build).toContain(`revision="${revision}"`);
+
+  const starting = exporter.logs().split('\n').find((l) => l.includes('msg=starting'));
+  expect(starting).toMatch(/^ts=\S+ level=info msg=starting service=rabbitmq-exporter version=\S+ /);
+  expect(starting).toContain('config.target.password=<redacted>');
+  expect(exporter.logs()).not.toMatch(/^\{/m);
+}, 60_000);
+
+it('refuses a telemetry path that is not a path, exit code 2', async () => {
+  await expect(startExporter({ configYaml: '', args: ['--web.telemetry-path', 'metrics'] })).rejects.toThrow(
+    /exited with 2[\s\S]*flag --web.telemetry-path: key "web.telemetry_path": must be a path starting with \//,
+  );
+}, 60_000);

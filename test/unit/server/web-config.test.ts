@@ -1,0 +1,206 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { readWebConfig, WebConfigError, type WebConfig } from '../../../src/server/web-config.js';
+import { webGuard } from '../../../src/server/web-guard.js';
+import { makePki } from '../support/pki.js';
+
+// A bcrypt hash of "scrape-pw" (cost 4 keeps the tests quick; htpasswd -nBC 10 makes real ones).
+const HASH = bcrypt.hashSync('scrape-pw', 4);
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rmqexp-webcfg-'));
+  makePki(dir);
+  writeFileSync(join(dir, 'other.key'), spawnSync('openssl', ['genrsa', '2048'], { encoding: 'utf8' }).stdout);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** What Debian's promtool (2.42) says of the same file, or undefined when promtool is missing. */
+function promtool(path: string): boolean | undefined {
+  const run = spawnSync('promtool', ['check', 'web-config', path], { encoding: 'utf8' });
+  return run.error ? undefined : run.status === 0;
+}
+
+function refused(path: string): string {
+  try {
+    readWebConfig(path);
+  } catch (error) {
+    expect(error).toBeInstanceOf(WebConfigError);
+    return (error as Error).message;
+  }
+  throw new Error(`${path} was accepted`);
+}
+
+describe('readWebConfig: files promtool check web-config accepts', () => {
+  it('basic_auth_users only: users, no TLS', () => {
+    const path = file('auth.yml', `basic_auth_users:\n  prometheus: ${HASH}\n`);
+    const config = readWebConfig(path);
+    expect(config.tls).toBeUndefined();
+    expect([...config.users]).toEqual([['prometheus', HASH]]);
+    expect(promtool(path)).not.toBe(false);
+  });
+
+  it('TLS with files relative to the web config, client certificates verified, versions, ciphers, curves, headers', () => {
+    const path = file(
+      'tls.yml',
+      [
+        'tls_server_config:',
+        '  cert_file: server.pem',
+        '  key_file: server.key',
+        '  client_auth_type: RequireAndVerifyClientCert',
+        '  client_ca_file: ca.pem',
+        '  min_version: TLS12',
+        '  max_version: TLS13',
+        '  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384]',
+        '  curve_preferences: [X25519, CurveP256]',
+        'http_server_config:',
+        '  http2: false',
+        '  headers:',
+        '    X-Frame-Options: deny',
+        '    Strict-Transport-Security: max-age=31536000',
+        '',
+      ].join('\n'),
+    );
+    const config = readWebConfig(path);
+    expect(config.tls).toMatchObject({
+      files: [join(dir, 'server.pem'), join(dir, 'server.key'), join(dir, 'ca.pem')],
+      clientAuth: 'RequireAndVerifyClientCert',
+      context: { minVersion: 'TLSv1.2', maxVersion: 'TLSv1.3', ciphers: 'ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384', ecdhCurve: 'X25519:P-256', honorCipherOrder: true },
+    });
+    expect(config.headers).toEqual({ 'X-Frame-Options': 'deny', 'Strict-Transport-Security': 'max-age=31536000' });
+    expect(promtool(path)).not.toBe(false);
+  });
+
+  it('an empty file: nothing required', () => {
+    const path = file('empty.yml', '');
+    expect(readWebConfig(path)).toMatchObject({ tls: undefined, headers: {} });
+    expect(readWebConfig(path).users.size).toBe(0);
+    expect(promtool(path)).not.toBe(false);
+  });
+
+  it('newer toolkit keys promtool 2.42 does not know yet: inline certificates, allowed SANs, rate_limit', async () => {
+    const { readFileSync } = await import('node:fs');
+    const indent = (text: string) => text.trim().split('\n').map((l) => `    ${l}`).join('\n');
+    const path = file(
+      'newer.yml',
+      `tls_server_config:\n  cert: |\n${indent(readFileSync(join(dir, 'server.pem'), 'utf8'))}\n  key: |\n${indent(readFileSync(join(dir, 'server.key'), 'utf8'))}\n` +
+        `  client_auth_type: RequireAnyClientCert\n  client_allowed_sans: [client]\nrate_limit:\n  interval: 100ms\n  burst: 5\n`,
+    );
+    const config = readWebConfig(path);
+    expect(config.tls).toMatchObject({ files: [], clientAuth: 'RequireAnyClientCert', allowedSans: ['client'] });
+    expect(config.rateLimit).toEqual({ intervalMs: 100, burst: 5 });
+  });
+});
+
+describe('readWebConfig: files it refuses, naming the key (promtool refuses them too)', () => {
+  it.each([
+    ['unknown key', 'basic_auth_user:\n  a: x\n', 'key "basic_auth_user": unknown key'],
+    ['unknown TLS key', 'tls_server_config:\n  certfile: server.pem\n', 'key "tls_server_config.certfile": unknown key'],
+    ['a password that is not a bcrypt hash', 'basic_auth_users:\n  prometheus: scrape-pw\n', 'key "basic_auth_users.prometheus": is not a bcrypt hash'],
+    ['a header that cannot be set', 'http_server_config:\n  headers:\n    X-Powered-By: me\n', 'key "http_server_config.headers.X-Powered-By": cannot be set'],
+    ['a header value that is not allowed', 'http_server_config:\n  headers:\n    X-Frame-Options: allow\n', 'key "http_server_config.headers.X-Frame-Options": must be one of deny, sameorigin'],
+    ['a missing certificate file', 'tls_server_config:\n  cert_file: nope.pem\n  key_file: server.key\n', `key "tls_server_config.cert_file": ${'DIR'}/nope.pem cannot be read (ENOENT)`],
+    ['a key without a certificate', 'tls_server_config:\n  key_file: server.key\n', 'key "tls_server_config": missing one of cert or cert_file'],
+    ['a key that does not match the certificate', 'tls_server_config:\n  cert_file: server.pem\n  key_file: other.key\n', 'key "tls_server_config.cert_file": the certificate and key cannot be used'],
+    ['a client CA without client authentication', 'tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  client_ca_file: ca.pem\n', 'key "tls_server_config.client_auth_type": a client CA is configured'],
+    ['an unknown client_auth_type', 'tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  client_auth_type: Always\n', 'key "tls_server_config.client_auth_type": is not a client_auth_type'],
+    ['an unknown TLS version', 'tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  min_version: SSL3\n', 'key "tls_server_config.min_version": is not a TLS version'],
+    ['an unknown cipher suite', 'tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  cipher_suites: [TLS_FOO]\n', 'key "tls_server_config.cipher_suites.0": is not a TLS 1.2 cipher suite'],
+    ['not YAML', 'basic_auth_users: [\n', 'not valid YAML'],
+  ])('%s', (_what, text, message) => {
+    const path = file('bad.yml', text);
+    expect(refused(path)).toContain(`web config file ${path}: ${message.replace('DIR', dir)}`);
+    expect(promtool(path)).not.toBe(true);
+  });
+
+  it('an unreadable file names it', () => {
+    expect(refused(join(dir, 'missing.yml'))).toBe(`web config file ${join(dir, 'missing.yml')}: cannot be read (ENOENT)`);
+  });
+});
+
+describe('webGuard', () => {
+  /** An express app behind webGuard(config), answering "ok" on every path. */
+  async function guarded(config: WebConfig | undefined) {
+    const app = express();
+    app.use(webGuard(() => config));
+    app.get(/.*/, (_req, res) => void res.send('ok'));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    return {
+      get: (path: string, authorization?: string) => fetch(`http://127.0.0.1:${port}${path}`, { headers: authorization ? { authorization } : {} }),
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
+  }
+  async function status(config: WebConfig | undefined, path: string, authorization?: string): Promise<number> {
+    const app = await guarded(config);
+    try {
+      return (await app.get(path, authorization)).status;
+    } finally {
+      await app.close();
+    }
+  }
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  const config = (extra: Partial<WebConfig> = {}): WebConfig => ({ file: 'web.yml', users: new Map([['prometheus', HASH]]), headers: {}, ...extra });
+
+  it('lets through the right user and password, refuses the rest with 401 and WWW-Authenticate', async () => {
+    const app = await guarded(config());
+    try {
+      expect((await app.get('/metrics', basic('prometheus', 'scrape-pw'))).status).toBe(200);
+      for (const auth of [undefined, basic('prometheus', 'wrong'), basic('nobody', 'scrape-pw'), 'Bearer x', 'Basic !!!']) {
+        const res = await app.get('/metrics', auth);
+        expect(res.status, String(auth)).toBe(401);
+        expect(res.headers.get('www-authenticate')).toContain('Basic');
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('serves /-/healthy to anyone', async () => {
+    expect(await status(config(), '/-/healthy')).toBe(200);
+  });
+
+  it('asks bcrypt once per user, hash and password, however many scrapes', async () => {
+    const compare = vi.spyOn(bcrypt, 'compare');
+    const app = await guarded(config());
+    try {
+      const statuses = [];
+      for (let i = 0; i < 20; i++) statuses.push((await app.get('/metrics', basic('prometheus', 'scrape-pw'))).status);
+      expect(new Set(statuses)).toEqual(new Set([200]));
+      expect(compare).toHaveBeenCalledTimes(1);
+    } finally {
+      await app.close();
+      compare.mockRestore();
+    }
+  });
+
+  it('sets the configured headers and applies the rate limit (burst, then 429)', async () => {
+    const app = await guarded(config({ users: new Map(), headers: { 'X-Frame-Options': 'deny' }, rateLimit: { intervalMs: 60_000, burst: 2 } }));
+    try {
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await app.get('/metrics')).status);
+      const healthy = await app.get('/-/healthy');
+      expect(statuses).toEqual([200, 200, 429, 429]);
+      expect(healthy.status).toBe(200);
+      expect(healthy.headers.get('x-frame-options')).toBe('deny');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('does nothing without a web config', async () => {
+    expect(await status(undefined, '/metrics')).toBe(200);
+  });
+});
