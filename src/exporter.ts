@@ -6,13 +6,14 @@ import { loadConfig, targetCredentials, type ExporterConfig } from './config/loa
 import { Redactor } from './redaction/redactor.js';
 import type { ProcessMetrics } from './self/process-metrics.js';
 import { ReloadStatus } from './self/reload-status.js';
+import { newHttpCounters, type HttpCounters } from './self/exporter-metrics.js';
 import type { ProcessFamilies } from './snapshot/snapshot-store.js';
 import { Target } from './target.js';
 
 export type ReloadOutcome = { ok: true; changed: boolean } | { ok: false; error: string };
 
 /** Settings only a restart applies: the listener and the log's format. */
-const RESTART_ONLY: readonly (keyof ExporterConfig)[] = ['listenAddress', 'telemetryPath', 'logFormat'];
+const RESTART_ONLY: readonly (keyof ExporterConfig)[] = ['listenAddress', 'telemetryPath', 'logFormat', 'web'];
 
 /**
  * The running exporter: the configuration in force and the target it polls. reload() reads the
@@ -32,11 +33,12 @@ export class Exporter {
     private readonly env: Record<string, string | undefined>,
     processMetrics: ProcessMetrics,
     private readonly log: Logger,
+    private readonly http: HttpCounters = newHttpCounters(),
   ) {
     this.processFamilies = {
       families: async () => [...(await processMetrics.families()), ...this.reloadStatus.families()],
     };
-    this.running = new Target(config, this.processFamilies, log);
+    this.running = new Target(config, this.processFamilies, log, http);
   }
 
   get targets(): readonly Target[] {
@@ -85,11 +87,11 @@ export class Exporter {
     this.log.level = next.logLevel;
     if (changed) {
       const previous = this.running;
-      this.running = new Target(next, this.processFamilies, this.log);
+      this.running = new Target(next, this.processFamilies, this.log, this.http);
       this.running.start();
       await previous.stop();
     }
-    this.config = { ...next, listenAddress: this.config.listenAddress, telemetryPath: this.config.telemetryPath, logFormat: this.config.logFormat };
+    this.config = { ...next, listenAddress: this.config.listenAddress, telemetryPath: this.config.telemetryPath, logFormat: this.config.logFormat, web: this.config.web };
     this.reloadStatus.succeeded();
     await this.running.store.refresh();
     this.log.info({ target_restarted: changed }, 'configuration reloaded');

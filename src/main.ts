@@ -9,6 +9,7 @@ import { createApp } from './server/app.js';
 import { WebConfigError } from './server/web-config.js';
 import { webGuard } from './server/web-guard.js';
 import { WebServer } from './server/web-server.js';
+import { newHttpCounters } from './self/exporter-metrics.js';
 import { ProcessMetrics } from './self/process-metrics.js';
 import { Exporter } from './exporter.js';
 import { VERSION } from './version.js';
@@ -41,7 +42,8 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel, { format: config.logFormat, redactor: () => exporter?.redactor ?? startingRedactor });
   log.info({ version: VERSION, config: redactedConfig(config) }, 'starting');
 
-  exporter = new Exporter(config, flags, process.env, new ProcessMetrics(), log);
+  const http = newHttpCounters();
+  exporter = new Exporter(config, flags, process.env, new ProcessMetrics(), log, http);
   const running = exporter;
   const { host, port } = parseListenAddress(config.listenAddress);
   let web: WebServer | undefined;
@@ -49,9 +51,10 @@ async function main(): Promise<void> {
     telemetryPath: config.telemetryPath,
     guard: webGuard(() => web?.current()),
     reload: () => running.reload(),
+    scrapes: { maxConcurrent: config.web.maxConcurrentScrapes, counters: http },
   });
   try {
-    web = await WebServer.start(app, { host, port, webConfigFile: flags.webConfigFile, log });
+    web = await WebServer.start(app, { host, port, webConfigFile: flags.webConfigFile, log, limits: config.web, counters: http });
   } catch (error) {
     if (error instanceof WebConfigError) {
       process.stderr.write(`rabbitmq-exporter: ${error.message}\n`);

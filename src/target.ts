@@ -6,6 +6,7 @@ import { targetCredentials, type ExporterConfig } from './config/load-config.js'
 import { Redactor } from './redaction/redactor.js';
 import { CollectorRunner } from './scheduler/collector-runner.js';
 import { PollFailureLog } from './scheduler/failure-log.js';
+import { newHttpCounters, type HttpCounters } from './self/exporter-metrics.js';
 import { SnapshotStore, type ProcessFamilies } from './snapshot/snapshot-store.js';
 import { TargetState } from './snapshot/target-state.js';
 
@@ -19,7 +20,8 @@ export class Target {
   readonly redactor: Redactor;
   private readonly runners: CollectorRunner[] = [];
 
-  constructor(config: ExporterConfig, processMetrics: ProcessFamilies, log: Logger) {
+  /** `http`: the HTTP server's counters, served among the exporter's own series. */
+  constructor(config: ExporterConfig, processMetrics: ProcessFamilies, log: Logger, http: HttpCounters = newHttpCounters()) {
     const t = config.target;
     this.redactor = new Redactor(targetCredentials(t));
     this.client = new ManagementClient({
@@ -34,7 +36,7 @@ export class Target {
     });
     this.state = new TargetState(t.name, t.url);
     const targetLog = log.child({ target: t.name });
-    this.store = new SnapshotStore(this.state, this.client, processMetrics, (error) =>
+    this.store = new SnapshotStore(this.state, this.client, http, processMetrics, (error) =>
       targetLog.error({ err: error }, 'assembling the snapshot failed'),
     );
     this.brokerInfo = new BrokerInfoCache(this.client);

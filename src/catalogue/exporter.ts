@@ -24,4 +24,15 @@ export const exporterMetrics = defineMetrics('exporter', {
   configReloadSuccessTimestamp: { name: 'rabbitmq_exporter_config_last_reload_success_timestamp_seconds', type: g, help: 'When the configuration was last loaded successfully (Unix time).' },
   requests: { name: 'rabbitmq_exporter_management_requests_total', type: 'counter', help: 'Requests sent to the management API.' },
   responseBytes: { name: 'rabbitmq_exporter_management_response_bytes_total', type: 'counter', help: 'Response body bytes read from the management API.' },
+  scrapesRefused: {
+    name: 'rabbitmq_exporter_scrapes_refused_total',
+    type: 'counter',
+    help: 'Scrapes of /metrics answered 503 at once because web.max_concurrent_scrapes scrapes were in progress.',
+  },
+  httpTimeouts: {
+    name: 'rabbitmq_exporter_http_timeouts_total',
+    type: 'counter',
+    labels: ['timeout'],
+    help: 'HTTP connections closed because the client did not send its request within web.read_timeout (timeout="read") or did not take its answer within web.write_timeout (timeout="write").',
+  },
 });

@@ -1,6 +1,6 @@
 import { featureFlagMetrics as M } from '../catalogue/feature-flags.js';
 import type { Collector } from './collector.js';
-import { collectParts, jsonList, NOT_ASKED, optionalBody, part } from './optional-requests.js';
+import { collectParts, jsonList, optionalBody, part } from './optional-requests.js';
 
 type Flag = Record<string, unknown>;
 
@@ -26,7 +26,7 @@ export const featureFlagsCollector: Collector = {
             refusedBecause: 'it needs the administrator tag',
             absentMeans: 'the broker has no feature flags (before 3.8)',
           });
-          return body === NOT_ASKED || body === undefined ? body : jsonList<Flag>(body, '/api/feature-flags');
+          return body === undefined ? body : jsonList<Flag>(body, '/api/feature-flags');
         },
         (flags) => {
           const seen = new Set<string>();
@@ -52,7 +52,7 @@ export const featureFlagsCollector: Collector = {
               query: { columns: 'name,deprecation_phase' },
               absentMeans: 'the broker does not list deprecated features',
             });
-            return body === NOT_ASKED || body === undefined ? body : jsonList<Flag>(body, '/api/deprecated-features/used');
+            return body === undefined ? body : jsonList<Flag>(body, '/api/deprecated-features/used');
           },
           (features) => {
             const seen = new Set<string>();

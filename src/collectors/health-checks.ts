@@ -3,7 +3,7 @@ import { healthMetrics as M } from '../catalogue/health.js';
 import { apiPath } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
-import { collectParts, getRemembered, httpStatus, majorVersion, NOT_ASKED, part } from './optional-requests.js';
+import { collectParts, getRemembered, httpStatus, majorVersion, part } from './optional-requests.js';
 
 export const CHECK_NAMES = [
   'alarms',
@@ -197,10 +197,10 @@ function logFields(c: Check): Record<string, string> {
 }
 
 /**
- * 1 (200), 0 (503), undefined when the broker answered that it has no such check (404), NOT_ASKED
- * while that is remembered; throws on any other failure.
+ * 1 (200), 0 (503), undefined when the broker answered that it has no such check (404) or that the
+ * user may not run it; throws on any other failure.
  */
-async function runCheck(ctx: Ctx, c: Check): Promise<number | undefined | typeof NOT_ASKED> {
+async function runCheck(ctx: Ctx, c: Check): Promise<number | undefined> {
   const failedKey = `failed ${c.path}`;
   try {
     const answer = await getRemembered<unknown>(ctx, {
@@ -212,7 +212,7 @@ async function runCheck(ctx: Ctx, c: Check): Promise<number | undefined | typeof
           ? `the vhost ${c.extra?.value ?? ''} does not exist, or the broker has no aliveness test`
           : `the broker has no ${c.check} health check`,
     });
-    if (!answer.ok) return answer.asked ? undefined : NOT_ASKED;
+    if (!answer.ok) return undefined;
     if (ctx.memory.delete(failedKey)) ctx.log.info(logFields(c), 'health check passes again');
     return 1;
   } catch (error) {

@@ -1,7 +1,7 @@
 import { inventoryMetrics as M } from '../catalogue/inventory.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
-import { collectParts, jsonList, NOT_ASKED, optionalBody, part, type Part } from './optional-requests.js';
+import { collectParts, jsonList, optionalBody, part, type Part } from './optional-requests.js';
 
 type Item = Record<string, unknown>;
 
@@ -52,7 +52,7 @@ function countPart(ctx: CollectContext, spec: CountSpec): Part {
         ...(spec.needsTag ? { refusedBecause: `it needs the ${spec.needsTag} tag` } : {}),
         absentMeans: `the broker has no ${spec.path}`,
       });
-      return body === NOT_ASKED || body === undefined ? body : jsonList<Item>(body, spec.path);
+      return body === undefined ? body : jsonList<Item>(body, spec.path);
     },
     (items) => {
       if (items === undefined) return;

@@ -1,7 +1,7 @@
 import { limitsMetrics as M } from '../catalogue/limits.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
-import { collectParts, jsonList, NOT_ASKED, optionalBody, part } from './optional-requests.js';
+import { collectParts, jsonList, optionalBody, part } from './optional-requests.js';
 
 /** One entry of /api/vhost-limits or /api/user-limits: `{"vhost": "/", "value": {"max-connections": 100}}`. */
 type LimitEntry = Record<string, unknown>;
@@ -24,7 +24,7 @@ export const limitsCollector: Collector = {
         'user-limits',
         async () => {
           const body = await optionalBody(ctx, { path: '/api/user-limits', absentMeans: 'the broker has no user limits (before 3.8.10)' });
-          return body === NOT_ASKED || body === undefined ? body : jsonList<LimitEntry>(body, '/api/user-limits');
+          return body === undefined ? body : jsonList<LimitEntry>(body, '/api/user-limits');
         },
         (entries) => emitLimits(ctx, M.userLimit, 'user', entries),
       ),

@@ -8,17 +8,14 @@ import type { CollectContext } from './collector.js';
  * feature_flags and inventory collectors.
  */
 
-/** A path that answered 404 (or was refused, where that means "not for this user") is asked again every this many polls. */
-export const REPROBE_EVERY = 10;
-
-/** `asked` is false when the path is remembered as absent and was not asked this poll. */
-export type Fetched<T> = { ok: true; body: T } | { ok: false; asked: boolean };
+/** `ok: false`: the broker answered, this poll, that the path is absent or not for this user. */
+export type Fetched<T> = { ok: true; body: T } | { ok: false };
 
 export interface OptionalEndpoint {
   path: string;
   query?: Record<string, string | number | boolean>;
   /**
-   * Set when a 401/403 means the exporter's user lacks a tag or permission this endpoint needs
+   * Set when a 401/403 can mean the exporter's user lacks a tag or permission this endpoint needs
    * (not bad credentials): such an answer is then treated like a 404, and this says why.
    */
   refusedBecause?: string;
@@ -26,81 +23,85 @@ export interface OptionalEndpoint {
   absentMeans: string;
 }
 
-interface AbsentState {
-  /** Polls since the path was last asked. */
-  skipped: number;
-  status: number;
-}
-
 export function httpStatus(error: unknown): number | undefined {
   return error instanceof ManagementError && error.kind === 'http_status' ? error.status : undefined;
 }
 
 /**
+ * Whether the exporter's credentials work, asked once per poll (keyed by the poll's signal):
+ * /api/whoami answers any user that may log in to the management API. A 401 on a path while
+ * this answers is a missing tag or permission; a 401 on both is bad credentials, a failure.
+ */
+const credentialsChecks = new WeakMap<AbortSignal, Promise<boolean>>();
+
+function credentialsWork(ctx: CollectContext<unknown>): Promise<boolean> {
+  let check = credentialsChecks.get(ctx.signal);
+  if (!check) {
+    check = ctx.api.get('/api/whoami').then(
+      () => true,
+      () => false,
+    );
+    credentialsChecks.set(ctx.signal, check);
+  }
+  return check;
+}
+
+/**
  * GETs a path that may not exist on this broker (plugin off, older version) or may need more
- * than the exporter's user has. Such an answer gives `{ ok: false }`, is remembered in
- * ctx.memory and logged once; the path is then asked only every REPROBE_EVERY-th poll.
- * Every other failure throws, as ctx.api.get does.
+ * than the exporter's user has. Such an answer gives `{ ok: false }` and is logged once per
+ * change; the path is asked again at every poll, so its series come back at the first poll
+ * after the cause is gone (these answers are tiny). Every other failure throws, as
+ * ctx.api.get does, and so does a refusal while the credentials themselves fail.
  */
 export async function getRemembered<T>(ctx: CollectContext<unknown>, endpoint: OptionalEndpoint): Promise<Fetched<T>> {
   const key = `absent ${endpoint.path}`;
-  const state = ctx.memory.get(key) as AbsentState | undefined;
-  if (state && state.skipped < REPROBE_EVERY - 1) {
-    state.skipped++;
-    return { ok: false, asked: false };
-  }
+  const remembered = ctx.memory.get(key) as number | undefined;
   let body: T;
   try {
     body = await ctx.api.get<T>(endpoint.path, endpoint.query);
   } catch (error) {
     const status = httpStatus(error);
-    const refused = status === 401 || status === 403;
-    if (status === 404 || (refused && endpoint.refusedBecause)) {
-      if (!state || state.status !== status) {
-        if (refused) {
-          ctx.log.warn(
-            { path: endpoint.path, status, cause: (error as Error).message },
-            `the exporter's user may not read this path (${endpoint.refusedBecause}): its series are left out; asking again every ${REPROBE_EVERY} polls`,
-          );
-        } else {
-          ctx.log.info({ path: endpoint.path, status }, `${endpoint.absentMeans}: no series; asking again every ${REPROBE_EVERY} polls`);
-        }
+    const refused = (status === 401 || status === 403) && endpoint.refusedBecause !== undefined;
+    if (status !== 404 && !(refused && (await credentialsWork(ctx)))) throw error;
+    if (remembered !== status) {
+      if (refused) {
+        ctx.log.warn(
+          { path: endpoint.path, status, cause: (error as Error).message },
+          `the exporter's user may not read this path (${endpoint.refusedBecause}): its series are left out while it is refused`,
+        );
+      } else {
+        ctx.log.info({ path: endpoint.path, status }, `${endpoint.absentMeans}: no series while the path is absent`);
       }
-      ctx.memory.set(key, { skipped: 0, status } satisfies AbsentState);
-      return { ok: false, asked: true };
+      ctx.memory.set(key, status);
     }
-    throw error;
+    return { ok: false };
   }
-  if (state) {
+  if (remembered !== undefined) {
     ctx.memory.delete(key);
     ctx.log.info({ path: endpoint.path }, 'the path answers again');
   }
   return { ok: true, body };
 }
 
-/** getRemembered() for a part: the body, undefined when the broker said absent, NOT_ASKED while that is remembered. */
-export async function optionalBody<T>(ctx: CollectContext<unknown>, endpoint: OptionalEndpoint): Promise<T | undefined | typeof NOT_ASKED> {
+/** getRemembered() for a part: the body, or undefined when the broker said absent or refused. */
+export async function optionalBody<T>(ctx: CollectContext<unknown>, endpoint: OptionalEndpoint): Promise<T | undefined> {
   const answer = await getRemembered<T>(ctx, endpoint);
-  if (answer.ok) return answer.body;
-  return answer.asked ? undefined : NOT_ASKED;
+  return answer.ok ? answer.body : undefined;
 }
-
-/** What a part's fetch returns when it sent no request (its path is remembered as absent). */
-export const NOT_ASKED: unique symbol = Symbol('not asked');
 
 /** One independent request of a poll and how its answer becomes samples. */
 export interface Part {
   readonly name: string;
-  fetch(): Promise<{ asked: boolean; emit?: () => void }>;
+  fetch(): Promise<() => void>;
 }
 
 /** A part whose answer is written by `emit`; typed here, erased in the list. */
-export function part<T>(name: string, fetch: () => Promise<T | typeof NOT_ASKED>, emit: (result: T) => void): Part {
+export function part<T>(name: string, fetch: () => Promise<T>, emit: (result: T) => void): Part {
   return {
     name,
     fetch: async () => {
       const result = await fetch();
-      return result === NOT_ASKED ? { asked: false } : { asked: true, emit: () => emit(result) };
+      return () => emit(result);
     },
   };
 }
@@ -108,23 +109,18 @@ export function part<T>(name: string, fetch: () => Promise<T | typeof NOT_ASKED>
 /**
  * Runs the parts' requests at once (the client bounds concurrency), then writes their samples
  * in the parts' order, so the exposition's order does not depend on which answer came first.
- * A part that fails is left out with a warning; only when every request sent fails does the
- * poll fail (with the first error).
+ * A part that fails is left out with a warning; only when every part fails does the poll fail
+ * (with the first error).
  */
 export async function collectParts(ctx: CollectContext<unknown>, parts: readonly Part[]): Promise<void> {
   const results = await Promise.allSettled(parts.map((p) => p.fetch()));
   const failures: { name: string; reason: unknown }[] = [];
-  let answered = 0;
   results.forEach((result, i) => {
     const p = parts[i] as Part;
-    if (result.status === 'rejected') {
-      failures.push({ name: p.name, reason: result.reason });
-    } else if (result.value.asked) {
-      answered++;
-      result.value.emit?.();
-    }
+    if (result.status === 'rejected') failures.push({ name: p.name, reason: result.reason });
+    else result.value();
   });
-  if (failures.length > 0 && answered === 0) throw (failures[0] as { reason: unknown }).reason;
+  if (failures.length > 0 && failures.length === parts.length) throw (failures[0] as { reason: unknown }).reason;
   for (const failure of failures) {
     const error = failure.reason;
     ctx.log.warn(

@@ -34,9 +34,18 @@ export interface CollectorConfig {
   options: Record<string, unknown>;
 }
 
+/** The HTTP server's deadlines and bound (see web in config.example.yaml). */
+export interface WebLimits {
+  readTimeoutMs: number;
+  writeTimeoutMs: number;
+  idleTimeoutMs: number;
+  maxConcurrentScrapes: number;
+}
+
 export interface ExporterConfig {
   configFile?: string;
   listenAddress: string;
+  web: WebLimits;
   telemetryPath: string;
   logLevel: string;
   logFormat: 'json' | 'logfmt';
@@ -248,6 +257,12 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
   return {
     configFile: file,
     listenAddress: config.web.listen_address,
+    web: {
+      readTimeoutMs: config.web.read_timeout,
+      writeTimeoutMs: config.web.write_timeout,
+      idleTimeoutMs: config.web.idle_timeout,
+      maxConcurrentScrapes: config.web.max_concurrent_scrapes,
+    },
     telemetryPath: config.web.telemetry_path,
     logLevel: config.log.level,
     logFormat: config.log.format,
@@ -332,6 +347,7 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
   return {
     configFile: config.configFile ?? null,
     listenAddress: config.listenAddress,
+    web: config.web,
     telemetryPath: config.telemetryPath,
     logLevel: config.logLevel,
     logFormat: config.logFormat,

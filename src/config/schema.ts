@@ -110,6 +110,20 @@ const targetSchema = z.strictObject({
   max_concurrent_requests: z.number().int().min(1).max(64).default(2),
 });
 
+/** The HTTP side: deadlines for clients and a bound on scrapes, so slow or stuck clients cannot pin memory. */
+const webSchema = z.strictObject({
+  listen_address: listenAddress.default(':9419'),
+  telemetry_path: z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /, e.g. /metrics').refine((p) => !RESERVED_PATHS.has(p), `must not be one of ${[...RESERVED_PATHS].join(', ')}`).default('/metrics'),
+  /** A client has this long to send its whole request (headers included); then it gets 408 and is disconnected. */
+  read_timeout: positiveDuration.default(10_000),
+  /** From a request to the last byte of its answer handed to the network; a connection still writing then is closed. */
+  write_timeout: positiveDuration.default(60_000),
+  /** A keep-alive connection with no request in progress is closed after this. */
+  idle_timeout: positiveDuration.default(5_000),
+  /** Scrapes of /metrics answered at once; one more is refused with 503 and Retry-After. */
+  max_concurrent_scrapes: z.number().int().min(1).max(1000).default(10),
+});
+
 const pollSchema = z.strictObject({
   interval: intervalDuration.default(15_000),
   /** Each poll starts up to this fraction of its interval early or late, to spread load. */
@@ -141,12 +155,7 @@ function collectorsSchema() {
 
 export function configSchema() {
   return z.strictObject({
-    web: z
-      .strictObject({
-        listen_address: listenAddress.default(':9419'),
-        telemetry_path: z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /, e.g. /metrics').refine((p) => !RESERVED_PATHS.has(p), `must not be one of ${[...RESERVED_PATHS].join(', ')}`).default('/metrics'),
-      })
-      .prefault({}),
+    web: webSchema.prefault({}),
     log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info'), format: z.enum(LOG_FORMATS).default('json') }).prefault({}),
     poll: pollSchema.prefault({}),
     target: targetSchema.prefault({}),

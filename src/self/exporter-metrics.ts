@@ -9,13 +9,27 @@ export interface ClientCounters {
   bytesRead: number;
 }
 
+/** What the HTTP server counts about its clients (see src/server/http-server.ts). */
+export interface HttpCounters {
+  scrapesRefused: number;
+  readTimeouts: number;
+  writeTimeouts: number;
+}
+
+export function newHttpCounters(): HttpCounters {
+  return { scrapesRefused: 0, readTimeouts: 0, writeTimeouts: 0 };
+}
+
 /** The exporter's own series for one target, rendered from the target's state. */
-export function exporterFamilies(target: TargetState, client: ClientCounters, now: number): RenderedFamily[] {
+export function exporterFamilies(target: TargetState, client: ClientCounters, http: HttpCounters, now: number): RenderedFamily[] {
   const sink = new SampleSink();
   sink.add(M.up, [], target.up ? 1 : 0);
   sink.add(M.build, [VERSION, REVISION, process.version], 1);
   sink.add(M.requests, [], client.requests);
   sink.add(M.responseBytes, [], client.bytesRead);
+  sink.add(M.scrapesRefused, [], http.scrapesRefused);
+  sink.add(M.httpTimeouts, ['read'], http.readTimeouts);
+  sink.add(M.httpTimeouts, ['write'], http.writeTimeouts);
   for (const state of target.collectors.values()) {
     const labels = [state.name];
     sink.add(M.collectorEnabled, labels, 1);

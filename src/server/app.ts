@@ -1,11 +1,17 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
+import type { HttpCounters } from '../self/exporter-metrics.js';
 import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../render/exposition.js';
 import type { Target } from '../target.js';
 import { landingPage } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
 
-/** The HTTP side: it reads finished snapshots and never talks to the broker. */
+export interface ScrapeBound {
+  /** Scrapes in progress at once (web.max_concurrent_scrapes). */
+  maxConcurrent: number;
+  counters: HttpCounters;
+}
+
 export interface AppOptions {
   /** Where the metrics are served (--web.telemetry-path). */
   telemetryPath?: string;
@@ -13,15 +19,37 @@ export interface AppOptions {
   reload?: () => Promise<{ ok: true } | { ok: false; error: string }>;
   /** Headers, rate limit and basic auth of --web.config.file, before every route. */
   guard?: RequestHandler;
+  /** Without it, scrapes are not bounded. */
+  scrapes?: ScrapeBound;
 }
 
-/** `targets` is asked on every request: a reload may replace them. */
-export function createApp(targets: () => readonly Target[], log: Logger, { telemetryPath = '/metrics', guard, reload }: AppOptions = {}): Express {
+/** The HTTP side: it reads finished snapshots and never talks to the broker. `targets` is asked on
+ * every request: a reload may replace them. */
+export function createApp(targets: () => readonly Target[], log: Logger, { telemetryPath = '/metrics', guard, reload, scrapes }: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags would hash every multi-megabyte body on every scrape.
   app.set('etag', false);
   if (guard) app.use(guard);
+
+  // Each scrape in progress may hold a snapshot: past the bound, one more is refused at once
+  // rather than queued, so a flood of scrapers costs neither memory nor waiting sockets.
+  let inProgress = 0;
+  app.get(telemetryPath, (_req: Request, res: Response, next: express.NextFunction) => {
+    if (!scrapes) return next();
+    if (inProgress >= scrapes.maxConcurrent) {
+      scrapes.counters.scrapesRefused++;
+      res
+        .status(503)
+        .set('Retry-After', '1')
+        .type('text/plain')
+        .send(`too many scrapes in progress (web.max_concurrent_scrapes is ${scrapes.maxConcurrent}): try again in a second\n`);
+      return;
+    }
+    inProgress++;
+    res.once('close', () => inProgress--);
+    next();
+  });
 
   app.get(telemetryPath, async (req: Request, res: Response) => {
     const target = targets()[0];

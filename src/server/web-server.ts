@@ -4,6 +4,9 @@ import { createServer as createHttpsServer, Server as HttpsServer } from 'node:h
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
+import type { WebLimits } from '../config/load-config.js';
+import type { HttpCounters } from '../self/exporter-metrics.js';
+import { enforceDeadlines, serverTimeouts } from './deadlines.js';
 import { readWebConfig, type WebConfig } from './web-config.js';
 
 export interface WebServerOptions {
@@ -14,6 +17,9 @@ export interface WebServerOptions {
   log: Logger;
   /** How often the web config and its certificate files are checked for changes. */
   watchIntervalMs?: number;
+  /** web.read_timeout, write_timeout, idle_timeout; what they close is counted in `counters`. */
+  limits: WebLimits;
+  counters: HttpCounters;
 }
 
 /**
@@ -56,9 +62,11 @@ export class WebServer {
   static async start(handler: RequestListener, options: WebServerOptions): Promise<WebServer> {
     const config = options.webConfigFile ? readWebConfig(options.webConfigFile) : undefined;
     const tls = config?.tls;
+    const timeouts = serverTimeouts(options.limits);
     const server = tls
-      ? createHttpsServer({ ...tls.context, requestCert: tls.clientAuth !== 'NoClientCert', rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert' }, handler)
-      : createHttpServer(handler);
+      ? createHttpsServer({ ...timeouts, ...tls.context, requestCert: tls.clientAuth !== 'NoClientCert', rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert' }, handler)
+      : createHttpServer(timeouts, handler);
+    enforceDeadlines(server, options.limits, options.counters, options.log);
     const web = new WebServer(server, options, config);
     if (tls) server.on('secureConnection', (socket: TLSSocket) => web.checkClient(socket));
     await new Promise<void>((resolve, reject) => {

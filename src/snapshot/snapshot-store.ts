@@ -1,5 +1,5 @@
 import type { RenderedFamily } from '../render/exposition.js';
-import { exporterFamilies, type ClientCounters } from '../self/exporter-metrics.js';
+import { exporterFamilies, type ClientCounters, type HttpCounters } from '../self/exporter-metrics.js';
 
 import { Exposition, type Format } from './exposition.js';
 import type { TargetState } from './target-state.js';
@@ -30,6 +30,7 @@ export class SnapshotStore {
   constructor(
     private readonly target: TargetState,
     private readonly client: ClientCounters,
+    private readonly http: HttpCounters,
     private readonly processMetrics: ProcessFamilies,
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
@@ -92,7 +93,7 @@ export class SnapshotStore {
     const processFamilies = await this.processMetrics.families();
     const now = Date.now();
     // One part per collector, the same array object until it polls again: its compression is reused.
-    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, now), ...processFamilies]];
+    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now), ...processFamilies]];
     let validUntil = Infinity;
     for (const state of this.target.collectors.values()) {
       if (!this.target.isFresh(state, now)) continue;

@@ -72,15 +72,44 @@ describe('feature_flags collector', () => {
     expect(r.family('rabbitmq_feature_flag_enabled')).toHaveLength(9);
   });
 
-  it('warns once and serves no flags when the user lacks the administrator tag (401), without failing', async () => {
+  it('warns once and serves no flags when the user lacks the administrator tag (401 while /api/whoami answers), without failing', async () => {
     const memory = new Map<string, unknown>();
-    const api = fakeApi({ '/api/feature-flags': failing(401, 'not_authorised: Not administrator user') });
+    const api = fakeApi({ '/api/feature-flags': failing(401, 'not_authorised: Not administrator user'), '/api/whoami': { name: 'mon', tags: ['monitoring'] } });
     const r = await runCollector(featureFlagsCollector, { api, memory });
     expect(r.samples.size).toBe(0);
     expect(r.logs.filter((l) => l.level === 40).map((l) => l.cause)).toEqual(['GET path: HTTP 401 (not_authorised: Not administrator user)']);
     const again = await runCollector(featureFlagsCollector, { api, memory });
     expect(again.logs).toEqual([]);
-    expect(api.calls).toHaveLength(1);
+    expect(api.calls.map((c) => c.path)).toEqual(['/api/feature-flags', '/api/whoami', '/api/feature-flags', '/api/whoami']);
+  });
+
+  it('fails while every request answers 401 (bad credentials), and serves the flags at the next poll after', async () => {
+    const flags = loadFixture(`${F}/feature-flags.json`);
+    const routes: Record<string, FakeRoute> = {
+      '/api/feature-flags': failing(401, 'not_authorized: Login failed'),
+      '/api/whoami': failing(401, 'not_authorized: Login failed'),
+    };
+    const api = fakeApi(routes);
+    const memory = new Map<string, unknown>();
+    await expect(runCollector(featureFlagsCollector, { api, memory })).rejects.toMatchObject({ status: 401 });
+    routes['/api/feature-flags'] = flags;
+    routes['/api/whoami'] = loadFixture(`${F}/whoami.json`);
+    const next = await runCollector(featureFlagsCollector, { api, memory });
+    expect(next.family('rabbitmq_feature_flag_enabled')).toHaveLength(9);
+  });
+
+  it('serves the flags at the first poll after the administrator tag is given back', async () => {
+    const routes: Record<string, FakeRoute> = {
+      '/api/feature-flags': failing(401, 'not_authorised: Not administrator user'),
+      '/api/whoami': { name: 'mon', tags: ['monitoring'] },
+    };
+    const api = fakeApi(routes);
+    const memory = new Map<string, unknown>();
+    expect((await runCollector(featureFlagsCollector, { api, memory })).samples.size).toBe(0);
+    routes['/api/feature-flags'] = loadFixture(`${F}/feature-flags.json`);
+    const next = await runCollector(featureFlagsCollector, { api, memory });
+    expect(next.family('rabbitmq_feature_flag_enabled')).toHaveLength(9);
+    expect(next.logs.map((l) => [l.level, l.msg])).toEqual([[30, 'the path answers again']]);
   });
 
   it('keeps the flags when the deprecated features fail, and fails when both do', async () => {

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { BrokerInfo } from '../../../src/broker/broker-info.js';
 import { ManagementError } from '../../../src/client/errors.js';
 import { healthChecksCollector, userTags } from '../../../src/collectors/health-checks.js';
-import { REPROBE_EVERY } from '../../../src/collectors/optional-requests.js';
 import { BROKER_3_10_8, fakeApi, loadFixture, NOT_FOUND, runCollector, type FakeRoute } from '../../support/run-collector.js';
 
 const F = 'rabbitmq-3.10.8';
@@ -159,7 +158,7 @@ describe('health_checks collector', () => {
     expect(api.calls.filter((c) => c.path === '/api/overview')).toHaveLength(2);
   });
 
-  it('gives no series for a check that answers 404, does not throw, and asks it again only every 10th poll', async () => {
+  it('gives no series for a check that answers 404, does not throw, logs it once, and serves it at the first poll it answers again', async () => {
     const routes = healthy310();
     routes['/api/health/checks/node-is-mirror-sync-critical'] = NOT_FOUND;
     const api = fakeApi(routes);
@@ -168,20 +167,14 @@ describe('health_checks collector', () => {
     expect(first.value('rabbitmq_health_check_up', { check: 'node-is-mirror-sync-critical' })).toBeUndefined();
     expect(first.family('rabbitmq_health_check_up')).toHaveLength(8);
     expect(first.logs.filter((l) => l.path === '/api/health/checks/node-is-mirror-sync-critical').map((l) => [l.level, l.msg])).toEqual([
-      [30, 'the broker has no node-is-mirror-sync-critical health check: no series; asking again every 10 polls'],
+      [30, 'the broker has no node-is-mirror-sync-critical health check: no series while the path is absent'],
     ]);
-    for (let i = 1; i < REPROBE_EVERY; i++) {
-      const r = await runCollector(healthChecksCollector, { api, memory, options: WITH_ALIVENESS });
-      expect(r.family('rabbitmq_health_check_up')).toHaveLength(8);
-      expect(r.logs.filter((l) => l.level >= 30)).toEqual([]);
-    }
-    const asked = () => api.calls.filter((c) => c.path === '/api/health/checks/node-is-mirror-sync-critical').length;
-    expect(asked()).toBe(1);
-    await runCollector(healthChecksCollector, { api, memory });
-    expect(asked()).toBe(2);
-    // When the path answers again, its series comes back.
+    const r = await runCollector(healthChecksCollector, { api, memory, options: WITH_ALIVENESS });
+    expect(r.family('rabbitmq_health_check_up')).toHaveLength(8);
+    expect(r.logs.filter((l) => l.level >= 30)).toEqual([]);
+    expect(api.calls.filter((c) => c.path === '/api/health/checks/node-is-mirror-sync-critical')).toHaveLength(2);
+    // The next poll after the path answers again serves its series.
     routes['/api/health/checks/node-is-mirror-sync-critical'] = loadFixture(`${F}/health-mirror-sync-critical.json`);
-    for (let i = 0; i < REPROBE_EVERY; i++) await runCollector(healthChecksCollector, { api, memory });
     const back = await runCollector(healthChecksCollector, { api, memory });
     expect(back.value('rabbitmq_health_check_up', { check: 'node-is-mirror-sync-critical' })).toBe(1);
   });
@@ -210,11 +203,11 @@ describe('health_checks collector', () => {
     expect(r.family('rabbitmq_health_check_up')).toHaveLength(8);
     expect(r.value('rabbitmq_health_check_up', { check: 'aliveness-test', vhost: '/' })).toBeUndefined();
     expect(r.logs.filter((l) => l.level === 40).map((l) => l.msg)).toEqual([
-      'the exporter\'s user may not read this path (it needs permissions on the vhost /): its series are left out; asking again every 10 polls',
+      'the exporter\'s user may not read this path (it needs permissions on the vhost /): its series are left out while it is refused',
     ]);
     const again = await runCollector(healthChecksCollector, { api, memory, options: WITH_ALIVENESS });
     expect(again.logs.filter((l) => l.level >= 30)).toEqual([]);
-    expect(api.calls.filter((c) => c.path === '/api/aliveness-test/%2F')).toHaveLength(1);
+    expect(api.calls.filter((c) => c.path === '/api/aliveness-test/%2F')).toHaveLength(2);
   });
 
   it('treats a 401 of any other check (bad credentials) as a failure of that check', async () => {

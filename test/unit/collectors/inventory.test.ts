@@ -83,8 +83,12 @@ describe('inventory collector', () => {
     const all = routes();
     for (const p of ['/api/users', '/api/users/without-permissions']) all[p] = failing(401, 'not_authorised: Not administrator user');
     for (const p of ['/api/parameters', '/api/global-parameters']) all[p] = failing(401, 'not_authorised: User not authorised to access object');
+    all['/api/whoami'] = { name: 'mon', tags: ['monitoring'] };
     const memory = new Map<string, unknown>();
-    const r = await runCollector(inventoryCollector, { api: fakeApi(all), memory });
+    const api = fakeApi(all);
+    const r = await runCollector(inventoryCollector, { api, memory });
+    // One credentials check for the four refusals.
+    expect(api.calls.filter((c) => c.path === '/api/whoami')).toHaveLength(1);
     expect([...r.samples]).toEqual([
       ['rabbitmq_policies{vhost="/"}', 2],
       ['rabbitmq_policies{vhost="vh1"}', 1],
@@ -97,6 +101,18 @@ describe('inventory collector', () => {
     ]);
     const again = await runCollector(inventoryCollector, { api: fakeApi(all), memory });
     expect(again.logs).toEqual([]);
+  });
+
+  it('fails while every request answers 401 (bad credentials), and counts the users at the next poll after', async () => {
+    const all = routes();
+    const blip: Record<string, FakeRoute> = { '/api/whoami': failing(401, 'not_authorized: Login failed') };
+    for (const p of Object.keys(all)) blip[p] = failing(401, 'not_authorized: Login failed');
+    const memory = new Map<string, unknown>();
+    await expect(runCollector(inventoryCollector, { api: fakeApi(blip), memory })).rejects.toMatchObject({ status: 401 });
+    const next = await runCollector(inventoryCollector, { api: fakeApi(all), memory });
+    expect(next.value('rabbitmq_users')).toBe(3);
+    expect(next.value('rabbitmq_users_without_permissions')).toBe(1);
+    expect(next.value('rabbitmq_global_runtime_parameters')).toBe(2);
   });
 
   it('treats a 401 of the policies (readable by every management user) as a failure of that request', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
 import { shovelsCollector } from '../../../src/collectors/shovels.js';
-import { fakeApi, loadFixture, NOT_FOUND, runCollector } from '../../support/run-collector.js';
+import { fakeApi, loadFixture, NOT_FOUND, runCollector, type FakeRoute } from '../../support/run-collector.js';
 
 // sh1 and sh-bad as a real 3.10.8 answered (with ?columns=); the others crafted after the plugin's
 // formatting: terminated, a static shovel (no vhost), and 4.1's flow state with message counts.
@@ -93,9 +93,20 @@ describe('shovels collector', () => {
     const api = fakeApi({ '/api/shovels': NOT_FOUND });
     const first = await runCollector(shovelsCollector, { api, memory });
     expect(first.samples.size).toBe(0);
-    expect(first.logs.map((l) => [l.level, l.msg])).toEqual([[30, 'the shovel management plugin is not enabled: no series; asking again every 10 polls']]);
+    expect(first.logs.map((l) => [l.level, l.msg])).toEqual([[30, 'the shovel management plugin is not enabled: no series while the path is absent']]);
     const second = await runCollector(shovelsCollector, { api, memory });
     expect(second.logs).toEqual([]);
+  });
+
+  it('serves the shovels at the first poll after the plugin is enabled', async () => {
+    const memory = new Map<string, unknown>();
+    const routes: Record<string, FakeRoute> = { '/api/shovels': NOT_FOUND };
+    const api = fakeApi(routes);
+    expect((await runCollector(shovelsCollector, { api, memory })).samples.size).toBe(0);
+    routes['/api/shovels'] = [{ vhost: '/', name: 'sh1', type: 'dynamic', state: 'running', node: 'rabbit@vm' }];
+    const next = await runCollector(shovelsCollector, { api, memory });
+    expect(next.value('rabbitmq_shovel_up', { vhost: '/', shovel: 'sh1' })).toBe(1);
+    expect(next.logs.map((l) => [l.level, l.msg, l.path])).toEqual([[30, 'the path answers again', '/api/shovels']]);
   });
 
   it('fails the poll on any other error', async () => {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/load-config.js';
+import { configSchema } from '../../../src/config/schema.js';
 
 const noFlags = { help: false, version: false };
 
@@ -11,6 +12,16 @@ describe('config.example.yaml', () => {
     // Only where the password came from differs: the example spells out the default one.
     const comparable = (c: typeof example) => ({ ...c, configFile: undefined, target: { ...c.target, passwordSource: undefined } });
     expect(comparable(example)).toEqual(comparable(defaults));
+  });
+
+  it('mentions every key of web, log, poll and target', () => {
+    const text = readFileSync('config.example.yaml', 'utf8');
+    const shape = configSchema().shape;
+    for (const section of ['web', 'log', 'poll', 'target'] as const) {
+      const keys = Object.keys((shape[section].unwrap() as unknown as { shape: Record<string, unknown> }).shape);
+      const body = new RegExp(`^${section}:\\n((?:  .*\\n|\\n)*)`, 'm').exec(text)?.[1] ?? '';
+      for (const key of keys) expect(body, `${section}.${key}`).toMatch(new RegExp(`^  #? ?${key}:`, 'm'));
+    }
   });
 
   it('mentions every collector and every option of each', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodesCollector } from '../../../src/collectors/nodes.js';
 import { overviewCollector } from '../../../src/collectors/overview.js';
-import { exporterFamilies } from '../../../src/self/exporter-metrics.js';
+import { exporterFamilies, newHttpCounters } from '../../../src/self/exporter-metrics.js';
 import { PROCESS_METRICS_PREFIX, ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
 import { TargetState } from '../../../src/snapshot/target-state.js';
@@ -24,12 +24,15 @@ describe('exporterFamilies', () => {
     state.register('nodes', 1000, 3000);
     state.succeeded('overview', [], 0.5, 4, 10_000);
     state.failed('nodes', 'down', 0.25, 10_000);
-    const text = Exposition.of(exporterFamilies(state, { requests: 11, bytesRead: 2048 }, 12_000)).body('text').toString();
+    const text = Exposition.of(exporterFamilies(state, { requests: 11, bytesRead: 2048 }, { scrapesRefused: 3, readTimeouts: 1, writeTimeouts: 2 }, 12_000)).body('text').toString();
     const s = samples(text);
     expect(s.get('rabbitmq_up')).toBe(1);
     expect(s.get(`rabbitmq_exporter_build_info{version="${VERSION}",revision="${REVISION}",nodejs_version="${process.version}"}`)).toBe(1);
     expect(s.get('rabbitmq_exporter_management_requests_total')).toBe(11);
     expect(s.get('rabbitmq_exporter_management_response_bytes_total')).toBe(2048);
+    expect(s.get('rabbitmq_exporter_scrapes_refused_total')).toBe(3);
+    expect(s.get('rabbitmq_exporter_http_timeouts_total{timeout="read"}')).toBe(1);
+    expect(s.get('rabbitmq_exporter_http_timeouts_total{timeout="write"}')).toBe(2);
     expect(s.get('rabbitmq_exporter_collector_success{collector="overview"}')).toBe(1);
     expect(s.get('rabbitmq_exporter_collector_success{collector="nodes"}')).toBe(0);
     expect(s.get('rabbitmq_exporter_collector_duration_seconds{collector="nodes"}')).toBe(0.25);
@@ -95,7 +98,7 @@ describe('a whole snapshot from the 3.10.8 fixtures', () => {
     );
     state.succeeded('overview', overview.families, 0.01, 0);
     state.succeeded('nodes', nodes.families, 0.02, 0);
-    return new SnapshotStore(state, { requests: 4, bytesRead: 1000 }, new ProcessMetrics()).current();
+    return new SnapshotStore(state, { requests: 4, bytesRead: 1000 }, newHttpCounters(), new ProcessMetrics()).current();
   }
 
   it('has no duplicated series and carries collector and process families', async () => {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
 import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../../../src/render/exposition.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
+import { newHttpCounters } from '../../../src/self/exporter-metrics.js';
 import type { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { createApp } from '../../../src/server/app.js';
 import { landingPage } from '../../../src/server/landing-page.js';
@@ -50,7 +51,7 @@ function stubTarget(url = 'http://broker.example:15672') {
   const state = new TargetState('default', url);
   state.register('overview', 15_000, 45_000);
   state.register('nodes', 15_000, 45_000);
-  const store = new SnapshotStore(state, { requests: 3, bytesRead: 100 }, { families: async () => [] } as unknown as ProcessMetrics);
+  const store = new SnapshotStore(state, { requests: 3, bytesRead: 100 }, newHttpCounters(), { families: async () => [] } as unknown as ProcessMetrics);
   return { state, store } as unknown as Target & { state: TargetState; store: SnapshotStore };
 }
 

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
 import type { RenderedFamily } from '../../../src/render/exposition.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
+import { newHttpCounters } from '../../../src/self/exporter-metrics.js';
 import type { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
 import { TargetState } from '../../../src/snapshot/target-state.js';
@@ -34,7 +35,7 @@ function setup() {
   state.register('overview', 1000, 3000);
   state.register('nodes', 2000, 6000);
   const client = { requests: 7, bytesRead: 12_345 };
-  const store = new SnapshotStore(state, client, noProcessMetrics);
+  const store = new SnapshotStore(state, client, newHttpCounters(), noProcessMetrics);
   return { state, client, store };
 }
 
@@ -187,7 +188,7 @@ describe('SnapshotStore', () => {
       samples: 1,
     };
     const state = new TargetState('default', 'http://x');
-    const store = new SnapshotStore(state, { requests: 0, bytesRead: 0 }, { families: async () => [processFamily] } as unknown as ProcessMetrics);
+    const store = new SnapshotStore(state, { requests: 0, bytesRead: 0 }, newHttpCounters(), { families: async () => [processFamily] } as unknown as ProcessMetrics);
     expect((await text(store)).get('rabbitmq_exporter_process_resident_memory_bytes')).toBe(1234);
   });
 });

@@ -1,0 +1,38 @@
+// Issue 17: the HTTP server had no deadlines. The built exporter as an operator runs it: the web.*
+// keys reach its server, and what the server closes is counted in /metrics.
+import { connect } from 'node:net';
+import { afterEach, expect, it } from 'vitest';
+import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { closedPort } from '../support/http-server.js';
+
+let exporter: ExporterProcess | undefined;
+afterEach(async () => {
+  await exporter?.stop();
+  exporter = undefined;
+});
+
+it('closes a connection that sends no request within web.read_timeout (408), and counts it', async () => {
+  const broker = await closedPort();
+  exporter = await startExporter({
+    configYaml: `web:\n  read_timeout: 1s\n  write_timeout: 5s\n  max_concurrent_scrapes: 3\npoll:\n  interval: 1s\ntarget:\n  url: http://127.0.0.1:${broker}\n`,
+  });
+  const starting = exporter.logs().split('\n').find((l) => l.includes('"msg":"starting"'));
+  expect(JSON.parse(starting ?? '{}').config.web).toEqual({ readTimeoutMs: 1000, writeTimeoutMs: 5000, idleTimeoutMs: 5000, maxConcurrentScrapes: 3 });
+
+  const { port } = new URL(exporter.url);
+  const silent = connect(Number(port), '127.0.0.1');
+  const received = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    silent.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    silent.once('close', () => resolve(text));
+    silent.once('error', reject);
+  });
+  expect(received).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+  // Served from the next snapshot (the next poll, here failing against a closed port).
+  await eventually(
+    async () => ((await exporter!.value('rabbitmq_exporter_http_timeouts_total{timeout="read"}')) === 1 ? true : undefined),
+    20_000,
+    'the read timeout counted in /metrics',
+  );
+  expect(await exporter.value('rabbitmq_exporter_scrapes_refused_total')).toBe(0);
+}, 60_000);
