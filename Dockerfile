@@ -1,10 +1,15 @@
 # syntax=docker/dockerfile:1
 # Build stage: compile TypeScript, then keep only the production dependencies.
+# Only the exporter is copied: the storefront workspace (storefront/) is a separate
+# service and stays out of the build context (.dockerignore). npm ci skips the
+# missing workspace; --ignore-scripts skips `prepare`, whose `npm run build` would
+# also build the storefront, so the exporter is built alone (no dependency has install scripts).
 FROM node:22-alpine AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json ./
 COPY src ./src
-RUN npm ci --no-audit --no-fund \
+RUN npm ci --ignore-scripts --no-audit --no-fund \
+ && npm run build:exporter \
  && npm prune --omit=dev --no-audit --no-fund
 
 # Runtime stage: Node, the compiled exporter and its production dependencies; no compiler, no tests.

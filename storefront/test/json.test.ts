@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { JsonNumber, JsonObject, JsonSyntaxError, parseJson, stringifyJson } from '../../src/storefront/json.js';
+import { JsonNumber, JsonObject, JsonSyntaxError, parseJson, stringifyJson } from '../src/json.js';
 
 function syntaxError(text: string, maxDepth?: number): JsonSyntaxError {
   try {

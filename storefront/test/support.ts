@@ -7,10 +7,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startStorefront, type RunningStorefront } from '../../src/storefront/app.js';
-import { stringifyJson } from '../../src/storefront/json.js';
-import type { ScryptParams } from '../../src/storefront/password.js';
-import type { FieldSpec } from '../../src/storefront/schema.js';
+import { startStorefront, type RunningStorefront } from '../src/app.js';
+import { stringifyJson } from '../src/json.js';
+import type { ScryptParams } from '../src/password.js';
+import type { FieldSpec } from '../src/schema.js';
 
 export const SEED_PATH = fileURLToPath(new URL('./fixtures/seed.json', import.meta.url));
 

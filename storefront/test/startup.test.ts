@@ -4,9 +4,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it, expect } from 'vitest';
-import { startStorefront } from '../../src/storefront/app.js';
-import { ConfigError, DEFAULT_BODY_LIMIT, loadConfig } from '../../src/storefront/config.js';
-import { loadSeed, parseSeed, SeedError } from '../../src/storefront/seed.js';
+import { startStorefront } from '../src/app.js';
+import { ConfigError, DEFAULT_BODY_LIMIT, loadConfig } from '../src/config.js';
+import { loadSeed, parseSeed, SeedError } from '../src/seed.js';
 import { http, SEED_PATH, toJson, transaction, withoutField } from './support.js';
 
 let dir: string;
