@@ -1,14 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` needs nothing but Node; `broker` starts a real RabbitMQ
-// (see test/broker/support/broker.ts) and is skipped, loudly, when none is installed.
+// Three projects: `unit` needs nothing but Node; `broker` starts a real RabbitMQ
+// (see test/broker/support/broker.ts) and is skipped, loudly, when none is installed;
+// `storefront` is the separate storefront package's own config (storefront/vitest.config.ts).
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/storefront/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts'],
           environment: 'node',
         },
       },
@@ -23,6 +24,7 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      'storefront/vitest.config.ts',
     ],
   },
 });

@@ -1,8 +1,8 @@
 // The user's password is never stored in plain text and never sent back.
 
 import { afterEach, describe, it, expect } from 'vitest';
-import { hashPassword, isPasswordHash, verifyPassword } from '../../src/storefront/password.js';
-import { parseJson, JsonObject } from '../../src/storefront/json.js';
+import { hashPassword, isPasswordHash, verifyPassword } from '../src/password.js';
+import { parseJson, JsonObject } from '../src/json.js';
 import { SEED_IDS, http, startTestServer, toJson, transaction, type HttpResult, type TestServer } from './support.js';
 
 const servers: TestServer[] = [];

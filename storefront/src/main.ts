@@ -1,4 +1,4 @@
-// Entry point: `npm run storefront` (node dist/src/storefront/main.js).
+// Entry point: `npm run storefront` at the repository root, or `npm start` here (node dist/main.js).
 // Logs one line on start (port and db path) and nothing about requests.
 
 import { startStorefront } from './app.js';

@@ -1,7 +1,7 @@
 // Status codes, content negotiation, limits and routing of the real server.
 
 import { afterAll, beforeAll, describe, it, expect } from 'vitest';
-import { acceptsJson, isJsonContentType } from '../../src/storefront/http.js';
+import { acceptsJson, isJsonContentType } from '../src/http.js';
 import { http, startTestServer, toJson, transaction, type TestServer } from './support.js';
 
 let server: TestServer;

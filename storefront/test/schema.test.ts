@@ -2,8 +2,8 @@
 // every type (Transaction, User, Coupon, Product — the latter in both places it occurs).
 
 import { afterAll, beforeAll, describe, it, expect } from 'vitest';
-import { parseJson } from '../../src/storefront/json.js';
-import { parseInt64, TransactionSpec, validateTransaction, type FieldSpec } from '../../src/storefront/schema.js';
+import { parseJson } from '../src/json.js';
+import { parseInt64, TransactionSpec, validateTransaction, type FieldSpec } from '../src/schema.js';
 import {
   allFields,
   allObjects,

@@ -5,10 +5,10 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, it, expect } from 'vitest';
-import { JsonNumber, JsonObject, parseJson } from '../../src/storefront/json.js';
-import { validateTransaction, type Transaction } from '../../src/storefront/schema.js';
-import { FileTransactionStore, StoreFileError } from '../../src/storefront/store.js';
-import { computeEtag, parseIfMatch, preconditionHolds } from '../../src/storefront/etag.js';
+import { JsonNumber, JsonObject, parseJson } from '../src/json.js';
+import { validateTransaction, type Transaction } from '../src/schema.js';
+import { FileTransactionStore, StoreFileError } from '../src/store.js';
+import { computeEtag, parseIfMatch, preconditionHolds } from '../src/etag.js';
 import { SEED_IDS, SEED_PATH, startTestServer, toJson, transaction, type Plain, type TestServer } from './support.js';
 
 const servers: TestServer[] = [];

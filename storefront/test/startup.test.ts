@@ -1,12 +1,14 @@
 // Start-up: configuration from the environment, seed validation, graceful close.
 
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it, expect } from 'vitest';
-import { startStorefront } from '../../src/storefront/app.js';
-import { ConfigError, DEFAULT_BODY_LIMIT, loadConfig } from '../../src/storefront/config.js';
-import { loadSeed, parseSeed, SeedError } from '../../src/storefront/seed.js';
+import { startStorefront } from '../src/app.js';
+import { ConfigError, DEFAULT_BODY_LIMIT, loadConfig } from '../src/config.js';
+import { loadSeed, parseSeed, SeedError } from '../src/seed.js';
 import { http, SEED_PATH, toJson, transaction, withoutField } from './support.js';
 
 let dir: string;
@@ -100,13 +102,17 @@ describe('start and close', () => {
     expect(running.seeded).toBe(3);
     expect(running.port).toBeGreaterThan(0);
     expect(running.dbPath).toBe(dbPath);
+    const received = once(running.server, 'request') as Promise<[IncomingMessage, ServerResponse]>;
     const inFlight = http(running.port, {
       method: 'PUT',
       path: '/api/transactions/1',
       headers: { 'Content-Type': 'application/json' },
       body: toJson(transaction(1n, { type: 'in-flight' })),
     });
-    await new Promise((r) => setTimeout(r, 5));
+    // Close once the server has the request, not after a guessed delay: a close before that
+    // point rightly drops the not-yet-started connection, and the test would hang or lie.
+    const [, response] = await received;
+    expect(response.writableEnded).toBe(false);
     await running.close();
     expect((await inFlight).status).toBe(200);
     expect(await readFile(dbPath, 'utf8')).toContain('"type":"in-flight"');

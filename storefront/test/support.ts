@@ -7,10 +7,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startStorefront, type RunningStorefront } from '../../src/storefront/app.js';
-import { stringifyJson } from '../../src/storefront/json.js';
-import type { ScryptParams } from '../../src/storefront/password.js';
-import type { FieldSpec } from '../../src/storefront/schema.js';
+import { startStorefront, type RunningStorefront } from '../src/app.js';
+import { stringifyJson } from '../src/json.js';
+import type { ScryptParams } from '../src/password.js';
+import type { FieldSpec } from '../src/schema.js';
 
 export const SEED_PATH = fileURLToPath(new URL('./fixtures/seed.json', import.meta.url));
 
@@ -35,16 +35,23 @@ export function http(port: number, req: HttpRequest): Promise<HttpResult> {
     if (req.body !== undefined && !req.chunked && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
       headers['Content-Length'] = Buffer.byteLength(req.body);
     }
+    let answered = false;
+    let cut: NodeJS.ErrnoException | undefined;
     const r = request({ host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path, headers, agent: false }, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
-    // An early answer (413) may make the server stop reading; the answer is what we test.
+    // An early answer (413) may make the server stop reading, so EPIPE/ECONNRESET while sending
+    // are expected and the answer is what we test. A connection cut with no answer at all is an error.
     r.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE' || err.code === 'ECONNRESET') return;
-      reject(err);
+      if (err.code === 'EPIPE' || err.code === 'ECONNRESET') cut = err;
+      else reject(err);
+    });
+    r.on('close', () => {
+      if (!answered) reject(new Error(`the server closed the connection without an answer (${cut?.code ?? 'no error'})`));
     });
     if (req.body !== undefined) {
       if (req.chunked) {
