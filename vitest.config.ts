@@ -1,7 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { selectedVersions } from './test/broker/support/versions.js';
 
-// Two projects: `unit` needs nothing but Node; `broker` starts a real RabbitMQ
-// (see test/broker/support/broker.ts) and is skipped, loudly, when none is installed.
+// `unit` needs nothing but Node. One `broker-<version>` project per RabbitMQ version selected by
+// BROKER_VERSIONS (default all: 3.10, 4.0, 4.3; see test/broker/support/versions.ts): each starts
+// a real node of its version (test/broker/support/broker.ts) and runs every broker test on it;
+// skipped, loudly, when that version cannot run here. Broker files run one at a time, all
+// versions in turn (no file parallelism: the machine has 2 cores and the tests measure a broker).
 export default defineConfig({
   test: {
     projects: [
@@ -12,9 +16,9 @@ export default defineConfig({
           environment: 'node',
         },
       },
-      {
+      ...selectedVersions().map((version) => ({
         test: {
-          name: 'broker',
+          name: `broker-${version.name}`,
           include: ['test/broker/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/broker/support/global-setup.ts'],
@@ -22,7 +26,7 @@ export default defineConfig({
           hookTimeout: 180_000,
           fileParallelism: false,
         },
-      },
+      })),
     ],
   },
 });
