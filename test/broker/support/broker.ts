@@ -55,7 +55,7 @@
  *     logTail(lines?: number): string   // tail of the node's log files
  *   }
  *   BrokerInfo = { nodeName, host: '127.0.0.1', amqpPort, managementPort,
- *     prometheusPort, distPort, epmdPort, managementUrl ('http://127.0.0.1:<port>',
+ *     prometheusPort, streamPort (configured when rabbitmq_stream is enabled), distPort, epmdPort, managementUrl ('http://127.0.0.1:<port>',
  *     no trailing slash), prometheusUrl, amqpUrl ('amqp://guest:guest@127.0.0.1:<port>'),
  *     username: 'guest', password: 'guest', dir, logDir, pidFile, ctlBin, epmdBin,
  *     env: Record<string, string> (the variables rabbitmqctl needs), version?,
@@ -87,6 +87,8 @@ export interface BrokerInfo {
   amqpPort: number;
   managementPort: number;
   prometheusPort: number;
+  /** Stream protocol port: the listener of rabbitmq_stream, when a test enables that plugin. */
+  streamPort: number;
   distPort: number;
   epmdPort: number;
   managementUrl: string;
@@ -444,6 +446,7 @@ class Controller implements BrokerHandle {
   get amqpPort() { return this.info.amqpPort; }
   get managementPort() { return this.info.managementPort; }
   get prometheusPort() { return this.info.prometheusPort; }
+  get streamPort() { return this.info.streamPort; }
   get distPort() { return this.info.distPort; }
   get epmdPort() { return this.info.epmdPort; }
   get managementUrl() { return this.info.managementUrl; }
@@ -640,7 +643,7 @@ case "$4" in */rmqexp-*) sleep 1; rm -rf "$4" ;; esac
 exit 0
 `;
 
-function writeFiles(dir: string, ports: { amqp: number; mgmt: number; prom: number }, plugins: string[], extra: string[]) {
+function writeFiles(dir: string, ports: { amqp: number; mgmt: number; prom: number; stream: number }, plugins: string[], extra: string[]) {
   for (const d of ['mnesia', 'log', 'conf.d']) fs.mkdirSync(path.join(dir, d), { recursive: true });
   const cookie = Array.from({ length: 32 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[Math.floor(Math.random() * 26)]).join('');
   fs.writeFileSync(path.join(dir, '.erlang.cookie'), cookie, { mode: 0o400 });
@@ -652,6 +655,8 @@ function writeFiles(dir: string, ports: { amqp: number; mgmt: number; prom: numb
       `management.tcp.port = ${ports.mgmt}`,
       `management.tcp.ip = ${HOST}`,
       `prometheus.tcp.port = ${ports.prom}`,
+      // The key exists only with the plugin (an unknown key stops the node); never its default 5552.
+      ...(plugins.includes('rabbitmq_stream') ? [`stream.listeners.tcp.1 = ${HOST}:${ports.stream}`] : []),
       `prometheus.tcp.ip = ${HOST}`,
       'collect_statistics_interval = 1000',
       'disk_free_limit.absolute = 1MB',
@@ -683,8 +688,8 @@ async function startOnce(opts: StartBrokerOptions, avail: Binaries): Promise<Con
   };
   const suffix = Math.random().toString(36).slice(2, 8);
   const nodeName = `${opts.nodeNamePrefix ?? 'rmqexp-test'}-${process.pid}-${suffix}@localhost`;
-  const [amqp, mgmt, prom, dist, epmdPort] = (await pickPorts(5)) as [number, number, number, number, number];
-  writeFiles(dir, { amqp, mgmt, prom }, opts.plugins ?? DEFAULT_PLUGINS, opts.extraConfig ?? []);
+  const [amqp, mgmt, prom, dist, epmdPort, stream] = (await pickPorts(6)) as [number, number, number, number, number, number];
+  writeFiles(dir, { amqp, mgmt, prom, stream }, opts.plugins ?? DEFAULT_PLUGINS, opts.extraConfig ?? []);
   const logDir = path.join(dir, 'log');
   const pidFile = path.join(dir, 'rabbitmq.pid');
 
@@ -715,6 +720,7 @@ async function startOnce(opts: StartBrokerOptions, avail: Binaries): Promise<Con
     amqpPort: amqp,
     managementPort: mgmt,
     prometheusPort: prom,
+    streamPort: stream,
     distPort: dist,
     epmdPort,
     managementUrl: `http://${HOST}:${mgmt}`,

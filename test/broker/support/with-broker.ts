@@ -38,6 +38,7 @@ function unavailableBroker(): BrokerHandle {
     amqpPort: 0,
     managementPort: 0,
     prometheusPort: 0,
+    streamPort: 0,
     distPort: 0,
     epmdPort: 0,
     managementUrl: 'http://127.0.0.1:0',
