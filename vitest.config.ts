@@ -27,6 +27,10 @@ export default defineConfig({
           fileParallelism: false,
         },
       })),
+      // Not a test: records fixtures from a real node (test/record/record-fixtures.record.ts).
+      ...(process.env.RECORD_FIXTURES
+        ? [{ test: { name: 'record', include: ['test/record/**/*.record.ts'], environment: 'node', testTimeout: 600_000, fileParallelism: false } }]
+        : []),
     ],
   },
 });
