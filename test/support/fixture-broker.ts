@@ -83,8 +83,9 @@ export function fixtureBroker(dir: string, overrides: Record<string, string> = {
     let body: unknown;
     const entry = files[decoded];
     const file = pick(entry);
-    const listFile = perVhost ? pick(files[`/${perVhost[1]}`]) : undefined;
+    const listFile = perVhost ? pick(queryVariant(perVhost[1]!, query) ?? files[`/${perVhost[1]}`]) : undefined;
     if (entry && entry.file === '') body = [];
+    else if (decoded === '/queues' && pick(queryVariant('queues', query))) body = read(pick(queryVariant('queues', query))!);
     else if (file) body = read(file);
     else if (perVhost && listFile) {
       body = itemsOf(read(listFile)).filter((item) => (item as { vhost?: string }).vhost === perVhost[2]);
@@ -120,6 +121,14 @@ export function fixtureBroker(dir: string, overrides: Record<string, string> = {
       }
     },
   };
+}
+
+/** The queue list recorded for the same query parameters, when the collector asks for totals. */
+function queryVariant(list: string, query: Query): { file: string } | undefined {
+  if (list !== 'queues' || !query) return undefined;
+  if (query.disable_stats && query.enable_queue_totals) return { file: 'queues-disable-stats-totals-page1.json|queues-disable-stats-page1.json' };
+  if (query.enable_queue_totals) return { file: 'queues-totals-page1.json' };
+  return undefined;
 }
 
 function itemsOf(body: unknown): unknown[] {
