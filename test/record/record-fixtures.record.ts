@@ -149,6 +149,7 @@ it.skipIf(SKIP)(`records the management API of RabbitMQ ${version}`, async () =>
       await rec.record('overview.json', '/api/overview');
       await rec.record('nodes.json', '/api/nodes');
       await rec.record('queues-page1.json', '/api/queues?page=1&page_size=100');
+      await rec.record('queues.json', '/api/queues');
       await rec.record('queues-totals-page1.json', '/api/queues?page=1&page_size=100&enable_queue_totals=true');
       await rec.record('queues-disable-stats-page1.json', '/api/queues?disable_stats=true&enable_queue_totals=true&page=1&page_size=100');
       await rec.record('queues-detailed.json', '/api/queues/detailed?page=1&page_size=100');

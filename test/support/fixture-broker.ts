@@ -125,9 +125,12 @@ export function fixtureBroker(dir: string, overrides: Record<string, string> = {
 
 /** The queue list recorded for the same query parameters, when the collector asks for totals. */
 function queryVariant(list: string, query: Query): { file: string } | undefined {
-  if (list !== 'queues' || !query) return undefined;
+  if (list !== 'queues') return undefined;
+  if (!query) return { file: 'queues.json' };
   if (query.disable_stats && query.enable_queue_totals) return { file: 'queues-disable-stats-totals-page1.json|queues-disable-stats-page1.json' };
   if (query.enable_queue_totals) return { file: 'queues-totals-page1.json' };
+  // Unpaged and without columns= (mode full): from 3.13 the reduced record, recorded as queues.json.
+  if (!query.columns && !('page' in query)) return { file: 'queues.json' };
   return undefined;
 }
 
