@@ -220,6 +220,17 @@ describe('nodes collector on 4.0 and 4.3 (variant B), recorded answers', () => {
     expect(s.get(`rabbitmq_node_memory_bytes{node="${node}",area="queue_procs"}`)).toBe(recorded.queue_procs);
     expect(s.get(`rabbitmq_node_memory_total_bytes{node="${node}",measure="rss"}`)).toBe((recorded.total as Record<string, number>).rss);
   });
+
+  it.each(['rabbitmq-4.0.x', 'rabbitmq-4.3.x'])('%s: no socket series, though the API still says sockets_used and sockets_total 0', async (dir) => {
+    const nodes = readFixture<Record<string, unknown>[]>(dir, 'nodes.json');
+    expect([nodes[0]!.sockets_used, nodes[0]!.sockets_total]).toEqual([0, 0]);
+    const { text } = await runCollector(nodesCollector, { '/api/nodes': nodes }, brokerFrom(dir), { memory_breakdown: false });
+    expect(text).not.toMatch(/^rabbitmq_process_(open|max)_tcp_sockets/m);
+    expect(text).toMatch(/^rabbitmq_process_open_fds\{/m);
+    // 3.10.8 has them.
+    const old = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    expect(samples(old.text).get(`rabbitmq_process_max_tcp_sockets{${N}}`)).toBe(832);
+  });
 });
 
 describe('nodes collector with statistics disabled', () => {
