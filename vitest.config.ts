@@ -1,7 +1,11 @@
 import { defineConfig } from 'vitest/config';
+import { selectedVersions } from './test/broker/support/versions.js';
 
-// Three projects: `unit` needs nothing but Node; `broker` starts a real RabbitMQ
-// (see test/broker/support/broker.ts) and is skipped, loudly, when none is installed;
+// `unit` needs nothing but Node. One `broker-<version>` project per RabbitMQ version selected by
+// BROKER_VERSIONS (default all: 3.10, 4.0, 4.3; see test/broker/support/versions.ts): each starts
+// a real node of its version (test/broker/support/broker.ts) and runs every broker test on it;
+// skipped, loudly, when that version cannot run here. Broker files run one at a time, all
+// versions in turn (no file parallelism: the machine has 2 cores and the tests measure a broker).
 // `storefront` is the separate storefront package's own config (storefront/vitest.config.ts).
 export default defineConfig({
   test: {
@@ -13,9 +17,9 @@ export default defineConfig({
           environment: 'node',
         },
       },
-      {
+      ...selectedVersions().map((version) => ({
         test: {
-          name: 'broker',
+          name: `broker-${version.name}`,
           include: ['test/broker/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/broker/support/global-setup.ts'],
@@ -23,8 +27,12 @@ export default defineConfig({
           hookTimeout: 180_000,
           fileParallelism: false,
         },
-      },
+      })),
       'storefront/vitest.config.ts',
+      // Not a test: records fixtures from a real node (test/record/record-fixtures.record.ts).
+      ...(process.env.RECORD_FIXTURES
+        ? [{ test: { name: 'record', include: ['test/record/**/*.record.ts'], environment: 'node', testTimeout: 600_000, fileParallelism: false } }]
+        : []),
     ],
   },
 });

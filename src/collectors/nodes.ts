@@ -4,6 +4,7 @@ import { apiPath } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldTable } from './field-table.js';
+import { majorVersion } from './optional-requests.js';
 
 const MS = 0.001;
 const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';
@@ -89,6 +90,9 @@ export const nodesCollector: Collector<Options> = {
     const { sink } = ctx;
     const seen = new Set<string>();
     const running: string[] = [];
+    // From 4.0 the socket limit is gone, yet /api/nodes still says sockets_used and sockets_total
+    // 0 (recorded on 4.0.5 and 4.3.6): no series rather than a limit of 0 sockets.
+    const withoutSockets = majorVersion(ctx) >= 4;
     for (const node of nodes) {
       const name = typeof node?.name === 'string' ? node.name : undefined;
       if (!name || seen.has(name)) {
@@ -99,7 +103,7 @@ export const nodesCollector: Collector<Options> = {
       if (node.running === true) running.push(name);
       const labels = renderLabels(['node'], [name]);
       sink.add(M.info, [name, str(node.type), str(node.mem_calculation_strategy), str(node.rates_mode)], 1);
-      emitRecord(sink, table, node, labels, { rates: ctx.options.rates });
+      emitRecord(sink, table, withoutSockets ? { ...node, sockets_used: undefined, sockets_used_details: undefined, sockets_total: undefined } : node, labels, { rates: ctx.options.rates });
       // A stopped node's record carries only name, type and running: no zeros for what is unknown.
       if (Array.isArray(node.partitions)) sink.addRendered(M.partitions, labels, node.partitions.length);
       if (Array.isArray(node.cluster_links)) emitClusterLinks(ctx, name, node.cluster_links);

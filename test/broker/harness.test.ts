@@ -1,7 +1,13 @@
 // Tests of the real-RabbitMQ harness itself (test/broker/support/*).
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkMetricsWithPromtool, promtoolPath } from './support/broker.js';
-import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { checkMetricsWithPromtool, promtoolPath, startBroker } from './support/broker.js';
+import { rootfsRabbitVersion } from './support/rootfs.js';
+import { brokerVersion } from './support/versions.js';
+import { describeWithBroker, getBroker, type BrokerHandle } from './support/with-broker.js';
 
 function auth(b: BrokerHandle): Record<string, string> {
   return { authorization: 'Basic ' + Buffer.from(`${b.username}:${b.password}`).toString('base64') };
@@ -31,12 +37,35 @@ describeWithBroker('private RabbitMQ node', (broker) => {
     expect(broker.env.HOME).toBe(broker.dir);
   });
 
-  it('answers GET /api/overview with a 3.x management_version', async () => {
+  it('answers GET /api/overview with the management_version of its project', async () => {
     const res = await api(broker, '/api/overview');
     expect(res.status).toBe(200);
     const body = (await res.json()) as { management_version: string; node: string };
-    expect(body.management_version).toMatch(/^3\.\d+\.\d+/);
+    expect(body.management_version.startsWith(`${broker.brokerVersion}.`), body.management_version).toBe(true);
     expect(body.node).toBe(broker.nodeName);
+    // Which broker this run tested (sid moves): printed with the test output.
+    const suite = brokerVersion(broker.brokerVersion).suite;
+    console.log(`RabbitMQ ${body.management_version} from ${suite ? `Debian ${suite} (package ${rootfsRabbitVersion(suite)})` : 'the host package'}`);
+  });
+
+  it('runs a second node of the same version beside it, and leaves nothing mounted', async () => {
+    const second = await startBroker({ version: broker.brokerVersion, nodeNamePrefix: 'rmqexp-second' });
+    try {
+      expect(second.nodeName).not.toBe(broker.nodeName);
+      const ports = [second.amqpPort, second.managementPort, second.prometheusPort, second.distPort, second.epmdPort];
+      for (const p of ports) expect([broker.amqpPort, broker.managementPort, broker.prometheusPort, broker.distPort, broker.epmdPort]).not.toContain(p);
+      expect(second.dir).not.toBe(broker.dir);
+      expect(second.env.HOME).toBe(second.dir);
+      expect(fs.readFileSync(`${second.dir}/.erlang.cookie`, 'utf8')).not.toBe(fs.readFileSync(`${broker.dir}/.erlang.cookie`, 'utf8'));
+      expect(await second.ctl(['-q', 'eval', 'node().'])).toContain(second.nodeName);
+    } finally {
+      await second.stop();
+    }
+    // The first node is untouched by the second one's start and stop.
+    expect((await api(broker, '/api/overview')).status).toBe(200);
+    expect(await broker.ctl(['-q', 'eval', 'node().'])).toContain(broker.nodeName);
+    // /proc and the temp directory are mounted in the node's private mount namespace only.
+    if (broker.rootfs) expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(broker.rootfs);
   });
 
   it('has the shovel and federation management APIs', async () => {
@@ -104,5 +133,27 @@ describe.skipIf(!needPromtool)('promtool check metrics', () => {
     const r = await checkMetricsWithPromtool('# HELP foo_published A counter.\n# TYPE foo_published counter\nfoo_published 1\n');
     expect(r.ok).toBe(false);
     expect(r.output).toMatch(/_total/);
+  });
+});
+
+// The chroot versions' root file systems: a failed build names its step. Run once, by the 4.0 project.
+const buildScript = path.join(import.meta.dirname, 'support/build-rootfs.sh');
+describe.skipIf(getBroker()?.brokerVersion !== '4.0')('build-rootfs.sh', () => {
+  const run = (args: string[], env: Record<string, string>) => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rmqexp-rootfs-'));
+    try {
+      return spawnSync('bash', [buildScript, ...args], { env: { ...process.env, BROKER_ROOTFS_CACHE: cache, ...env }, encoding: 'utf8', timeout: 120_000 });
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+    }
+  };
+
+  it('names the step that failed: a bad suite name, an unreachable mirror', () => {
+    const bad = run(['../etc'], {});
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain("build-rootfs ../etc: step arguments failed: unexpected suite name '../etc'");
+    const unreachable = run(['trixie'], { BROKER_ROOTFS_MIRROR: 'http://127.0.0.1:9/debian' });
+    expect(unreachable.status).toBe(1);
+    expect(unreachable.stderr).toMatch(/build-rootfs trixie: step debootstrap failed: debootstrap trixie \S+ http:\/\/127\.0\.0\.1:9\/debian/);
   });
 });

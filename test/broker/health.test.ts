@@ -3,7 +3,30 @@ import { afterAll, afterEach, expect, it } from 'vitest';
 import { healthChecksCollector } from '../../src/collectors/health-checks.js';
 import { eventually } from '../support/exporter-process.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
-import { describeWithBroker } from './support/with-broker.js';
+import { atLeast } from './support/versions.js';
+import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
+
+/**
+ * The parameterless checks a version has, in the collector's order: mirroring is gone in 4.0;
+ * 4.1 added the metadata-store and elected-leader checks, 4.1.1 the connection-limit and
+ * serving ones, 4.3 reached-target-cluster-size. The aliveness test is asked before 4.0 only
+ * (a no-op from 4.0.6/4.1).
+ */
+function simpleChecksOf(version: string): string[] {
+  return [
+    'alarms',
+    'local-alarms',
+    'virtual-hosts',
+    'node-is-quorum-critical',
+    ...(atLeast(version, '4.0') ? [] : ['node-is-mirror-sync-critical']),
+    ...(atLeast(version, '4.1') ? ['quorum-queues-without-elected-leaders/all-vhosts'] : []),
+    ...(atLeast(version, '4.1.1') ? ['below-node-connection-limit', 'ready-to-serve-clients', 'is-in-service'] : []),
+    ...(atLeast(version, '4.1') ? ['metadata-store/initialized'] : []),
+    ...(atLeast(version, '4.3') ? ['reached-target-cluster-size'] : []),
+  ];
+}
+
+const hasAliveness = (broker: BrokerHandle) => !atLeast(broker.version!, '4.0');
 
 describeWithBroker('health_checks collector on a real broker', (broker) => {
   const client = clientFor(broker);
@@ -22,19 +45,15 @@ describeWithBroker('health_checks collector on a real broker', (broker) => {
     await client.close();
   });
 
-  it('passes every check of a healthy 3.10 node, with the port of its own AMQP listener', async () => {
-    // aliveness_vhosts is opt-in: this test asks for it, and so declares the aliveness-test queue.
+  it('passes every check a healthy node of its version has, with the port of its own AMQP listener', async () => {
+    // aliveness_vhosts is opt-in: this test asks for it, and so declares the aliveness-test queue (before 4.0).
     const r = await poll({ aliveness_vhosts: ['/'] });
     expect([...r.samples]).toEqual([
-      ['rabbitmq_health_check_up{check="alarms"}', 1],
-      ['rabbitmq_health_check_up{check="local-alarms"}', 1],
-      ['rabbitmq_health_check_up{check="virtual-hosts"}', 1],
-      ['rabbitmq_health_check_up{check="node-is-quorum-critical"}', 1],
-      ['rabbitmq_health_check_up{check="node-is-mirror-sync-critical"}', 1],
+      ...simpleChecksOf(broker.version!).map((check) => [`rabbitmq_health_check_up{check="${check}"}`, 1]),
       ['rabbitmq_health_check_up{check="certificate-expiration"}', 1],
       [`rabbitmq_health_check_up{check="port-listener",port="${broker.amqpPort}"}`, 1],
       ['rabbitmq_health_check_up{check="protocol-listener",protocol="amqp"}', 1],
-      ['rabbitmq_health_check_up{check="aliveness-test",vhost="/"}', 1],
+      ...(hasAliveness(broker) ? [['rabbitmq_health_check_up{check="aliveness-test",vhost="/"}', 1]] : []),
     ]);
     expect(r.logs.filter((l) => l.level >= 40)).toEqual([]);
   });
@@ -46,6 +65,32 @@ describeWithBroker('health_checks collector on a real broker', (broker) => {
     expect(r.value('rabbitmq_health_check_up', { check: 'alarms' })).toBe(1);
     const queues = await broker.ctl(['list_queues', '-q', '--no-table-headers', 'name']);
     expect(queues.split('\n').map((l) => l.trim())).not.toContain('aliveness-test');
+  });
+
+  it('serves a check exactly when the broker has it: 200 is 1, a 404 path gives no series', async () => {
+    const candidates = [
+      'node-is-mirror-sync-critical',
+      'quorum-queues-without-elected-leaders/all-vhosts/',
+      'below-node-connection-limit',
+      'ready-to-serve-clients',
+      'is-in-service',
+      'metadata-store/initialized',
+      'reached-target-cluster-size',
+    ];
+    const r = await poll();
+    const answered: Record<string, number> = {};
+    for (const path of candidates) {
+      const res = await fetch(`${broker.managementUrl}/api/health/checks/${path}`, {
+        headers: { authorization: `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}` },
+      });
+      await res.body?.cancel();
+      answered[path.replace(/\/$/, '')] = res.status;
+    }
+    const served = Object.fromEntries(candidates.map((c) => c.replace(/\/$/, '')).map((c) => [c, r.value('rabbitmq_health_check_up', { check: c })]));
+    const expected = Object.fromEntries(Object.entries(answered).map(([c, status]) => [c, status === 404 ? undefined : status === 200 ? 1 : 0]));
+    expect(served, JSON.stringify(answered)).toEqual(expected);
+    // What each version has, as the release notes say.
+    expect(Object.keys(answered).filter((c) => answered[c] === 200)).toEqual(candidates.map((c) => c.replace(/\/$/, '')).filter((c) => simpleChecksOf(broker.version!).includes(c)));
   });
 
   it('sees a real memory alarm: alarms and local-alarms go to 0 and back to 1', async () => {
@@ -99,9 +144,9 @@ describeWithBroker('health_checks collector on a real broker', (broker) => {
       [{ check: 'protocol-listener', protocol: 'amqp091' }, 1],
       [{ check: 'protocol-listener', protocol: 'mqtt' }, 0],
       [{ check: 'protocol-listener', protocol: 'amqps' }, 0],
-      [{ check: 'aliveness-test', vhost: '/' }, 1],
+      ...(hasAliveness(broker) ? [[{ check: 'aliveness-test', vhost: '/' }, 1]] : []),
     ]);
-    expect(r.logs.filter((l) => l.path === '/api/aliveness-test/hf-no-such-vhost').map((l) => l.level)).toEqual([30]);
+    expect(r.logs.filter((l) => l.path === '/api/aliveness-test/hf-no-such-vhost').map((l) => l.level)).toEqual(hasAliveness(broker) ? [30] : []);
     expect(r.logs.find((l) => l.port === String(broker.epmdPort))?.cause).toMatch(/HTTP 503 \(No active listener\)/);
   });
 
@@ -113,8 +158,9 @@ describeWithBroker('health_checks collector on a real broker', (broker) => {
       const memory = new Map<string, unknown>();
       const r = await runCollector(healthChecksCollector, { api: monClient, memory, options: { aliveness_vhosts: ['/'] } });
       expect(r.value('rabbitmq_health_check_up', { check: 'aliveness-test', vhost: '/' })).toBeUndefined();
-      expect(r.family('rabbitmq_health_check_up').map((s) => s.value)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
-      expect(r.logs.filter((l) => l.level === 40).map((l) => [l.path, l.status])).toEqual([['/api/aliveness-test/%2F', 401]]);
+      // Every check but the aliveness test (which needs vhost permissions; asked before 4.0 only).
+      expect(r.family('rabbitmq_health_check_up').map((s) => s.value)).toEqual(Array(simpleChecksOf(broker.version!).length + 3).fill(1));
+      expect(r.logs.filter((l) => l.level === 40).map((l) => [l.path, l.status])).toEqual(hasAliveness(broker) ? [['/api/aliveness-test/%2F', 401]] : []);
       const again = await runCollector(healthChecksCollector, { api: monClient, memory, options: { aliveness_vhosts: ['/'] } });
       expect(again.logs.filter((l) => l.level === 40)).toEqual([]);
     } finally {

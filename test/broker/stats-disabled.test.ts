@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkMetricsWithPromtool, startBroker, type BrokerHandle } from './support/broker.js';
-import { describeWithBroker } from './support/with-broker.js';
+import { describeWithBroker, getBroker } from './support/with-broker.js';
 import { eventually, parseExposition, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 
 // A second private node with management statistics off, the direction of RabbitMQ 4: the
@@ -11,6 +11,7 @@ describeWithBroker('the exporter against a broker with statistics disabled', () 
 
   beforeAll(async () => {
     broker = await startBroker({
+      version: getBroker()?.brokerVersion,
       nodeNamePrefix: 'rmqexp-nostats',
       extraConfig: ['management.disable_stats = true', 'management_agent.disable_metrics_collector = true'],
     });

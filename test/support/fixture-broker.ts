@@ -1,8 +1,9 @@
 /**
  * A BrokerApi that answers from one directory of recorded management API answers, the way the
  * recording broker would: whole lists for list paths (a page object when `page` is asked),
- * per-vhost lists cut from the whole list, the recorded status of health checks, and 404 for
- * anything that was not recorded (so optional paths yield no series, as on a real broker).
+ * per-vhost lists cut from the whole list, the recorded status of health checks and of 404
+ * answers, and 404 for anything that was not recorded (so optional paths yield no series, as on
+ * a real broker). Works for the 3.10.8 recordings and those of test/record/record-fixtures.record.ts.
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,18 +16,22 @@ type Query = Record<string, string | number | boolean> | undefined;
 const FILES: Record<string, { file: string; status?: number }> = {
   '/overview': { file: 'overview.json' },
   '/nodes': { file: 'nodes.json' },
-  '/nodes/rabbit@vm': { file: 'node-memory.json' },
-  '/nodes/rabbit@vm/memory': { file: 'node-memory-b.json' },
+  // '/nodes/{node}' and '/nodes/{node}/memory' of the node named by overview.json: see below.
   '/vhosts': { file: 'vhosts.json' },
   '/queues': { file: 'queues-page1.json' },
+  '/queues/detailed': { file: 'queues-detailed.json' },
   '/exchanges': { file: 'exchanges-page1.json' },
   '/connections': { file: 'connections-page1.json|connections.json' },
   '/channels': { file: 'channels-page1.json' },
-  '/consumers': { file: 'consumers-vh0.json' },
+  '/consumers': { file: 'consumers-vh0.json|consumers.json' },
   '/vhost-limits': { file: 'vhost-limits.json' },
   '/user-limits': { file: 'user-limits.json' },
   '/whoami': { file: 'whoami.json' },
   '/feature-flags': { file: 'feature-flags.json' },
+  '/deprecated-features/used': { file: 'deprecated-features-used.json' },
+  '/stream/connections': { file: 'stream-connections.json' },
+  '/stream/publishers': { file: 'stream-publishers.json' },
+  '/stream/consumers': { file: 'stream-consumers.json' },
   '/federation-links': { file: 'federation-links.json' },
   '/shovels': { file: 'shovels.json' },
   '/health/checks/alarms': { file: 'health-alarms.json' },
@@ -36,8 +41,14 @@ const FILES: Record<string, { file: string; status?: number }> = {
   '/health/checks/node-is-mirror-sync-critical': { file: 'health-mirror-sync-critical.json' },
   '/health/checks/certificate-expiration/30/days': { file: 'health-cert.json' },
   '/health/checks/port-listener/5672': { file: 'health-port-5672.json' },
-  '/health/checks/protocol-listener/amqp': { file: 'health-proto-amqp091.json' },
+  '/health/checks/protocol-listener/amqp': { file: 'health-proto-amqp.json|health-proto-amqp091.json' },
   '/health/checks/protocol-listener/amqp091': { file: 'health-proto-amqp091.json' },
+  '/health/checks/quorum-queues-without-elected-leaders/all-vhosts/': { file: 'health-qq-without-leaders.json' },
+  '/health/checks/below-node-connection-limit': { file: 'health-below-connection-limit.json' },
+  '/health/checks/ready-to-serve-clients': { file: 'health-ready-to-serve-clients.json' },
+  '/health/checks/is-in-service': { file: 'health-is-in-service.json' },
+  '/health/checks/metadata-store/initialized': { file: 'health-metadata-store-initialized.json' },
+  '/health/checks/reached-target-cluster-size': { file: 'health-reached-target-cluster-size.json' },
   '/aliveness-test//': { file: 'aliveness-root.json' },
   // Not recorded: answered empty so the collectors that need them still poll.
   '/bindings': { file: '' },
@@ -50,22 +61,39 @@ const FILES: Record<string, { file: string; status?: number }> = {
 export function fixtureBroker(dir: string, overrides: Record<string, string> = {}): BrokerApi & { calls: string[] } {
   const calls: string[] = [];
   const files: Record<string, { file: string }> = { ...FILES };
-  for (const [path, file] of Object.entries(overrides)) files[path] = { file };
   const pick = (entry: { file: string } | undefined) => entry?.file.split('|').find((f) => f !== '' && existsSync(join(dir, f)));
   const read = (file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
+  // The recording node's own paths: its memory, and the port of its AMQP listener (recorded as
+  // health-port-listener.json when the node listened on a port of its own).
+  const overview = pick(FILES['/overview']) ? (read(pick(FILES['/overview'])!) as { node?: string; listeners?: { protocol?: string; port?: number }[] }) : {};
+  if (overview.node) {
+    files[`/nodes/${overview.node}`] = { file: 'node-memory.json' };
+    files[`/nodes/${overview.node}/memory`] = { file: 'node-memory-b.json' };
+  }
+  for (const l of overview.listeners ?? []) {
+    if (l.protocol === 'amqp' && l.port !== undefined) files[`/health/checks/port-listener/${l.port}`] ??= { file: 'health-port-listener.json' };
+  }
+  for (const [path, file] of Object.entries(overrides)) files[path] = { file };
   const answer = (path: string, query: Query): unknown => {
     calls.push(path);
     const decoded = path.replace(/^\/api/, '').split('/').map(decodeURIComponent).join('/');
-    const perVhost = /^\/(queues|exchanges|connections|channels|consumers)\/([^/]+)$/.exec(decoded);
+    // Matched before decoding: the vhost '/' is %2F in the path.
+    const perVhostRaw = /^(?:\/api)?\/(queues|exchanges|connections|channels|consumers)\/([^/]+)$/.exec(path);
+    const perVhost = perVhostRaw && perVhostRaw[2] !== 'detailed' ? [perVhostRaw[0], perVhostRaw[1], decodeURIComponent(perVhostRaw[2]!)] : null;
     let body: unknown;
     const entry = files[decoded];
     const file = pick(entry);
-    const listFile = perVhost ? pick(files[`/${perVhost[1]}`]) : undefined;
+    const listFile = perVhost ? pick(queryVariant(perVhost[1]!, query) ?? files[`/${perVhost[1]}`]) : undefined;
     if (entry && entry.file === '') body = [];
+    else if (decoded === '/queues' && pick(queryVariant('queues', query))) body = read(pick(queryVariant('queues', query))!);
     else if (file) body = read(file);
     else if (perVhost && listFile) {
       body = itemsOf(read(listFile)).filter((item) => (item as { vhost?: string }).vhost === perVhost[2]);
     } else {
+      throw new ManagementError('http_status', path, 'HTTP 404 (Object Not Found: Not Found)', 404);
+    }
+    // A recorded 404 (e.g. a path this version lacks) answers 404, as the broker did.
+    if ((body as { error?: string } | null)?.error === 'Object Not Found') {
       throw new ManagementError('http_status', path, 'HTTP 404 (Object Not Found: Not Found)', 404);
     }
     if (/^\/health\//.test(decoded) && (body as { status?: string }).status === 'failed') {
@@ -93,6 +121,17 @@ export function fixtureBroker(dir: string, overrides: Record<string, string> = {
       }
     },
   };
+}
+
+/** The queue list recorded for the same query parameters, when the collector asks for totals. */
+function queryVariant(list: string, query: Query): { file: string } | undefined {
+  if (list !== 'queues') return undefined;
+  if (!query) return { file: 'queues.json' };
+  if (query.disable_stats && query.enable_queue_totals) return { file: 'queues-disable-stats-totals-page1.json|queues-disable-stats-page1.json' };
+  if (query.enable_queue_totals) return { file: 'queues-totals-page1.json' };
+  // Unpaged and without columns= (mode full): from 3.13 the reduced record, recorded as queues.json.
+  if (!query.columns && !('page' in query)) return { file: 'queues.json' };
+  return undefined;
 }
 
 function itemsOf(body: unknown): unknown[] {

@@ -1,6 +1,11 @@
 /**
  * Real-RabbitMQ test harness: starts and controls a PRIVATE RabbitMQ node.
  *
+ * Versions (versions.ts): '3.10' is the host's package; '4.0' and '4.3' run from Debian
+ * trixie / sid root file systems (rootfs.ts, build-rootfs.sh: built once, cached outside the
+ * repository), each command through the node's `inroot.sh` launcher (chroot in a private
+ * mount namespace, so nothing stays mounted); the node's temp dir has the same path inside.
+ *
  * The node never touches another broker on the machine:
  *   - node name   `rmqexp-test-<pid>-<random>@localhost`
  *   - its own AMQP, management HTTP, Prometheus, Erlang distribution
@@ -21,9 +26,9 @@
  * rabbitmqctl is taken from the same directory. PROMTOOL_BIN overrides promtool.
  *
  * API
- *   brokerAvailability(): { available: boolean; reason?: string; serverBin?; ctlBin?; epmdBin? }
+ *   brokerAvailability(version = '3.10'): { available: boolean; reason?: string; serverBin?; ctlBin?; epmdBin? }
  *   startBroker(opts?: StartBrokerOptions): Promise<BrokerHandle>
- *       StartBrokerOptions = { startTimeoutMs? (90 000), nodeNamePrefix? ('rmqexp-test'),
+ *       StartBrokerOptions = { version? ('3.10'), startTimeoutMs? (90 000), nodeNamePrefix? ('rmqexp-test'),
  *         plugins? (DEFAULT_PLUGINS: management, prometheus, shovel(+_management),
  *         federation(+_management)), extraConfig?: string[] (rabbitmq.conf lines) }
  *       Waits for GET /api/overview (guest:guest) to answer 200 (~4-6 s here);
@@ -50,10 +55,12 @@
  *     logTail(lines?: number): string   // tail of the node's log files
  *   }
  *   BrokerInfo = { nodeName, host: '127.0.0.1', amqpPort, managementPort,
- *     prometheusPort, distPort, epmdPort, managementUrl ('http://127.0.0.1:<port>',
+ *     prometheusPort, streamPort (configured when rabbitmq_stream is enabled), distPort, epmdPort, managementUrl ('http://127.0.0.1:<port>',
  *     no trailing slash), prometheusUrl, amqpUrl ('amqp://guest:guest@127.0.0.1:<port>'),
  *     username: 'guest', password: 'guest', dir, logDir, pidFile, ctlBin, epmdBin,
- *     env: Record<string, string> (the variables rabbitmqctl needs), version? }
+ *     env: Record<string, string> (the variables rabbitmqctl needs), version?,
+ *     brokerVersion ('3.10' | '4.0' | '4.3'), rootfs? (chroot versions),
+ *     launcher (argv prefix for ctlBin/epmdBin: [] or [<dir>/inroot.sh]) }
  *
  * In tests, do not call startBroker(): the `broker` project's global setup
  * starts one node for the whole suite; use describeWithBroker() / getBroker()
@@ -71,6 +78,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { epmdInRootfs, ensureRootfs, writeLauncher, rootfsUnavailableReason } from './rootfs.js';
+import { brokerVersion } from './versions.js';
 
 export interface BrokerInfo {
   nodeName: string;
@@ -78,6 +87,8 @@ export interface BrokerInfo {
   amqpPort: number;
   managementPort: number;
   prometheusPort: number;
+  /** Stream protocol port: the listener of rabbitmq_stream, when a test enables that plugin. */
+  streamPort: number;
   distPort: number;
   epmdPort: number;
   managementUrl: string;
@@ -94,6 +105,15 @@ export interface BrokerInfo {
   env: Record<string, string>;
   /** management_version reported by /api/overview once started. */
   version?: string;
+  /** The matrix version this node is (versions.ts: '3.10', '4.0', '4.3'). */
+  brokerVersion: string;
+  /** Root file system the node runs in (chroot), or undefined for the host's package. */
+  rootfs?: string;
+  /**
+   * argv prefix that runs ctlBin/epmdBin/the server where they live: [] on the host,
+   * [<dir>/inroot.sh] for a chroot (ctlBin and epmdBin are then paths inside the root).
+   */
+  launcher: string[];
 }
 
 export interface BrokerHandle extends BrokerInfo {
@@ -107,6 +127,8 @@ export interface BrokerHandle extends BrokerInfo {
 }
 
 export interface StartBrokerOptions {
+  /** Which RabbitMQ (versions.ts; default '3.10', the host's package). */
+  version?: string;
   /** How long to wait for the management API after spawning (default 90 000 ms). */
   startTimeoutMs?: number;
   /** Node name prefix (default 'rmqexp-test'). */
@@ -159,8 +181,22 @@ function which(name: string, extraDirs: string[] = []): string | undefined {
   return undefined;
 }
 
-/** Is a usable rabbitmq-server (plus rabbitmqctl and epmd) installed? */
-export function brokerAvailability(): BrokerAvailability {
+/**
+ * Can a node of `version` run here? For the chroot versions the root file system need not be
+ * built yet (global setup builds it), only buildable.
+ */
+export function brokerAvailability(version = '3.10'): BrokerAvailability {
+  const { suite } = brokerVersion(version);
+  if (suite) {
+    const reason = rootfsUnavailableReason(suite);
+    if (reason) return { available: false, reason };
+    return { available: true, serverBin: '/usr/lib/rabbitmq/bin/rabbitmq-server', ctlBin: '/usr/lib/rabbitmq/bin/rabbitmqctl' };
+  }
+  return hostBrokerAvailability();
+}
+
+/** Is a usable rabbitmq-server (plus rabbitmqctl and epmd) installed on the host? */
+function hostBrokerAvailability(): BrokerAvailability {
   let serverBin: string | undefined;
   const override = process.env.RABBITMQ_SERVER_BIN;
   if (override) {
@@ -410,6 +446,7 @@ class Controller implements BrokerHandle {
   get amqpPort() { return this.info.amqpPort; }
   get managementPort() { return this.info.managementPort; }
   get prometheusPort() { return this.info.prometheusPort; }
+  get streamPort() { return this.info.streamPort; }
   get distPort() { return this.info.distPort; }
   get epmdPort() { return this.info.epmdPort; }
   get managementUrl() { return this.info.managementUrl; }
@@ -424,6 +461,9 @@ class Controller implements BrokerHandle {
   get epmdBin() { return this.info.epmdBin; }
   get env() { return this.info.env; }
   get version() { return this.info.version; }
+  get brokerVersion() { return this.info.brokerVersion; }
+  get rootfs() { return this.info.rootfs; }
+  get launcher() { return this.info.launcher; }
 
   /** Do not remove the temp dir on stop() (used when start-up fails). */
   keepDirOnStop(): void {
@@ -437,8 +477,9 @@ class Controller implements BrokerHandle {
   ctl(args: string[], opts: { timeoutMs?: number } = {}): Promise<string> {
     const timeoutMs = opts.timeoutMs ?? 90_000;
     const argv = ['-n', this.info.nodeName, ...args];
+    const [cmd, ...pre] = [...this.info.launcher, this.info.ctlBin];
     return new Promise((resolve, reject) => {
-      const child = spawn(this.info.ctlBin, argv, {
+      const child = spawn(cmd!, [...pre, ...argv], {
         env: childEnv(this.info.env),
         cwd: this.info.dir,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -547,7 +588,8 @@ class Controller implements BrokerHandle {
     }
     // Whoever started it (us, or the node when ours was gone), make sure the private epmd is gone.
     if (await isListening(this.info.epmdPort)) {
-      spawnSync(this.info.epmdBin, ['-port', String(this.info.epmdPort), '-kill'], {
+      const [cmd, ...pre] = [...this.info.launcher, this.info.epmdBin];
+      spawnSync(cmd!, [...pre, '-port', String(this.info.epmdPort), '-kill'], {
         env: childEnv({ ...this.info.env }),
         stdio: 'ignore',
         timeout: 10_000,
@@ -601,7 +643,7 @@ case "$4" in */rmqexp-*) sleep 1; rm -rf "$4" ;; esac
 exit 0
 `;
 
-function writeFiles(dir: string, ports: { amqp: number; mgmt: number; prom: number }, plugins: string[], extra: string[]) {
+function writeFiles(dir: string, ports: { amqp: number; mgmt: number; prom: number; stream: number }, plugins: string[], extra: string[]) {
   for (const d of ['mnesia', 'log', 'conf.d']) fs.mkdirSync(path.join(dir, d), { recursive: true });
   const cookie = Array.from({ length: 32 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[Math.floor(Math.random() * 26)]).join('');
   fs.writeFileSync(path.join(dir, '.erlang.cookie'), cookie, { mode: 0o400 });
@@ -613,6 +655,8 @@ function writeFiles(dir: string, ports: { amqp: number; mgmt: number; prom: numb
       `management.tcp.port = ${ports.mgmt}`,
       `management.tcp.ip = ${HOST}`,
       `prometheus.tcp.port = ${ports.prom}`,
+      // The key exists only with the plugin (an unknown key stops the node); never its default 5552.
+      ...(plugins.includes('rabbitmq_stream') ? [`stream.listeners.tcp.1 = ${HOST}:${ports.stream}`] : []),
       `prometheus.tcp.ip = ${HOST}`,
       'collect_statistics_interval = 1000',
       'disk_free_limit.absolute = 1MB',
@@ -626,12 +670,26 @@ function writeFiles(dir: string, ports: { amqp: number; mgmt: number; prom: numb
   fs.writeFileSync(path.join(dir, 'guardian.sh'), GUARDIAN, { mode: 0o755 });
 }
 
-async function startOnce(opts: StartBrokerOptions, avail: Required<Pick<BrokerAvailability, 'serverBin' | 'ctlBin' | 'epmdBin'>>): Promise<Controller> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmqexp-'));
+interface Binaries {
+  serverBin: string;
+  ctlBin: string;
+  epmdBin: string;
+  version: string;
+  rootfs?: string;
+}
+
+async function startOnce(opts: StartBrokerOptions, avail: Binaries): Promise<Controller> {
+  const dir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'rmqexp-'));
+  const launcher = avail.rootfs ? [writeLauncher(dir, avail.rootfs)] : [];
+  // Spawns a binary of the node's installation (host or chroot), through the launcher.
+  const spawnIn = (bin: string, args: string[], options: Parameters<typeof spawn>[2]) => {
+    const [cmd, ...pre] = [...launcher, bin];
+    return spawn(cmd!, [...pre, ...args], options);
+  };
   const suffix = Math.random().toString(36).slice(2, 8);
   const nodeName = `${opts.nodeNamePrefix ?? 'rmqexp-test'}-${process.pid}-${suffix}@localhost`;
-  const [amqp, mgmt, prom, dist, epmdPort] = (await pickPorts(5)) as [number, number, number, number, number];
-  writeFiles(dir, { amqp, mgmt, prom }, opts.plugins ?? DEFAULT_PLUGINS, opts.extraConfig ?? []);
+  const [amqp, mgmt, prom, dist, epmdPort, stream] = (await pickPorts(6)) as [number, number, number, number, number, number];
+  writeFiles(dir, { amqp, mgmt, prom, stream }, opts.plugins ?? DEFAULT_PLUGINS, opts.extraConfig ?? []);
   const logDir = path.join(dir, 'log');
   const pidFile = path.join(dir, 'rabbitmq.pid');
 
@@ -662,6 +720,7 @@ async function startOnce(opts: StartBrokerOptions, avail: Required<Pick<BrokerAv
     amqpPort: amqp,
     managementPort: mgmt,
     prometheusPort: prom,
+    streamPort: stream,
     distPort: dist,
     epmdPort,
     managementUrl: `http://${HOST}:${mgmt}`,
@@ -675,11 +734,14 @@ async function startOnce(opts: StartBrokerOptions, avail: Required<Pick<BrokerAv
     ctlBin: avail.ctlBin,
     epmdBin: avail.epmdBin,
     env,
+    brokerVersion: avail.version,
+    rootfs: avail.rootfs,
+    launcher,
   };
 
   // 1. our own epmd, as our child, so we know its pid and can always stop it.
   const epmdLog = fs.openSync(path.join(dir, 'epmd.out'), 'a');
-  const epmd = spawn(avail.epmdBin, ['-port', String(epmdPort), '-address', HOST], {
+  const epmd = spawnIn(avail.epmdBin, ['-port', String(epmdPort), '-address', HOST], {
     env: childEnv(env),
     cwd: dir,
     stdio: ['ignore', epmdLog, epmdLog],
@@ -694,7 +756,7 @@ async function startOnce(opts: StartBrokerOptions, avail: Required<Pick<BrokerAv
 
   // 2. the node itself, in its own process group, output to server.out.
   const out = fs.openSync(path.join(dir, 'server.out'), 'a');
-  const child = spawn(avail.serverBin, [], {
+  const child = spawnIn(avail.serverBin, [], {
     env: childEnv(env),
     cwd: dir,
     stdio: ['ignore', out, out],
@@ -734,14 +796,20 @@ async function startOnce(opts: StartBrokerOptions, avail: Required<Pick<BrokerAv
 
 /** Start a private RabbitMQ node and wait for its management API. */
 export async function startBroker(opts: StartBrokerOptions = {}): Promise<BrokerHandle> {
-  const avail = brokerAvailability();
-  if (!avail.available || !avail.serverBin || !avail.ctlBin || !avail.epmdBin) {
-    throw new Error(`cannot start RabbitMQ: ${avail.reason ?? 'not available'}`);
+  const version = opts.version ?? '3.10';
+  const avail = brokerAvailability(version);
+  if (!avail.available || !avail.serverBin || !avail.ctlBin) {
+    throw new Error(`cannot start RabbitMQ ${version}: ${avail.reason ?? 'not available'}`);
   }
+  const { suite } = brokerVersion(version);
+  // A chroot version: its root file system (built once, cached; global setup rebuilds on request).
+  const rootfs = suite ? ensureRootfs(suite) : undefined;
+  const epmdBin = rootfs ? epmdInRootfs(rootfs) : avail.epmdBin;
+  if (!epmdBin) throw new Error(`cannot start RabbitMQ ${version}: ${avail.reason ?? 'epmd not found'}`);
   const timeoutMs = opts.startTimeoutMs ?? 90_000;
   let lastErr: unknown;
   for (let attempt = 1; attempt <= 2; attempt++) {
-    const ctl = await startOnce(opts, { serverBin: avail.serverBin, ctlBin: avail.ctlBin, epmdBin: avail.epmdBin });
+    const ctl = await startOnce(opts, { serverBin: avail.serverBin, ctlBin: avail.ctlBin, epmdBin, version, rootfs });
     try {
       await ctl.waitForManagement(timeoutMs);
       return ctl;

@@ -1,9 +1,11 @@
 /**
- * vitest globalSetup of the `broker` project (see vitest.config.ts).
+ * vitest globalSetup of the `broker-<version>` projects (see vitest.config.ts and versions.ts).
  *
- * Starts ONE private RabbitMQ node (test/broker/support/broker.ts) for the whole
- * broker suite and provides its plain connection data as `inject('broker')`
- * (a BrokerInfo, or null when the suite is skipped). Teardown stops the node.
+ * Starts ONE private RabbitMQ node of the project's version (test/broker/support/broker.ts)
+ * for the whole broker suite and provides its plain connection data as `inject('broker')`
+ * (a BrokerInfo, or null when the suite is skipped). Teardown stops the node. For a chroot
+ * version it first builds the root file system when none is cached (or when
+ * BROKER_ROOTFS_REBUILD asks), and prints which package it runs (sid moves).
  *
  *   REQUIRE_BROKER=1  the suite is mandatory: a missing rabbitmq-server, or one
  *                     that fails to start, fails the run.
@@ -13,6 +15,8 @@
  */
 import type { TestProject } from 'vitest/node';
 import { brokerAvailability, startBroker, type BrokerHandle, type BrokerInfo } from './broker.js';
+import { ensureRootfs, rootfsErlangVersion, rootfsRabbitVersion } from './rootfs.js';
+import { brokerVersion } from './versions.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,22 +33,30 @@ function isRequired(): boolean {
 let handle: BrokerHandle | undefined;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const avail = brokerAvailability();
+  const version = /^broker-(.+)$/.exec(project.name)?.[1];
+  if (!version) throw new Error(`global-setup.ts serves projects named broker-<version>, not '${project.name}'`);
+  const { suite } = brokerVersion(version);
+  const avail = brokerAvailability(version);
   if (!avail.available) {
     if (isRequired()) {
-      throw new Error(`REQUIRE_BROKER is set but the broker suite cannot run: ${avail.reason ?? 'rabbitmq-server unavailable'}`);
+      throw new Error(`REQUIRE_BROKER is set but the broker suite of RabbitMQ ${version} cannot run: ${avail.reason ?? 'rabbitmq-server unavailable'}`);
     }
     process.stderr.write(
-      `\n*** broker suite SKIPPED: ${avail.reason ?? 'rabbitmq-server is not installed'} (set REQUIRE_BROKER=1 to make it mandatory; .ci/run installs it) ***\n\n`,
+      `\n*** broker suite of RabbitMQ ${version} SKIPPED: ${avail.reason ?? 'rabbitmq-server is not installed'} (set REQUIRE_BROKER=1 to make it mandatory; .ci/run installs it; BROKER_VERSIONS=3.10 runs one version) ***\n\n`,
     );
     project.provide('broker', null);
     return async () => {};
   }
 
   const t0 = Date.now();
-  handle = await startBroker();
+  let from = 'the host package';
+  if (suite) {
+    ensureRootfs(suite, { allowRebuild: true });
+    from = `Debian ${suite} package rabbitmq-server ${rootfsRabbitVersion(suite) ?? '?'}, erlang-base ${rootfsErlangVersion(suite) ?? '?'}, in a chroot`;
+  }
+  handle = await startBroker({ version });
   process.stderr.write(
-    `[broker] RabbitMQ ${handle.version ?? '?'} node ${handle.nodeName} ready in ${Date.now() - t0} ms ` +
+    `[broker-${version}] RabbitMQ ${handle.version ?? '?'} (${from}) node ${handle.nodeName} ready in ${Date.now() - t0} ms ` +
       `(amqp ${handle.amqpPort}, management ${handle.managementPort}, prometheus ${handle.prometheusPort}, dir ${handle.dir})\n`,
   );
   project.provide('broker', handle.info);

@@ -38,6 +38,7 @@ function unavailableBroker(): BrokerHandle {
     amqpPort: 0,
     managementPort: 0,
     prometheusPort: 0,
+    streamPort: 0,
     distPort: 0,
     epmdPort: 0,
     managementUrl: 'http://127.0.0.1:0',
@@ -51,6 +52,8 @@ function unavailableBroker(): BrokerHandle {
     ctlBin: '',
     epmdBin: '',
     env: {},
+    brokerVersion: '',
+    launcher: [],
   };
   return {
     ...info,
@@ -67,5 +70,7 @@ function unavailableBroker(): BrokerHandle {
 /** A describe block that runs only when the private broker is available; `fn` gets its handle. */
 export function describeWithBroker(name: string, fn: (broker: BrokerHandle) => void): void {
   const broker = getBroker();
-  describe.skipIf(!broker)(name, () => fn(broker ?? unavailableBroker()));
+  // The version in the name: the report says which broker each test ran on (sid moves).
+  const title = broker ? `${name} [RabbitMQ ${broker.version ?? broker.brokerVersion}]` : name;
+  describe.skipIf(!broker)(title, () => fn(broker ?? unavailableBroker()));
 }

@@ -204,17 +204,32 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
   });
 });
 
-describe('nodes collector on 3.13 and 4.x (variant B)', () => {
-  it.each(['3.13.0', '4.0.5'])('%s asks for /api/nodes/{node}/memory', async (version) => {
-    const broker = brokerFrom(SINGLE, { management_version: version, rabbitmq_version: version });
+describe('nodes collector on 4.0 and 4.3 (variant B), recorded answers', () => {
+  it.each(['rabbitmq-4.0.x', 'rabbitmq-4.3.x'])('%s: asks for /api/nodes/{node}/memory and serves its breakdown', async (dir) => {
+    const broker = brokerFrom(dir);
     expect(broker.variant).toBe('B');
-    const { text, requests } = await runCollector(nodesCollector, singleRoutes(), broker);
-    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B]);
+    const nodes = readFixture<{ name: string }[]>(dir, 'nodes.json');
+    const node = nodes[0]!.name;
+    const memoryPath = `/api/nodes/${encodeURIComponent(node)}/memory`;
+    const recorded = readFixture<{ memory: Record<string, number | Record<string, number>> }>(dir, 'node-memory-b.json').memory;
+    const { text, requests } = await runCollector(nodesCollector, { '/api/nodes': nodes, [memoryPath]: { memory: recorded } }, broker);
+    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', memoryPath]);
     expect(requests[1]!.query).toBeUndefined();
     const s = samples(text);
-    expect(s.get(`rabbitmq_node_memory_bytes{${N},area="binary"}`)).toBe(394455432);
-    expect(s.get(`rabbitmq_node_memory_bytes{${N},area="queue_procs"}`)).toBe(185081784);
-    expect(s.get(`rabbitmq_node_memory_total_bytes{${N},measure="rss"}`)).toBe(790827008);
+    expect(s.get(`rabbitmq_node_memory_bytes{node="${node}",area="binary"}`)).toBe(recorded.binary);
+    expect(s.get(`rabbitmq_node_memory_bytes{node="${node}",area="queue_procs"}`)).toBe(recorded.queue_procs);
+    expect(s.get(`rabbitmq_node_memory_total_bytes{node="${node}",measure="rss"}`)).toBe((recorded.total as Record<string, number>).rss);
+  });
+
+  it.each(['rabbitmq-4.0.x', 'rabbitmq-4.3.x'])('%s: no socket series, though the API still says sockets_used and sockets_total 0', async (dir) => {
+    const nodes = readFixture<Record<string, unknown>[]>(dir, 'nodes.json');
+    expect([nodes[0]!.sockets_used, nodes[0]!.sockets_total]).toEqual([0, 0]);
+    const { text } = await runCollector(nodesCollector, { '/api/nodes': nodes }, brokerFrom(dir), { memory_breakdown: false });
+    expect(text).not.toMatch(/^rabbitmq_process_(open|max)_tcp_sockets/m);
+    expect(text).toMatch(/^rabbitmq_process_open_fds\{/m);
+    // 3.10.8 has them.
+    const old = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    expect(samples(old.text).get(`rabbitmq_process_max_tcp_sockets{${N}}`)).toBe(832);
   });
 });
 

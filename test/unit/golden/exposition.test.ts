@@ -12,6 +12,11 @@ import { runCollector } from '../../support/run-collector.js';
 const CASES: { name: string; dir: string; overrides?: Record<string, string> }[] = [
   { name: 'rabbitmq-3.10.8', dir: 'rabbitmq-3.10.8' },
   { name: 'rabbitmq-3.10.8-stats-disabled', dir: 'rabbitmq-3.10.8-stats-disabled' },
+  // Recorded from private 4.0 (Debian trixie) and 4.3 (Debian sid) nodes: see each README.
+  { name: 'rabbitmq-4.0.x', dir: 'rabbitmq-4.0.x' },
+  { name: 'rabbitmq-4.0.x-stats-disabled', dir: 'rabbitmq-4.0.x-stats-disabled' },
+  { name: 'rabbitmq-4.3.x', dir: 'rabbitmq-4.3.x' },
+  { name: 'rabbitmq-4.3.x-stats-disabled', dir: 'rabbitmq-4.3.x-stats-disabled' },
   // Two nodes, rabbit2 stopped: only what was recorded for that moment (other paths are 404).
   {
     name: 'rabbitmq-3.10.8-cluster-node-down',
