@@ -15,5 +15,7 @@ export const exporterMetrics = defineMetrics('exporter', {
   collectorStale: { name: 'rabbitmq_exporter_collector_data_withdrawn', type: g, labels: C, help: '1 when the collector\'s series are withdrawn because its last success is older than the maximum age.' },
   collectorEnabled: { name: 'rabbitmq_exporter_collector_enabled', type: g, labels: C, help: '1 for each collector that is enabled.' },
   requests: { name: 'rabbitmq_exporter_management_requests_total', type: 'counter', help: 'Requests sent to the management API.' },
+  answersRefused: { name: 'rabbitmq_exporter_answers_refused_total', type: 'counter', labels: ['collector', 'path'], help: 'Answers of the management API refused while they arrived because they were over their cap (target.max_response_bytes for lists; the poll fails and serves nothing), by collector and path.' },
+  eventLoopDelayMax: { name: 'rabbitmq_exporter_event_loop_delay_max_seconds', type: g, unit: 'seconds', help: 'The longest the exporter\'s event loop was blocked in the last minute (perf_hooks.monitorEventLoopDelay, 10 ms resolution); scrapes wait that long.' },
   responseBytes: { name: 'rabbitmq_exporter_management_response_bytes_total', type: 'counter', help: 'Response body bytes read from the management API.' },
 });

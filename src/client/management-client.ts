@@ -1,6 +1,8 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import pLimit, { type LimitFunction } from 'p-limit';
+import { answerCap, answerKind } from './answer-caps.js';
 import { ManagementError } from './errors.js';
+import { AnswerTooLarge, describeBytes, MalformedAnswer, readJson, stop as discard } from './read-json.js';
 
 export interface ClientOptions {
   /** Origin plus optional path prefix, e.g. https://mq.example:15671/rabbit; no credentials. */
@@ -93,43 +95,46 @@ export class ManagementClient {
       throw this.translate(error, path, deadline, callerSignal);
     }
     const { statusCode, body, headers } = response;
-    let text: string;
+    const ok = statusCode >= 200 && statusCode < 300;
+    const pathname = path.split('?')[0]!;
+    const cap = answerCap(pathname, this.options.maxResponseBytes);
+    const capName = answerKind(pathname) === 'list' ? 'target.max_response_bytes' : 'the cap of answers that are not lists';
     try {
       const declared = Number(headers['content-length']);
-      if (Number.isFinite(declared) && declared > this.options.maxResponseBytes) {
+      if (ok && Number.isFinite(declared) && declared > cap) {
         discard(body);
-        throw new ManagementError('too_large', path, `body of ${declared} bytes is over the cap of ${this.options.maxResponseBytes}`);
+        throw new ManagementError('too_large', path, `answer refused before it was read: it declares ${declared} bytes, over the cap of ${describeBytes(cap)} (${capName})`);
       }
-      text = await this.readCapped(body, path, statusCode >= 200 && statusCode < 300);
+      if (ok) {
+        // Parsed while it arrives, in slices: a big answer never holds the event loop for long.
+        const { value, bytes } = await readJson(body, cap, capName);
+        this.bytesRead += bytes;
+        return value as T;
+      }
+      const text = await this.readCapped(body);
+      throw new ManagementError('http_status', path, `HTTP ${statusCode}${describeErrorBody(text)}`, statusCode);
     } catch (error) {
       if (error instanceof ManagementError) throw error;
+      if (error instanceof AnswerTooLarge) {
+        this.bytesRead += error.bytesRead;
+        throw new ManagementError('too_large', path, error.message);
+      }
+      if (error instanceof MalformedAnswer) {
+        this.bytesRead += error.bytesRead;
+        throw new ManagementError('malformed_json', path, `HTTP ${statusCode} with a body that is not JSON (${error.message})`, statusCode, { cause: error });
+      }
       throw this.translate(error, path, deadline, callerSignal);
-    }
-    if (statusCode < 200 || statusCode >= 300) {
-      throw new ManagementError('http_status', path, `HTTP ${statusCode}${describeErrorBody(text)}`, statusCode);
-    }
-    try {
-      return JSON.parse(text) as T;
-    } catch (error) {
-      throw new ManagementError(
-        'malformed_json',
-        path,
-        `HTTP ${statusCode} with a body that is not JSON (${text.length} chars: ${(error as Error).message})`,
-        statusCode,
-        { cause: error },
-      );
     }
   }
 
-  private async readCapped(body: AsyncIterable<Buffer> & { destroy(): void; on(event: 'error', listener: () => void): unknown }, path: string, ok: boolean): Promise<string> {
-    // An error answer only needs its first bytes, for the log.
-    const cap = ok ? this.options.maxResponseBytes : 4096;
+  /** An error answer only needs its first bytes, for the log. */
+  private async readCapped(body: AsyncIterable<Buffer> & { destroy(): void; on(event: 'error', listener: () => void): unknown }): Promise<string> {
+    const cap = 4096;
     const chunks: Buffer[] = [];
     let length = 0;
     for await (const chunk of body) {
       if (length + chunk.length > cap) {
         discard(body);
-        if (ok) throw new ManagementError('too_large', path, `body is over the cap of ${cap} bytes`);
         chunks.push(chunk.subarray(0, cap - length));
         length = cap;
         break;
@@ -192,12 +197,6 @@ class QueuedRequests {
   remove(signal: AbortSignal, onAbort: () => void): void {
     this.bySignal.get(signal)?.delete(onAbort);
   }
-}
-
-/** Drops an answer we will not read; the stream's abort error has nowhere to go, so it is swallowed. */
-function discard(body: { destroy(): void; on?(event: 'error', listener: () => void): unknown }): void {
-  body.on?.('error', () => undefined);
-  body.destroy();
 }
 
 function tlsConnectOptions(options: ClientOptions) {

@@ -3,6 +3,7 @@ import type { RenderedFamily } from '../render/exposition.js';
 import { SampleSink } from '../render/sample-sink.js';
 import type { TargetState } from '../snapshot/target-state.js';
 import { VERSION } from '../version.js';
+import { eventLoopDelay } from './event-loop-delay.js';
 
 export interface ClientCounters {
   requests: number;
@@ -16,6 +17,9 @@ export function exporterFamilies(target: TargetState, client: ClientCounters, no
   sink.add(M.build, [VERSION, process.version], 1);
   sink.add(M.requests, [], client.requests);
   sink.add(M.responseBytes, [], client.bytesRead);
+  eventLoopDelay.start();
+  sink.add(M.eventLoopDelayMax, [], eventLoopDelay.maxSeconds());
+  for (const [key, count] of target.refusedAnswers) sink.add(M.answersRefused, key.split('\u0000'), count);
   for (const state of target.collectors.values()) {
     const labels = [state.name];
     sink.add(M.collectorEnabled, labels, 1);

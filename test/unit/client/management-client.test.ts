@@ -283,7 +283,7 @@ describe('broken transfers', () => {
     const error = await failure(client(s.url).getJson('/api/overview'));
     expectKind(error, 'malformed_json', '/api/overview');
     expect(error.status).toBe(200);
-    expect(error.message).toContain('HTTP 200 with a body that is not JSON (23 chars');
+    expect(error.message).toContain('HTTP 200 with a body that is not JSON (23 bytes');
     expect(error.cause).toBeInstanceOf(SyntaxError);
   });
 
@@ -315,7 +315,7 @@ describe('broken transfers', () => {
     // See the it.fails test below: this path currently also emits an unhandled 'error' event.
     const { error } = await withUncaughtCaptured(() => failure(c.getJson('/api/queues')));
     expectKind(error, 'too_large', '/api/queues');
-    expect(error.message).toBe('GET /api/queues: body of 4000 bytes is over the cap of 1000');
+    expect(error.message).toBe('GET /api/queues: answer refused before it was read: it declares 4000 bytes, over the cap of 1000 bytes (target.max_response_bytes)');
     expect(c.bytesRead).toBe(0);
   });
 
@@ -346,7 +346,7 @@ describe('broken transfers', () => {
     const c = client(s.url, { maxResponseBytes: 1000 });
     const { error, uncaught } = await withUncaughtCaptured(() => failure(c.getJson('/api/queues')));
     expectKind(error, 'too_large', '/api/queues');
-    expect(error.message).toContain('over the cap of 1000 bytes');
+    expect(error.message).toContain('over the cap of 1000 bytes (target.max_response_bytes)');
     expect(uncaught).toEqual([]);
   });
 
