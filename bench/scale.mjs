@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 
@@ -38,6 +39,26 @@ const PROM_HEADERS = {
   accept: 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1',
   'accept-encoding': 'gzip',
 };
+
+/** Scrapes /metrics in a loop (Prometheus headers, body read), posting {start, ms, status} for each. */
+const SCRAPER = `
+const { workerData, parentPort } = require('node:worker_threads');
+const { request } = require(${JSON.stringify(path.join(ROOT, 'node_modules/undici'))});
+(async () => {
+  for (;;) {
+    const start = Date.now();
+    const t = performance.now();
+    try {
+      const res = await request(workerData.url, { headers: workerData.headers });
+      await res.body.dump();
+      parentPort.postMessage({ start, ms: performance.now() - t, status: res.statusCode });
+    } catch (error) {
+      parentPort.postMessage({ start, ms: performance.now() - t, status: String(error) });
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+})();
+`;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...args) => console.error(`[scale ${new Date().toISOString().slice(11, 19)}]`, ...args);
@@ -136,6 +157,18 @@ async function startExporter(sim, workDir) {
 
 /** The text exposition (gzip, decompressed here): samples of the exporter's own series, series count, sizes. */
 async function readExposition(url) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readExpositionOnce(url);
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      log(`reading /metrics failed (${error.code ?? error.message}), again`);
+      await sleep(500);
+    }
+  }
+}
+
+async function readExpositionOnce(url) {
   const res = await request(`${url}/metrics`, { headers: PROM_HEADERS });
   const gz = Buffer.from(await res.body.arrayBuffer());
   const text = gunzipSync(gz).toString('utf8');
@@ -187,22 +220,11 @@ async function measure(queues) {
     await sleep(1000);
   }
   log(`${queues} queues: warm, measuring ${POLLS} polls`);
+  // The scraper runs in a worker thread: this thread's own work (reading and decompressing the
+  // whole exposition to follow the polls) must not delay the scrapes it times.
+  const scraper = new Worker(SCRAPER, { eval: true, workerData: { url: `${exp.url}/metrics`, headers: PROM_HEADERS } });
   const scrapes = [];
-  let scraping = true;
-  const scraper = (async () => {
-    while (scraping) {
-      const start = Date.now();
-      const t = performance.now();
-      try {
-        const res = await request(`${exp.url}/metrics`, { headers: PROM_HEADERS });
-        await res.body.dump();
-        scrapes.push({ start, ms: performance.now() - t, status: res.statusCode });
-      } catch (error) {
-        scrapes.push({ start, ms: performance.now() - t, status: String(error) });
-      }
-      await sleep(20);
-    }
-  })();
+  scraper.on('message', (m) => scrapes.push(m));
   const cpuStart = cpuSeconds(exp.pid);
   const answersStart = sim.answers.length;
   let last = first;
@@ -222,15 +244,14 @@ async function measure(queues) {
     if (Date.now() > deadline) throw new Error('polls did not finish in time');
   }
   const cpu = cpuSeconds(exp.pid) - cpuStart;
-  scraping = false;
-  await scraper;
+  await scraper.terminate();
   clearInterval(memTimer);
   const mem = memory(exp.pid);
   // Poll windows: from the vhost list to the end of the last queue answer of each round.
   const answers = sim.answers.slice(answersStart);
   const windows = [];
   for (const a of answers) {
-    if (a.path === '/api/vhosts') windows.push({ start: a.start, end: a.end });
+    if (a.path === '/api/vhosts' && a.query === 'columns=name') windows.push({ start: a.start, end: a.end });
     else if (windows.length > 0) windows.at(-1).end = Math.max(windows.at(-1).end, a.end);
   }
   const during = scrapes.filter((s) => windows.some((w) => s.start >= w.start && s.start <= w.end));

@@ -31,7 +31,8 @@ const front = http.createServer((req, res) => {
     answer.pipe(res);
     answer.on('end', () => {
       if ((req.url ?? '').startsWith('/api/queues') || (req.url ?? '').startsWith('/api/vhosts?')) {
-        process.stdout.write(`${JSON.stringify({ path: req.url.split('?')[0], start, end: Date.now(), bytes, status: answer.statusCode })}\n`);
+        const [pathname, query = ''] = req.url.split('?');
+        process.stdout.write(`${JSON.stringify({ path: pathname, query: query.slice(0, 40), start, end: Date.now(), bytes, status: answer.statusCode })}\n`);
       }
     });
   });
