@@ -23,6 +23,8 @@ export const exporterMetrics = defineMetrics('exporter', {
   configReloadSuccessful: { name: 'rabbitmq_exporter_config_last_reload_successful', type: g, help: '1 when the last configuration load (at start-up, on SIGHUP or POST /-/reload) succeeded, 0 when it failed and the previous configuration stayed in force.' },
   configReloadSuccessTimestamp: { name: 'rabbitmq_exporter_config_last_reload_success_timestamp_seconds', type: g, help: 'When the configuration was last loaded successfully (Unix time).' },
   requests: { name: 'rabbitmq_exporter_management_requests_total', type: 'counter', help: 'Requests sent to the management API.' },
+  answersRefused: { name: 'rabbitmq_exporter_answers_refused_total', type: 'counter', labels: ['collector', 'path'], help: 'Answers of the management API refused while they arrived because they were over their cap (target.max_response_bytes for lists; the poll fails and serves nothing), by collector and path.' },
+  eventLoopDelayMax: { name: 'rabbitmq_exporter_event_loop_delay_max_seconds', type: g, unit: 'seconds', help: 'The longest the exporter\'s event loop was blocked in the last minute (perf_hooks.monitorEventLoopDelay, 10 ms resolution); scrapes wait that long.' },
   responseBytes: { name: 'rabbitmq_exporter_management_response_bytes_total', type: 'counter', help: 'Response body bytes read from the management API.' },
   scrapesRefused: {
     name: 'rabbitmq_exporter_scrapes_refused_total',

@@ -1,7 +1,9 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { Redactor } from '../redaction/redactor.js';
+import { answerCap, answerKind } from './answer-caps.js';
 import { ManagementError } from './errors.js';
+import { AnswerTooLarge, describeBytes, MalformedAnswer, readJson, stop as discard, type BodyStream } from './read-json.js';
 
 export interface ClientOptions {
   /** Origin plus optional path prefix, e.g. https://mq.example:15671/rabbit; no credentials. */
@@ -98,44 +100,48 @@ export class ManagementClient {
       throw this.translate(error, path, deadline, callerSignal);
     }
     const { statusCode, body, headers } = response;
-    let text: string;
-    let cut = false;
+    const ok = statusCode >= 200 && statusCode < 300;
+    const pathname = path.split('?')[0]!;
+    const cap = answerCap(pathname, this.options.maxResponseBytes);
+    const capName = answerKind(pathname) === 'list' ? 'target.max_response_bytes' : 'the cap of answers that are not lists';
     try {
       const declared = Number(headers['content-length']);
-      if (Number.isFinite(declared) && declared > this.options.maxResponseBytes) {
+      if (ok && Number.isFinite(declared) && declared > cap) {
         discard(body);
-        throw new ManagementError('too_large', path, `body of ${declared} bytes is over the cap of ${this.options.maxResponseBytes}`);
+        throw new ManagementError('too_large', path, `answer refused before it was read: it declares ${declared} bytes, over the cap of ${describeBytes(cap)} (${capName})`);
       }
-      ({ text, cut } = await this.readCapped(body, path, statusCode >= 200 && statusCode < 300));
+      if (ok) {
+        // Parsed while it arrives, in slices: a big answer never holds the event loop for long.
+        const { value, bytes } = await readJson(body, cap, capName);
+        this.bytesRead += bytes;
+        return value as T;
+      }
+      const { text, cut } = await this.readCapped(body);
+      throw new ManagementError('http_status', path, `HTTP ${statusCode}${describeErrorBody(text, cut, this.redactor)}`, statusCode);
     } catch (error) {
       if (error instanceof ManagementError) throw error;
+      if (error instanceof AnswerTooLarge) {
+        this.bytesRead += error.bytesRead;
+        throw new ManagementError('too_large', path, error.message);
+      }
+      if (error instanceof MalformedAnswer) {
+        this.bytesRead += error.bytesRead;
+        // Not the parser's message, nor the error as cause: both quote the body, cut anywhere.
+        throw new ManagementError('malformed_json', path, `HTTP ${statusCode} with a body that is not JSON (${describeBadJson(error, this.redactor)})`, statusCode);
+      }
       throw this.translate(error, path, deadline, callerSignal);
-    }
-    if (statusCode < 200 || statusCode >= 300) {
-      throw new ManagementError('http_status', path, `HTTP ${statusCode}${describeErrorBody(text, cut, this.redactor)}`, statusCode);
-    }
-    try {
-      return JSON.parse(text) as T;
-    } catch {
-      // Not JSON.parse's message, nor the error as cause: both quote the body, cut anywhere.
-      throw new ManagementError('malformed_json', path, `HTTP ${statusCode} with a body that is not JSON (${describeBadJson(text, this.redactor)})`, statusCode);
     }
   }
 
-  private async readCapped(
-    body: AsyncIterable<Buffer> & { destroy(): void; on(event: 'error', listener: () => void): unknown },
-    path: string,
-    ok: boolean,
-  ): Promise<{ text: string; cut: boolean }> {
-    // An error answer only needs its first bytes, for the log.
-    const cap = ok ? this.options.maxResponseBytes : 4096;
+  /** An error answer only needs its first bytes, for the log. */
+  private async readCapped(body: BodyStream): Promise<{ text: string; cut: boolean }> {
+    const cap = 4096;
     const chunks: Buffer[] = [];
     let length = 0;
     let cut = false;
     for await (const chunk of body) {
       if (length + chunk.length > cap) {
         discard(body);
-        if (ok) throw new ManagementError('too_large', path, `body is over the cap of ${cap} bytes`);
         chunks.push(chunk.subarray(0, cap - length));
         length = cap;
         cut = true;
@@ -199,12 +205,6 @@ class QueuedRequests {
   remove(signal: AbortSignal, onAbort: () => void): void {
     this.bySignal.get(signal)?.delete(onAbort);
   }
-}
-
-/** Drops an answer we will not read; the stream's abort error has nowhere to go, so it is swallowed. */
-function discard(body: { destroy(): void; on?(event: 'error', listener: () => void): unknown }): void {
-  body.on?.('error', () => undefined);
-  body.destroy();
 }
 
 function tlsConnectOptions(options: ClientOptions) {
@@ -279,7 +279,7 @@ function describeErrorBody(text: string, cut: boolean, redactor: Redactor): stri
   return detail ? ` (${detail})` : '';
 }
 
-function describeBadJson(text: string, redactor: Redactor): string {
-  const start = redactor.excerpt(text, 100);
-  return start ? `${text.length} chars, starting: ${start}` : `${text.length} chars`;
+function describeBadJson(answer: MalformedAnswer, redactor: Redactor): string {
+  const start = redactor.excerpt(answer.head, 100);
+  return start ? `${answer.bytesRead} bytes, starting: ${start}` : `${answer.bytesRead} bytes`;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_LIST_CAP_BYTES } from '../client/answer-caps.js';
 import { COLLECTORS } from '../collectors/registry.js';
 import { parseDuration } from './duration.js';
 
@@ -104,8 +105,11 @@ const targetSchema = z.strictObject({
       request: positiveDuration.default(60_000),
     })
     .prefault({}),
-  /** Larger answers are refused rather than parsed (protects the exporter's memory). */
-  max_response_bytes: z.number().int().positive().default(512 * 1024 * 1024),
+  /**
+   * Larger list answers are refused while they arrive (protects the exporter's memory and event
+   * loop); other answers are capped at 16 MiB. The default fits 100,000 queues with full statistics.
+   */
+  max_response_bytes: z.number().int().positive().default(DEFAULT_LIST_CAP_BYTES),
   /** Requests to this broker in flight at once. */
   max_concurrent_requests: z.number().int().min(1).max(64).default(2),
 });

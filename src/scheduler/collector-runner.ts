@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BrokerInfoCache } from '../broker/broker-info-cache.js';
 import { isNotFound, ManagementError } from '../client/errors.js';
+import { pathTemplate } from '../client/answer-caps.js';
 import type { ManagementClient } from '../client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
 import type { CollectorConfig } from '../config/load-config.js';
@@ -101,7 +102,9 @@ export class CollectorRunner {
     const { state, client, brokerInfo } = this.deps;
     const started = performance.now();
     const deadline = AbortSignal.timeout(this.config.timeoutMs);
-    const signal = AbortSignal.any([deadline, this.stopController.signal]);
+    // Ended when the poll ends: a failed poll's other requests stop instead of reading on.
+    const pollController = new AbortController();
+    const signal = AbortSignal.any([deadline, this.stopController.signal, pollController.signal]);
     const sink = new SampleSink();
     const lane = this.collector.lane;
     const api: BrokerApi = {
@@ -139,6 +142,7 @@ export class CollectorRunner {
       const seconds = (performance.now() - started) / 1000;
       this.failures++;
       const cause = describe(error, deadline.aborted, this.config.timeoutMs);
+      if (error instanceof ManagementError && error.kind === 'too_large') state.answerRefused(this.collector.name, pathTemplate(error.pathname));
       state.failed(this.collector.name, error instanceof ManagementError ? `${error.pathname}: ${cause}` : cause, seconds);
       if (!this.stopped) {
         this.deps.failures.failed(this.collector.name, cause, {
@@ -148,6 +152,7 @@ export class CollectorRunner {
         });
       }
     }
+    pollController.abort();
     this.deps.onPollFinished();
   }
 }

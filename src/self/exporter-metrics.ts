@@ -3,6 +3,7 @@ import type { RenderedFamily } from '../render/exposition.js';
 import { DROP_REASONS, SampleSink } from '../render/sample-sink.js';
 import type { TargetState } from '../snapshot/target-state.js';
 import { REVISION, VERSION } from '../version.js';
+import { eventLoopDelay } from './event-loop-delay.js';
 
 export interface ClientCounters {
   requests: number;
@@ -30,6 +31,9 @@ export function exporterFamilies(target: TargetState, client: ClientCounters, ht
   sink.add(M.scrapesRefused, [], http.scrapesRefused);
   sink.add(M.httpTimeouts, ['read'], http.readTimeouts);
   sink.add(M.httpTimeouts, ['write'], http.writeTimeouts);
+  eventLoopDelay.start();
+  sink.add(M.eventLoopDelayMax, [], eventLoopDelay.maxSeconds());
+  for (const [key, count] of target.refusedAnswers) sink.add(M.answersRefused, key.split('\u0000'), count);
   for (const state of target.collectors.values()) {
     const labels = [state.name];
     sink.add(M.collectorEnabled, labels, 1);

@@ -47,7 +47,7 @@ export class Exposition {
     let compressed = this.gzipped.get(format);
     if (!compressed) {
       const openMetrics = format === 'openmetrics';
-      const parts = this.parts.map((part) => deflatePart(part, format, () => Buffer.concat(concatFamilies(part, openMetrics))));
+      const parts = this.parts.map((part) => deflatePart(part, format, () => concatFamilies(part, openMetrics)));
       if (openMetrics) parts.push(deflatePart(EOF_PART, format, () => OPENMETRICS_EOF));
       compressed = Promise.all(parts).then((deflated) => joinGzip(deflated, this.chunks(format)));
       this.gzipped.set(format, compressed);

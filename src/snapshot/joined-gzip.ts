@@ -1,7 +1,5 @@
-import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw } from 'node:zlib';
-
-const deflateRawAsync = promisify(deflateRaw);
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { constants, crc32, createDeflateRaw } from 'node:zlib';
 
 /**
  * One gzip stream made of parts deflated separately, the way pigz works: each part is raw
@@ -13,8 +11,12 @@ const deflateRawAsync = promisify(deflateRaw);
  */
 const deflated = new WeakMap<object, Map<string, Promise<Buffer>>>();
 
-/** The part's raw deflate, compressed once per part object and format (in zlib's thread pool). */
-export function deflatePart(part: object, format: string, bytes: () => Buffer): Promise<Buffer> {
+/**
+ * The part's raw deflate, compressed once per part object and format (in zlib's thread pool).
+ * The part's bytes are streamed into zlib chunk by chunk: a part of 100k queues is ~150 MB of
+ * text, which is never copied into one buffer on the event loop.
+ */
+export function deflatePart(part: object, format: string, bytes: () => Buffer | readonly Buffer[]): Promise<Buffer> {
   let byFormat = deflated.get(part);
   if (!byFormat) {
     byFormat = new Map();
@@ -22,22 +24,56 @@ export function deflatePart(part: object, format: string, bytes: () => Buffer): 
   }
   let result = byFormat.get(format);
   if (!result) {
-    result = deflateRawAsync(bytes(), { level: 6, finishFlush: constants.Z_SYNC_FLUSH });
+    const input = bytes();
+    result = deflateChunks(Buffer.isBuffer(input) ? [input] : (input as readonly Buffer[]));
     byFormat.set(format, result);
   }
   return result;
+}
+
+function deflateChunks(chunks: readonly Buffer[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const stream = createDeflateRaw({ level: 6, finishFlush: constants.Z_SYNC_FLUSH });
+    const out: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => out.push(chunk));
+    stream.on('error', reject);
+    stream.on('end', () => resolve(Buffer.concat(out)));
+    let i = 0;
+    const writeMore = (): void => {
+      while (i < chunks.length) {
+        if (!stream.write(chunks[i++])) {
+          stream.once('drain', writeMore);
+          return;
+        }
+      }
+      stream.end();
+    };
+    writeMore();
+  });
 }
 
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
 /** An empty, final, fixed-Huffman deflate block. */
 const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
+/** Bytes checksummed between two turns of the event loop (~2 ms). */
+const CRC_SLICE_BYTES = 8 * 1024 * 1024;
+
 /** Joins deflated parts into one gzip stream; `uncompressed` is what they decompress to, for the trailer. */
-export function joinGzip(deflatedParts: readonly Buffer[], uncompressed: readonly Buffer[]): Buffer {
+export async function joinGzip(deflatedParts: readonly Buffer[], uncompressed: readonly Buffer[]): Promise<Buffer> {
   let crc = 0;
   let length = 0;
+  let sinceTurn = 0;
   for (const chunk of uncompressed) {
-    crc = crc32(chunk, crc);
+    for (let offset = 0; offset < chunk.length; offset += CRC_SLICE_BYTES) {
+      const slice = chunk.subarray(offset, offset + CRC_SLICE_BYTES);
+      crc = crc32(slice, crc);
+      sinceTurn += slice.length;
+      if (sinceTurn >= CRC_SLICE_BYTES) {
+        sinceTurn = 0;
+        await nextTurn();
+      }
+    }
     length += chunk.length;
   }
   const trailer = Buffer.alloc(8);

@@ -28,6 +28,8 @@ export class TargetState {
   readonly collectors = new Map<string, CollectorState>();
   /** Bumped on every change, so the assembled exposition knows when it is out of date. */
   version = 0;
+  /** Answers refused for their size: `collector\0path template` → count. */
+  readonly refusedAnswers = new Map<string, number>();
 
   constructor(
     readonly name: string,
@@ -81,6 +83,12 @@ export class TargetState {
     state.lastAttemptAt = at;
     state.lastDurationSeconds = durationSeconds;
     state.lastError = error;
+    this.version++;
+  }
+
+  answerRefused(collector: string, pathTemplate: string): void {
+    const key = `${collector}\u0000${pathTemplate}`;
+    this.refusedAnswers.set(key, (this.refusedAnswers.get(key) ?? 0) + 1);
     this.version++;
   }
 

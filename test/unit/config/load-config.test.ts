@@ -58,7 +58,7 @@ describe('good files', () => {
     expect(config.target.password).toBe('guest');
     expect(config.target.passwordSource).toBe('default');
     expect(config.target.timeouts).toEqual({ connectMs: 5000, headersMs: 30_000, bodyMs: 30_000, totalMs: 60_000 });
-    expect(config.target.maxResponseBytes).toBe(512 * 1024 * 1024);
+    expect(config.target.maxResponseBytes).toBe(160 * 1024 * 1024);
     expect(config.target.maxConcurrentRequests).toBe(2);
     expect(config.target.tls.insecureSkipVerify).toBe(false);
     expect(config.target.tls.ca).toBeUndefined();
