@@ -62,7 +62,10 @@ describeWithBroker('kbudde fixtures against a real broker', (broker: BrokerHandl
         const q = ((await get('/api/queues/%2F')).body as Json[]).find((r) => r.name === QUEUE);
         const xs = x.message_stats as Json | undefined;
         const qs = q?.message_stats as Json | undefined;
-        return xs?.publish_in === PUBLISHED + UNROUTABLE && qs?.publish === PUBLISHED && qs?.ack === 1 && qs?.get_no_ack === 1 ? [x, q!] : undefined;
+        // The head message's timestamp comes with the queue's own stats tick, which may come after
+        // the counters' (seen on 4.3): wait for it too.
+        const counted = xs?.publish_in === PUBLISHED + UNROUTABLE && qs?.publish === PUBLISHED && qs?.ack === 1 && qs?.get_no_ack === 1;
+        return counted && q?.head_message_timestamp !== undefined ? [x, q] : undefined;
       },
       30_000,
       'exchange and queue statistics',
