@@ -5,7 +5,7 @@ export const featureFlagMetrics = defineMetrics('feature_flags', {
     name: 'rabbitmq_feature_flag_enabled',
     type: 'gauge',
     labels: ['name', 'stability'],
-    help: '1 when the feature flag is enabled, 0 when it is disabled, being enabled (state_changing) or unavailable, from /api/feature-flags (needs the administrator tag).',
+    help: '1 when the feature flag is enabled, 0 when it is disabled, being enabled (state_changing) or unavailable, from /api/feature-flags (before 3.13 only an administrator may read it).',
   },
   deprecatedInUse: {
     name: 'rabbitmq_deprecated_feature_in_use',

@@ -11,7 +11,7 @@ function text(value: unknown): string {
 export const featureFlagsCollector: Collector = {
   name: 'feature_flags',
   description:
-    'GET /api/feature-flags (needs the administrator tag; without it no series and one warning) and, from 3.13, /api/deprecated-features/used.',
+    'GET /api/feature-flags (before 3.13 it needs the administrator tag: without it no series and one warning; from 3.13 any management user may read it) and, from 3.13, /api/deprecated-features/used.',
   defaultEnabled: true,
   defaultIntervalMultiplier: 4,
   metrics: [M.enabled, M.deprecatedInUse],
@@ -23,7 +23,7 @@ export const featureFlagsCollector: Collector = {
           const body = await optionalBody(ctx, {
             path: '/api/feature-flags',
             query: { columns: 'name,state,stability' },
-            refusedBecause: 'it needs the administrator tag',
+            refusedBecause: 'before RabbitMQ 3.13 it needs the administrator tag',
             absentMeans: 'the broker has no feature flags (before 3.8)',
           });
           return body === undefined ? body : jsonList<Flag>(body, '/api/feature-flags');

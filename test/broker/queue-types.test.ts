@@ -19,6 +19,17 @@ const QUEUES = [
 
 type Row = { messages: number | undefined; ready: number | undefined; unacked: number | undefined; consumers: number | undefined };
 
+/**
+ * Has rabbitmqctl's row caught up with what beforeAll did? Quorum and stream counts (and
+ * consumers) reach rabbitmqctl only with the queue's stats tick, and the API a tick later still:
+ * before that every source agrees on zeros (seen on 4.3.6: a quorum queue's ctl row and API
+ * record both 0/0/0/0 with 7 messages in it). So agreement alone is not the broker's present.
+ */
+function caughtUp(q: (typeof QUEUES)[number], row: Row | undefined): boolean {
+  if (row === undefined || row.messages !== q.published || row.consumers !== 1) return false;
+  return q.type === 'stream' || (row.ready === q.published - q.consumed && row.unacked === q.consumed);
+}
+
 describeWithBroker('classic, quorum and stream queues', (broker) => {
   let client: ManagementClient;
   let conn: amqp.ChannelModel;
@@ -71,6 +82,7 @@ describeWithBroker('classic, quorum and stream queues', (broker) => {
     const seen = await eventually(
       async () => {
         const ctl = await ctlRows();
+        if (!QUEUES.every((q) => caughtUp(q, ctl.get(q.name)))) return undefined;
         const results = new Map<string, RunResult>();
         for (const mode of modes()) results.set(mode, await runCollector(queuesCollector, { api: client, options: { mode, queues: { include: '^qt-' } } }));
         for (const q of QUEUES) {
@@ -82,7 +94,7 @@ describeWithBroker('classic, quorum and stream queues', (broker) => {
         return { ctl, results };
       },
       60_000,
-      'rabbitmqctl, the API and every query mode to agree on the qt-* queues',
+      'rabbitmqctl to count what was published and consumed, then the API and every query mode to agree with it on the qt-* queues',
     );
     // What the broker reports, whichever the type: classic and quorum hold back what is unacked.
     expect(seen.ctl.get('qt-classic')).toEqual({ messages: 6, ready: 4, unacked: 2, consumers: 1 });
