@@ -2,7 +2,6 @@
 // dist/ first), run as real processes: it must find the port the exporter was given, whatever it is.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -46,11 +45,12 @@ describe('the container health check follows the port the exporter listens on', 
     expect(after.status).toBe(1);
   }, 60_000);
 
-  it("finds a port given only by the config file's web.listen_address", async () => {
+  it("finds a port given only by the config file's web.listen_address, on every interface as in the image", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rmqexp-health-'));
     const configFile = join(dir, 'config.yaml');
     const port = await freePort();
-    writeFileSync(configFile, `web:\n  listen_address: "127.0.0.1:${port}"\n${NO_BROKER}`);
+    // ":PORT" listens on :: (or 0.0.0.0 without IPv6): the check connects to loopback.
+    writeFileSync(configFile, `web:\n  listen_address: ":${port}"\n${NO_BROKER}`);
     const child = spawn(process.execPath, ['dist/src/main.js', '--config', configFile], { env: { PATH: process.env.PATH ?? '' }, stdio: 'ignore' });
     children.push(child);
     const pid = child.pid as number;
@@ -75,18 +75,16 @@ describe('the container health check follows the port the exporter listens on', 
   }, 60_000);
 
   it('is unhealthy when /-/healthy answers something else than 200, or nothing listens, or no exporter runs', async () => {
-    // A process of our own that answers 503: the check asks the process, never a guessed port.
-    const server = createServer((_req, res) => res.writeHead(503).end());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    try {
-      expect(await check([process.pid])).toEqual({ healthy: false, report: `http://127.0.0.1:${port}/-/healthy: 503` });
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-    expect(await check([process.pid])).toEqual({ healthy: false, report: `pid ${process.pid}: listens on no TCP port` });
+    // Processes of their own: one answering 503 on a port it prints, one listening nowhere.
+    const serve503 = "const s = require('node:http').createServer((q, r) => r.writeHead(503).end()); s.listen(0, '127.0.0.1', () => console.log(s.address().port));";
+    const answering = spawn(process.execPath, ['-e', serve503], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const silent = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    children.push(answering, silent);
+    const port = await new Promise<string>((resolve) => answering.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
+    expect(await check([answering.pid as number])).toEqual({ healthy: false, report: `http://127.0.0.1:${port}/-/healthy: 503` });
+    expect(await check([silent.pid as number])).toEqual({ healthy: false, report: `pid ${silent.pid}: listens on no TCP port` });
     expect(await check([])).toEqual({ healthy: false, report: 'no process runs dist/src/main.js' });
-  });
+  }, 60_000);
 });
 
 describe('/proc/net/tcp addresses', () => {
