@@ -1,21 +1,38 @@
 # syntax=docker/dockerfile:1
-# Build stage: compile TypeScript, then keep only the production dependencies.
-# Only the exporter is copied: the storefront workspace (storefront/) is a separate
-# service and stays out of the build context (.dockerignore). npm ci skips the
-# missing workspace; --ignore-scripts skips `prepare`, whose `npm run build` would
-# also build the storefront, so the exporter is built alone (no dependency has install scripts).
-FROM node:22-alpine AS build
-# The build has no .git: the revision for rabbitmq_exporter_build_info comes from this argument.
-ARG REVISION=unknown
+# Base: the Node.js the project is tested on (.ci/run: Node 20 on Debian 12 "bookworm"), pinned to
+# its full version. Not pinned by digest: the digest can only be read from a registry, which was out
+# of reach when this was written; pin it in your own build (FROM node:...@sha256:...) if you
+# need byte-for-byte rebuilds. A test keeps both stages on the same image and on the Node major of
+# package.json's engines (test/unit/project/dockerfile.test.ts).
+#
+# Build stage: compile TypeScript, then keep only the production dependencies. Dependencies are
+# installed from package.json and package-lock.json alone, before the sources are copied, so a
+# source change reuses the cached `npm ci` layer.
+# Only the exporter is copied: the storefront workspace (storefront/) is a separate service and
+# stays out of the build context (.dockerignore). npm ci skips the missing workspace;
+# --ignore-scripts skips `prepare`, whose `npm run build` would also build the storefront, so the
+# exporter is built alone (no dependency has install scripts).
+FROM node:20.20.2-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json tsconfig.json ./
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json ./
 COPY src ./src
-RUN npm ci --ignore-scripts --no-audit --no-fund \
- && REVISION="$REVISION" npm run build:exporter \
+# The build has no .git: the revision for rabbitmq_exporter_build_info comes from this argument
+# (declared after `npm ci`, so a new revision does not invalidate the dependency layer).
+ARG REVISION=unknown
+RUN REVISION="$REVISION" npm run build:exporter \
  && npm prune --omit=dev --no-audit --no-fund
 
 # Runtime stage: Node, the compiled exporter and its production dependencies; no compiler, no tests.
-FROM node:22-alpine
+FROM node:20.20.2-bookworm-slim
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="rabbitmq-exporter" \
+      org.opencontainers.image.description="Prometheus exporter for RabbitMQ's management HTTP API" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.base.name="docker.io/library/node:20.20.2-bookworm-slim"
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
@@ -23,9 +40,11 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/revision ./dist/revision
 COPY config.example.yaml ./config.example.yaml
-# The image's unprivileged user.
-USER node
+# The image's unprivileged `node` user, by number so Kubernetes' runAsNonRoot can verify it.
+USER 1000:1000
 EXPOSE 9419
+# Asks /-/healthy on the port the exporter really listens on (found in /proc), so it follows
+# --web.listen-address or web.listen_address, over HTTP or HTTPS (see src/tools/healthcheck.ts).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:9419/-/healthy').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "dist/src/tools/healthcheck.js"]
 ENTRYPOINT ["node", "dist/src/main.js"]

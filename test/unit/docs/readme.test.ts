@@ -22,7 +22,7 @@ describe('README.md', () => {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 
   it('links only to documents that exist', () => {
-    for (const [, target] of readme.matchAll(/\]\(((?:docs|storefront)\/[^)#]+)/g)) {
+    for (const [, target] of readme.matchAll(/\]\(((?:docs|storefront|deploy)\/[^)#]+)/g)) {
       expect(() => readFileSync(join(REPO_ROOT, target!)), target).not.toThrow();
     }
   });

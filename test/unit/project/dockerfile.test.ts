@@ -1,0 +1,139 @@
+// The Dockerfile, checked statically: no Docker engine runs on the build machines. The storefront's
+// absence from the image is checked in storefront-separation.test.ts.
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+interface Instruction {
+  keyword: string;
+  args: string;
+  /** Index of the stage (FROM) it belongs to. */
+  stage: number;
+}
+
+/** Instructions of a Dockerfile: comments dropped, continuation lines joined. */
+function parseDockerfile(text: string): Instruction[] {
+  const logical = text
+    .split('\n')
+    .filter((line) => !/^\s*#/.test(line))
+    .join('\n')
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  let stage = -1;
+  return logical.map((line) => {
+    const match = /^([A-Za-z]+)\s+(.*)$/.exec(line);
+    if (!match) throw new Error(`Dockerfile: cannot read ${JSON.stringify(line)}`);
+    const keyword = (match[1] as string).toUpperCase();
+    if (keyword === 'FROM') stage++;
+    return { keyword, args: (match[2] as string).replace(/\s+/g, ' '), stage };
+  });
+}
+
+/** LABEL key="value" pairs (values double-quoted or bare). */
+function labels(args: string): Map<string, string> {
+  return new Map([...args.matchAll(/([\w.-]+)=(?:"((?:[^"\\]|\\.)*)"|(\S+))/g)].map((m) => [m[1] as string, (m[2] ?? m[3]) as string]));
+}
+
+const text = readFileSync('Dockerfile', 'utf8');
+const instructions = parseDockerfile(text);
+const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string; license: string; engines: { node: string }; bin: Record<string, string> };
+const froms = instructions.filter((i) => i.keyword === 'FROM');
+const finalStage = froms.length - 1;
+const inFinal = (keyword: string) => instructions.filter((i) => i.stage === finalStage && i.keyword === keyword);
+const index = (predicate: (i: Instruction) => boolean) => instructions.findIndex(predicate);
+
+describe('Dockerfile', () => {
+  it('builds on the Node.js the project is tested on, pinned to a full version, the same in every stage', () => {
+    const images = froms.map((f) => f.args.split(' ')[0] as string);
+    expect(images.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(images).size, 'every stage on the same base').toBe(1);
+    const image = images[0] as string;
+    const tag = /^node:(\d+)\.(\d+)\.(\d+)-[a-z0-9.-]+(@sha256:[0-9a-f]{64})?$/.exec(image);
+    expect(tag, `${image}: node:MAJOR.MINOR.PATCH-VARIANT`).not.toBeNull();
+    const [major, minor] = [Number(tag?.[1]), Number(tag?.[2])];
+    // engines ">=20.18": the oldest supported Node, the one .ci/run tests; the image uses its major.
+    const engines = /^>=(\d+)\.(\d+)$/.exec(pkg.engines.node);
+    expect(engines, `engines.node ${pkg.engines.node}`).not.toBeNull();
+    expect(major).toBe(Number(engines?.[1]));
+    expect(minor).toBeGreaterThanOrEqual(Number(engines?.[2]));
+    expect(readFileSync('.ci/run', 'utf8')).toContain(`Node ${major}`);
+  });
+
+  it('installs the dependencies from the manifests alone, before the sources are copied (layer cache)', () => {
+    const build = instructions.filter((i) => i.stage === 0);
+    const copies = build.filter((i) => i.keyword === 'COPY');
+    const install = index((i) => i.stage === 0 && i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args));
+    expect(install).toBeGreaterThan(0);
+    const copiedBefore = copies.filter((c) => instructions.indexOf(c) < install).map((c) => c.args);
+    expect(copiedBefore).toEqual(['package.json package-lock.json ./']);
+    const sources = index((i) => i.stage === 0 && i.keyword === 'COPY' && /^src\b/.test(i.args));
+    const compile = index((i) => i.stage === 0 && i.keyword === 'RUN' && i.args.includes('npm run build:exporter'));
+    expect(sources).toBeGreaterThan(install);
+    expect(compile).toBeGreaterThan(sources);
+  });
+
+  it('takes the revision from --build-arg REVISION, declared after npm ci so that layer stays cached', () => {
+    const install = index((i) => i.stage === 0 && i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args));
+    const arg = index((i) => i.stage === 0 && i.keyword === 'ARG' && /^REVISION(=|$)/.test(i.args));
+    const compile = index((i) => i.stage === 0 && i.keyword === 'RUN' && i.args.includes('npm run build:exporter'));
+    expect(arg).toBeGreaterThan(install);
+    expect(compile).toBeGreaterThan(arg);
+    expect(instructions[compile]?.args).toMatch(/REVISION="\$REVISION" npm run build:exporter/);
+    expect(readFileSync('src/tools/write-revision.ts', 'utf8')).toContain('process.env.REVISION');
+  });
+
+  it('labels the image with the OCI annotations, from package.json and the build', () => {
+    expect(inFinal('ARG').map((a) => a.args)).toContain('REVISION=unknown');
+    const found = new Map(inFinal('LABEL').flatMap((l) => [...labels(l.args)]));
+    const image = froms[finalStage]?.args.split(' ')[0];
+    expect(Object.fromEntries(found)).toEqual({
+      'org.opencontainers.image.title': 'rabbitmq-exporter',
+      'org.opencontainers.image.description': expect.stringContaining('RabbitMQ'),
+      'org.opencontainers.image.version': pkg.version,
+      'org.opencontainers.image.revision': '${REVISION}',
+      'org.opencontainers.image.licenses': pkg.license,
+      'org.opencontainers.image.base.name': `docker.io/library/${image}`,
+    });
+  });
+
+  it('runs as an unprivileged numeric user (so runAsNonRoot can verify it)', () => {
+    const users = inFinal('USER');
+    expect(users).toHaveLength(1);
+    const uid = /^(\d+)(:\d+)?$/.exec(users[0]?.args ?? '');
+    expect(uid, users[0]?.args).not.toBeNull();
+    expect(Number(uid?.[1])).toBeGreaterThan(0);
+  });
+
+  it('checks its health with the script that finds the listening port, no port written in', () => {
+    const checks = inFinal('HEALTHCHECK');
+    expect(checks).toHaveLength(1);
+    const command = /CMD (\[.*\])$/.exec(checks[0]?.args ?? '');
+    const argv = JSON.parse(command?.[1] ?? 'null') as string[];
+    expect(argv).toEqual(['node', 'dist/src/tools/healthcheck.js']);
+    expect(existsSync('src/tools/healthcheck.ts')).toBe(true);
+    expect(checks[0]?.args).not.toMatch(/\b9419\b/);
+    // The script ships: dist/src is copied whole into the final stage.
+    expect(inFinal('COPY').map((c) => c.args)).toContain('--from=build /app/dist/src ./dist/src');
+  });
+
+  it('exposes the default port and starts the built exporter', () => {
+    expect(inFinal('EXPOSE').map((e) => e.args)).toEqual(['9419']);
+    expect(JSON.parse(inFinal('ENTRYPOINT')[0]?.args ?? 'null')).toEqual(['node', pkg.bin['rabbitmq-exporter']]);
+    expect(pkg.bin['rabbitmq-exporter']).toBe('dist/src/main.js');
+  });
+
+  it('copies only files that exist in the repository', () => {
+    for (const copy of instructions.filter((i) => i.keyword === 'COPY' && !i.args.includes('--from='))) {
+      for (const source of copy.args.split(' ').slice(0, -1)) expect(existsSync(source), `COPY ${copy.args}: ${source}`).toBe(true);
+    }
+  });
+
+  it('the parser reads continuation lines and refuses what it cannot read', () => {
+    expect(parseDockerfile('# c\nFROM a AS b\nRUN x \\\n  && y\n')).toEqual([
+      { keyword: 'FROM', args: 'a AS b', stage: 0 },
+      { keyword: 'RUN', args: 'x && y', stage: 0 },
+    ]);
+    expect(() => parseDockerfile('FROM a\n&& y\n')).toThrow('cannot read "&& y"');
+  });
+});
