@@ -1,13 +1,14 @@
 // Issue 14: several targets in one exporter against the real broker. Two targets watch the same
 // node through different vhosts and users: /probe?target=NAME serves each one's queues with the
 // values the API reports, and nothing of the other's.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkMetricsWithPromtool } from './support/broker.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { eventually, parseExposition, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { prometheusAvailable, startPrometheus } from '../support/prometheus-process.js';
 
 const enc = encodeURIComponent;
 const READER = 'multi-target-reader';
@@ -147,5 +148,41 @@ targets:
     expect(landing).toContain('<a href="/probe?target=a">');
     expect(landing).toContain('<a href="/probe?target=b">');
     for (const text of [exporter.logs(), landing, own.text, (await probe('b')).text]) expect(text).not.toContain(READER_PASSWORD);
+  });
+
+  it('a real Prometheus with the scrape config of docs/configuration.md scrapes each target as an instance of its own', async () => {
+    if (!prometheusAvailable()) throw new Error("prometheus is not installed (.ci/run installs Debian's prometheus package)");
+    const doc = readFileSync('docs/configuration.md', 'utf8');
+    const documented = /```yaml\n(scrape_configs:\n[\s\S]*?metrics_path: \/probe[\s\S]*?)```/.exec(doc)?.[1];
+    expect(documented, 'the /probe scrape config in docs/configuration.md').toBeDefined();
+    const scrapeConfigs = documented!.replace('targets: [orders, billing]', 'targets: [a, b]').replaceAll('rabbitmq-exporter:9419', new URL(exporter.url).host);
+    const prometheus = await startPrometheus([], '1s', { scrapeConfigs });
+    try {
+      const ups = await eventually(
+        async () => {
+          const result = await prometheus.query('up');
+          return result.length === 3 && result.every((r) => r.value[1] === '1') ? result : undefined;
+        },
+        30_000,
+        'Prometheus to scrape both targets and the exporter',
+      );
+      expect(ups.map((r) => `${r.metric.job}/${r.metric.instance}`).sort()).toEqual(['rabbitmq-exporter/' + new URL(exporter.url).host, 'rabbitmq/a', 'rabbitmq/b']);
+      const ready = await eventually(
+        async () => {
+          const result = await prometheus.query('rabbitmq_queue_messages_ready{queue=~"qa1|qb1"}');
+          return result.length === 2 ? result : undefined;
+        },
+        30_000,
+        'the queues of both targets in Prometheus',
+      );
+      expect(ready.map((r) => [r.metric.instance, r.metric.vhost, r.metric.queue, r.value[1]]).sort()).toEqual([
+        ['a', 'multi-a', 'qa1', '3'],
+        ['b', 'multi-b', 'qb1', '5'],
+      ]);
+      const reload = await prometheus.query('rabbitmq_exporter_config_last_reload_successful');
+      expect(reload.map((r) => [r.metric.job, r.value[1]])).toEqual([['rabbitmq-exporter', '1']]);
+    } finally {
+      await prometheus.stop();
+    }
   });
 });
