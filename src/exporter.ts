@@ -2,11 +2,12 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { CliFlags } from './cli/args.js';
 import { ConfigError } from './config/config-error.js';
-import { loadConfig, targetCredentials, type ExporterConfig } from './config/load-config.js';
+import { loadConfig, targetCredentials, type ExporterConfig, type TargetSetup } from './config/load-config.js';
 import { Redactor } from './redaction/redactor.js';
 import type { ProcessMetrics } from './self/process-metrics.js';
 import { ReloadStatus } from './self/reload-status.js';
-import { newHttpCounters, type HttpCounters } from './self/exporter-metrics.js';
+import { newHttpCounters, processWideFamilies, type HttpCounters } from './self/exporter-metrics.js';
+import { Exposition } from './snapshot/exposition.js';
 import type { ProcessFamilies } from './snapshot/snapshot-store.js';
 import { Target } from './target.js';
 
@@ -16,15 +17,18 @@ export type ReloadOutcome = { ok: true; changed: boolean } | { ok: false; error:
 const RESTART_ONLY: readonly (keyof ExporterConfig)[] = ['listenAddress', 'telemetryPath', 'logFormat', 'web'];
 
 /**
- * The running exporter: the configuration in force and the target it polls. reload() reads the
- * configuration again (flags, environment, files); a configuration that cannot be used leaves
- * the running one as it is. A changed target is replaced whole: the new one starts, the old one
- * stops (its polls cancelled, its connection pool closed), so nothing of it is left behind.
+ * The running exporter: the configuration in force and the targets it polls, each on its own
+ * (its own connection pool, runners and snapshot), so a slow broker delays nobody else's polls or
+ * scrapes. reload() reads the configuration again (flags, environment, files); a configuration
+ * that cannot be used leaves the running one as it is. Targets are matched by name: an unchanged
+ * one keeps running untouched, a changed one is replaced whole (the new one starts, the old one
+ * stops: its polls cancelled, its connection pool closed), a removed one is stopped.
  */
 export class Exporter {
   readonly reloadStatus = new ReloadStatus();
   private readonly processFamilies: ProcessFamilies;
-  private running: Target;
+  private running: Target[];
+  private credentials: Redactor;
   private reloading: Promise<ReloadOutcome> | undefined;
 
   constructor(
@@ -37,21 +41,30 @@ export class Exporter {
   ) {
     this.processFamilies = {
       families: async () => [...(await processMetrics.families()), ...this.reloadStatus.families()],
+      // One target: /metrics is its snapshot, as it always was. Several: see ownMetrics().
+      inTargetSnapshots: () => this.running.length === 1,
     };
-    this.running = new Target(config, this.processFamilies, log, http);
+    this.running = config.targets.map((setup) => new Target(setup, this.processFamilies, log, http));
+    this.credentials = redactorOf(this.running);
   }
 
   get targets(): readonly Target[] {
-    return [this.running];
+    return this.running;
   }
 
-  /** Removes the credentials of the configuration in force (the running target's). */
+  /** Removes the credentials of every target in force (the log's last guard). */
   get redactor(): Redactor {
-    return this.running.redactor;
+    return this.credentials;
+  }
+
+  /** With several targets, /metrics: the process's own series (build, HTTP server, reloads, Node), no target's. */
+  async ownMetrics(): Promise<Exposition> {
+    const now = Date.now();
+    return Exposition.of([...processWideFamilies(this.http), ...(await this.processFamilies.families())], Infinity, now);
   }
 
   start(): void {
-    this.running.start();
+    for (const target of this.running) target.start();
   }
 
   /** Re-reads the configuration; concurrent calls share one reload. */
@@ -64,7 +77,7 @@ export class Exporter {
 
   async stop(): Promise<void> {
     await this.reloading;
-    await this.running.stop();
+    await Promise.all(this.running.map((t) => t.stop()));
   }
 
   private async reloadOnce(): Promise<ReloadOutcome> {
@@ -75,31 +88,59 @@ export class Exporter {
       if (!(error instanceof ConfigError)) throw error;
       this.reloadStatus.failed();
       // Scrapes after the reload answer see its outcome.
-      await this.running.store.refresh();
+      await this.refreshAll();
       this.log.error({ reason: error.message }, 'configuration not reloaded: the new one cannot be used; the running one stays in force');
       return { ok: false, error: error.message };
     }
     for (const key of RESTART_ONLY) {
       if (!isDeepStrictEqual(next[key], this.config[key])) this.log.warn({ key, running: this.config[key], configured: next[key] }, 'this setting changes only with a restart');
     }
-    // Child loggers keep the level they were made with: a new level takes a new target.
-    const changed = next.logLevel !== this.config.logLevel || !isDeepStrictEqual(targetSettings(next), targetSettings(this.config));
+    // Child loggers keep the level they were made with: a new level takes new targets.
+    const levelChanged = next.logLevel !== this.config.logLevel;
     this.log.level = next.logLevel;
-    if (changed) {
-      const previous = this.running;
-      this.running = new Target(next, this.processFamilies, this.log, this.http);
-      this.running.start();
-      await previous.stop();
-    }
+    const previous = new Map(this.running.map((t) => [t.setup.target.name, t]));
+    const kept: Target[] = [];
+    const started: Target[] = [];
+    this.running = next.targets.map((setup) => {
+      const old = previous.get(setup.target.name);
+      if (old && !levelChanged && sameSetup(old.setup, setup)) {
+        kept.push(old);
+        return old;
+      }
+      const fresh = new Target(setup, this.processFamilies, this.log, this.http);
+      started.push(fresh);
+      return fresh;
+    });
+    const stopped = [...previous.values()].filter((t) => !kept.includes(t));
+    // The new credentials join the log's guard before their target's first request; the old ones leave after their target stopped.
+    this.credentials = redactorOf([...this.running, ...stopped]);
+    for (const target of started) target.start();
+    await Promise.all(stopped.map((t) => t.stop()));
+    this.credentials = redactorOf(this.running);
     this.config = { ...next, listenAddress: this.config.listenAddress, telemetryPath: this.config.telemetryPath, logFormat: this.config.logFormat, web: this.config.web };
     this.reloadStatus.succeeded();
-    await this.running.store.refresh();
-    this.log.info({ target_restarted: changed }, 'configuration reloaded');
+    await this.refreshAll();
+    const changed = started.length > 0 || stopped.length > 0;
+    this.log.info(
+      { targets_started: started.map(nameOf), targets_stopped: stopped.map(nameOf), targets_kept: kept.map(nameOf), target_restarted: changed },
+      'configuration reloaded',
+    );
     return { ok: true, changed };
+  }
+
+  private async refreshAll(): Promise<void> {
+    await Promise.all(this.running.map((t) => t.store.refresh()));
   }
 }
 
-/** What a Target is made from: a difference in any of it restarts the target. */
-function targetSettings(config: ExporterConfig) {
-  return { target: config.target, poll: config.poll, collectors: config.collectors };
+function nameOf(target: Target): string {
+  return target.setup.target.name;
+}
+
+function sameSetup(a: TargetSetup, b: TargetSetup): boolean {
+  return isDeepStrictEqual(a, b);
+}
+
+function redactorOf(targets: readonly Target[]): Redactor {
+  return new Redactor(targets.map((t) => targetCredentials(t.setup.target)));
 }

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   }
 
   // The log's last guard removes the credentials in force, which a reload may change.
-  const startingRedactor = new Redactor(targetCredentials(config.target));
+  const startingRedactor = new Redactor(config.targets.map((setup) => targetCredentials(setup.target)));
   let exporter: Exporter | undefined;
   const log = createLogger(config.logLevel, { format: config.logFormat, redactor: () => exporter?.redactor ?? startingRedactor });
   log.info({ version: VERSION, config: redactedConfig(config) }, 'starting');
@@ -52,6 +52,7 @@ async function main(): Promise<void> {
     guard: webGuard(() => web?.current()),
     reload: () => running.reload(),
     scrapes: { maxConcurrent: config.web.maxConcurrentScrapes, counters: http },
+    ownMetrics: () => running.ownMetrics(),
   });
   try {
     web = await WebServer.start(app, { host, port, webConfigFile: flags.webConfigFile, log, limits: config.web, counters: http });

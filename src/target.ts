@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { BrokerInfoCache } from './broker/broker-info-cache.js';
 import { ManagementClient } from './client/management-client.js';
 import { collectorByName } from './collectors/registry.js';
-import { targetCredentials, type ExporterConfig } from './config/load-config.js';
+import { targetCredentials, type TargetSetup } from './config/load-config.js';
 import { Redactor } from './redaction/redactor.js';
 import { CollectorRunner } from './scheduler/collector-runner.js';
 import { PollFailureLog } from './scheduler/failure-log.js';
@@ -21,8 +21,8 @@ export class Target {
   private readonly runners: CollectorRunner[] = [];
 
   /** `http`: the HTTP server's counters, served among the exporter's own series. */
-  constructor(config: ExporterConfig, processMetrics: ProcessFamilies, log: Logger, http: HttpCounters = newHttpCounters()) {
-    const t = config.target;
+  constructor(readonly setup: TargetSetup, processMetrics: ProcessFamilies, log: Logger, http: HttpCounters = newHttpCounters()) {
+    const t = setup.target;
     this.redactor = new Redactor(targetCredentials(t));
     this.client = new ManagementClient({
       url: t.url,
@@ -41,7 +41,7 @@ export class Target {
     );
     this.brokerInfo = new BrokerInfoCache(this.client);
     const failures = new PollFailureLog(targetLog);
-    for (const collectorConfig of config.collectors) {
+    for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
       if (!collector) continue;
@@ -51,8 +51,8 @@ export class Target {
           brokerInfo: this.brokerInfo,
           state: this.state,
           log: targetLog,
-          jitter: config.poll.jitter,
-          backoffMaxMs: config.poll.backoffMaxMs,
+          jitter: setup.poll.jitter,
+          backoffMaxMs: setup.poll.backoffMaxMs,
           onPollFinished: () => this.store.schedule(),
           failures,
         }),

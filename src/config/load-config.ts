@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import type { CliFlags } from '../cli/args.js';
@@ -42,6 +43,19 @@ export interface WebLimits {
   maxConcurrentScrapes: number;
 }
 
+export interface PollConfig {
+  intervalMs: number;
+  jitter: number;
+  backoffMaxMs: number;
+}
+
+/** What one polled broker is made from: a difference in any of it restarts that target. */
+export interface TargetSetup {
+  target: TargetConfig;
+  poll: PollConfig;
+  collectors: CollectorConfig[];
+}
+
 export interface ExporterConfig {
   configFile?: string;
   listenAddress: string;
@@ -49,10 +63,17 @@ export interface ExporterConfig {
   telemetryPath: string;
   logLevel: string;
   logFormat: 'json' | 'logfmt';
-  poll: { intervalMs: number; jitter: number; backoffMaxMs: number };
+  /** The top level's target, poll and collectors: the one target without a `targets:` list, else what its entries fall back to. */
+  poll: PollConfig;
   target: TargetConfig;
   collectors: CollectorConfig[];
+  /** The brokers polled, in the order configured: the top level's one target, or the entries of `targets:`. */
+  targets: TargetSetup[];
 }
+
+/** How a key is named in messages: the path in the merged tree, as the operator wrote it. */
+type KeyName = (dotted: string) => string;
+const sameKey: KeyName = (dotted) => dotted;
 
 type Env = Record<string, string | undefined>;
 
@@ -97,11 +118,84 @@ export function loadConfig(flags: CliFlags, env: Env): ExporterConfig {
   set(['web', 'telemetry_path'], flags.telemetryPath, 'flag --web.telemetry-path');
   set(['poll', 'interval'], flags.pollInterval, 'flag --poll.interval');
 
+  // Entries of `targets:` are merged with the top level before the top level's defaults apply.
+  const pristine = structuredClone(raw) as Record<string, unknown>;
   const result = schema.safeParse(raw);
   if (!result.success) {
     throw new ConfigError(formatIssues(result.error.issues, file, sources));
   }
-  return resolve(result.data, file, sources);
+  const top = resolve(result.data, file, sources);
+  const entries = result.data.targets;
+  if (entries === undefined) return top;
+  const targets = entries.map((_, i) => resolveEntry(pristine, i, schema, file, sources));
+  return { ...top, targets };
+}
+
+/**
+ * The i-th entry of `targets:`: its keys over the top level's target, poll and collectors, then
+ * checked and resolved as a whole configuration would be. Messages name the entry's key
+ * (`targets[1].url`) when the entry set it, else the top level's.
+ */
+function resolveEntry(pristine: Record<string, unknown>, i: number, schema: ReturnType<typeof configSchema>, file: string | undefined, sources: Map<string, string>): TargetSetup {
+  const entry = (pristine.targets as Record<string, unknown>[])[i] as Record<string, unknown>;
+  const { name, poll, collectors, ...own } = entry as { name: string; poll?: Record<string, unknown>; collectors?: Record<string, unknown> } & Record<string, unknown>;
+  const inherited = { ...(mapping(pristine.target) ?? {}) };
+  // Credentials go together: an entry's own password, password file or URL with credentials replaces the top level's.
+  if ('password' in own || 'password_file' in own) {
+    delete inherited.password;
+    delete inherited.password_file;
+  }
+  if (typeof own.url === 'string' && /^[a-z]+:\/\/[^/]*@/i.test(own.url)) {
+    delete inherited.username;
+    delete inherited.password;
+    delete inherited.password_file;
+  }
+  const merged: Record<string, unknown> = {
+    ...pristine,
+    target: deepMerge(inherited, own),
+    poll: deepMerge(mapping(pristine.poll) ?? {}, poll ?? {}),
+    collectors: deepMerge(mapping(pristine.collectors) ?? {}, collectors ?? {}),
+  };
+  delete merged.targets;
+
+  const setByEntry = (path: readonly PropertyKey[]): boolean => {
+    const [section, key, sub] = path;
+    if (section === 'target') return key === undefined || key in own;
+    if (section === 'poll') return poll !== undefined && (key === undefined || key in poll);
+    if (section === 'collectors') {
+      if (collectors === undefined || key === undefined) return collectors !== undefined;
+      if (!(String(key) in collectors)) return false;
+      const own = mapping(collectors[String(key)]);
+      return sub === undefined || own === undefined || String(sub) in own;
+    }
+    return false;
+  };
+  const keyName: KeyName = (dotted) => {
+    const path = dotted.split('.');
+    if (!setByEntry(path)) return dotted;
+    const [section, ...rest] = path;
+    return [`targets[${i}]`, ...(section === 'target' ? rest : path)].join('.');
+  };
+
+  const result = schema.safeParse(merged);
+  if (!result.success) throw new ConfigError(formatIssues(result.error.issues, file, sources, keyName));
+  const resolved = resolve(result.data, file, sources, keyName);
+  return { ...resolved.targets[0]!, target: { ...resolved.target, name } };
+}
+
+function mapping(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** `over`'s keys over `base`'s; mappings merge key by key, anything else (lists too) is replaced. */
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const below = mapping(merged[key]);
+    const above = mapping(value);
+    merged[key] = below && above ? deepMerge(below, above) : value;
+  }
+  return merged;
 }
 
 function readYaml(file: string): Record<string, unknown> {
@@ -121,7 +215,7 @@ function readYaml(file: string): Record<string, unknown> {
   const value = doc.toJS() as unknown;
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigError(`config file ${file}: the top level must be a mapping of keys (web, log, poll, target, collectors)`);
+    throw new ConfigError(`config file ${file}: the top level must be a mapping of keys (web, log, poll, target, targets, collectors)`);
   }
   return value as Record<string, unknown>;
 }
@@ -145,21 +239,31 @@ function duplicateKeyPath(text: string, line: number | undefined): string | unde
   return path.join('.');
 }
 
-function formatIssues(issues: readonly z.core.$ZodIssue[], file: string | undefined, sources: Map<string, string>): string {
+function formatIssues(issues: readonly z.core.$ZodIssue[], file: string | undefined, sources: Map<string, string>, keyName: KeyName = sameKey): string {
   const lines = issues.flatMap((issue) => {
     const base = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => describe([...base, key], 'unknown key', file, sources, hint(base, key)));
+      return issue.keys.map((key) => describe(pathText([...issue.path, key]), 'unknown key', file, sources, keyName, hint(base, key)));
     }
-    return [describe(base, issue.message, file, sources)];
+    return [describe(pathText(issue.path), issue.message, file, sources, keyName)];
   });
   return `invalid configuration:\n  ${lines.join('\n  ')}`;
 }
 
-function describe(path: string[], message: string, file: string | undefined, sources: Map<string, string>, extra = ''): string {
-  const key = path.join('.') || '(top level)';
-  const source = sources.get(key) ?? (file ? `config file ${file}` : 'defaults');
-  return `${source}: key "${key}": ${message}${extra}`;
+/** `targets[1].url`: list positions in brackets, keys joined by dots. */
+function pathText(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((text, segment) => (typeof segment === 'number' ? `${text}[${segment}]` : text === '' ? String(segment) : `${text}.${String(segment)}`), '');
+}
+
+function describe(dotted: string, message: string, file: string | undefined, sources: Map<string, string>, keyName: KeyName, extra = ''): string {
+  const key = keyName(dotted) || '(top level)';
+  return `${sourceOf(dotted, file, sources, keyName)}: key "${key}": ${message}${extra}`;
+}
+
+/** Where a key's value came from: a flag or variable sets only the top level's keys. */
+function sourceOf(dotted: string, file: string | undefined, sources: Map<string, string>, keyName: KeyName = sameKey): string {
+  const fromFile = file ? `config file ${file}` : 'defaults';
+  return keyName(dotted) === dotted ? (sources.get(dotted) ?? fromFile) : fromFile;
 }
 
 function hint(parent: string[], key: string): string {
@@ -169,18 +273,19 @@ function hint(parent: string[], key: string): string {
   return '';
 }
 
-function resolve(config: FileConfig, file: string | undefined, sources: Map<string, string>): ExporterConfig {
+function resolve(config: FileConfig, file: string | undefined, sources: Map<string, string>, keyName: KeyName = sameKey): ExporterConfig {
   const target = config.target;
+  const fromEntry = (dotted: string) => keyName(dotted) !== dotted;
   const url = new URL(target.url);
   let username = target.username;
   let password = target.password;
-  let passwordSource = password !== undefined ? (sources.get('target.password') ?? 'config file') : 'default';
+  let passwordSource = password !== undefined ? (fromEntry('target.password') ? 'config file' : (sources.get('target.password') ?? 'config file')) : 'default';
   const otherSecrets: string[] = [];
   // Credentials in the URL are accepted but moved out of it, so the URL can be logged.
   if (url.username || url.password) {
     // Used or not, the URL's password is a secret, as the URL spells it and decoded.
     if (url.password) otherSecrets.push(url.password, safeDecode(url.password));
-    if (!sources.has('target.username') && url.username) username = decodeURIComponent(url.username);
+    if ((fromEntry('target.username') || !sources.has('target.username')) && url.username) username = decodeURIComponent(url.username);
     if (password === undefined && target.password_file === undefined && url.password) {
       password = decodeURIComponent(url.password);
       passwordSource = 'url';
@@ -190,10 +295,10 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
   }
   if (target.password_file !== undefined) {
     if (target.password !== undefined) {
-      throw new ConfigError(`${file ? `config file ${file}` : 'configuration'}: keys "target.password" and "target.password_file": set one, not both`);
+      throw new ConfigError(`${file ? `config file ${file}` : 'configuration'}: keys "${keyName('target.password')}" and "${keyName('target.password_file')}": set one, not both`);
     }
-    const from = sources.get('target.password_file') ?? `config file ${file}`;
-    password = readSecret(target.password_file, `${from}: key "target.password_file"`);
+    const from = sourceOf('target.password_file', file, sources, keyName);
+    password = readSecret(target.password_file, `${from}: key "${keyName('target.password_file')}"`);
     passwordSource = `file ${target.password_file}`;
   }
   const readTls = (key: 'ca_file' | 'cert_file' | 'key_file') => {
@@ -202,18 +307,17 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
     try {
       return readFileSync(path);
     } catch (error) {
-      throw new ConfigError(`config file ${file}: key "target.tls.${key}": ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new ConfigError(`config file ${file}: key "${keyName(`target.tls.${key}`)}": ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   };
   if ((target.tls.cert_file === undefined) !== (target.tls.key_file === undefined)) {
-    throw new ConfigError(`config file ${file}: keys "target.tls.cert_file" and "target.tls.key_file": give both or neither`);
+    throw new ConfigError(`config file ${file}: keys "${keyName('target.tls.cert_file')}" and "${keyName('target.tls.key_file')}": give both or neither`);
   }
 
   if ((config.collectors as Record<string, { enabled?: boolean }>).overview?.enabled === false) {
-    throw new ConfigError(`config file ${file}: key "collectors.overview.enabled": the overview collector cannot be disabled, it decides rabbitmq_up`);
+    throw new ConfigError(`config file ${file}: key "${keyName('collectors.overview.enabled')}": the overview collector cannot be disabled, it decides rabbitmq_up`);
   }
   const base = config.poll.interval;
-  const sourceOf = (key: string) => sources.get(key) ?? (file ? `config file ${file}` : 'defaults');
   const problems: string[] = [];
   const collectors = COLLECTORS.map((collector): CollectorConfig => {
     const own = ((config.collectors as Record<string, Record<string, unknown>>)[collector.name] ?? {}) as Record<string, unknown>;
@@ -232,8 +336,8 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
       if (ms > MAX_TIMER_MS && !reported) {
         reported = true;
         problems.push(
-          `${sourceOf(from)}: key "${from}": makes ${key}.${name} ${formatDuration(ms)} (${how}), over the longest allowed ${MAX_DURATION_TEXT}; ` +
-            `set a shorter ${from} or set ${key}.${name}`,
+          `${sourceOf(from, file, sources, keyName)}: key "${keyName(from)}": makes ${keyName(`${key}.${name}`)} ${formatDuration(ms)} (${how}), over the longest allowed ${MAX_DURATION_TEXT}; ` +
+            `set a shorter ${keyName(from)} or set ${keyName(`${key}.${name}`)}`,
         );
       }
       return ms;
@@ -254,6 +358,32 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
   });
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
 
+  const poll: PollConfig = { intervalMs: base, jitter: config.poll.jitter, backoffMaxMs: config.poll.backoff_max };
+  const resolvedTarget: TargetConfig = {
+    name: 'default',
+    url: url.toString().replace(/\/$/, ''),
+    username,
+    password: password ?? 'guest',
+    passwordSource,
+    otherSecrets: [...new Set(otherSecrets)].filter((s) => s !== password),
+    tls: {
+      ca: readTls('ca_file'),
+      cert: readTls('cert_file'),
+      key: readTls('key_file'),
+      insecureSkipVerify: target.tls.insecure_skip_verify,
+      caFile: target.tls.ca_file,
+      certFile: target.tls.cert_file,
+      keyFile: target.tls.key_file,
+    },
+    timeouts: {
+      connectMs: target.timeouts.connect,
+      headersMs: target.timeouts.headers,
+      bodyMs: target.timeouts.body,
+      totalMs: target.timeouts.request,
+    },
+    maxResponseBytes: target.max_response_bytes,
+    maxConcurrentRequests: target.max_concurrent_requests,
+  };
   return {
     configFile: file,
     listenAddress: config.web.listen_address,
@@ -266,35 +396,13 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
     telemetryPath: config.web.telemetry_path,
     logLevel: config.log.level,
     logFormat: config.log.format,
-    poll: { intervalMs: base, jitter: config.poll.jitter, backoffMaxMs: config.poll.backoff_max },
-    target: {
-      name: 'default',
-      url: url.toString().replace(/\/$/, ''),
-      username,
-      password: password ?? 'guest',
-      passwordSource,
-      otherSecrets: [...new Set(otherSecrets)].filter((s) => s !== password),
-      tls: {
-        ca: readTls('ca_file'),
-        cert: readTls('cert_file'),
-        key: readTls('key_file'),
-        insecureSkipVerify: target.tls.insecure_skip_verify,
-        caFile: target.tls.ca_file,
-        certFile: target.tls.cert_file,
-        keyFile: target.tls.key_file,
-      },
-      timeouts: {
-        connectMs: target.timeouts.connect,
-        headersMs: target.timeouts.headers,
-        bodyMs: target.timeouts.body,
-        totalMs: target.timeouts.request,
-      },
-      maxResponseBytes: target.max_response_bytes,
-      maxConcurrentRequests: target.max_concurrent_requests,
-    },
+    poll,
+    target: resolvedTarget,
     collectors,
+    targets: [{ target: resolvedTarget, poll, collectors }],
   };
 }
+
 
 /** The shortest default deadline of a collector that reads lists: 10k queues take seconds to answer. */
 export const MIN_DEFAULT_LIST_TIMEOUT_MS = 30_000;
@@ -343,7 +451,7 @@ function readSecret(path: string, where: string): string {
 
 /** The effective configuration for the start-up log: no secret, no key material. */
 export function redactedConfig(config: ExporterConfig): Record<string, unknown> {
-  const { target } = config;
+  const several = config.targets.length > 1 || config.targets[0]?.target !== config.target;
   return {
     configFile: config.configFile ?? null,
     listenAddress: config.listenAddress,
@@ -352,17 +460,31 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
     logLevel: config.logLevel,
     logFormat: config.logFormat,
     poll: config.poll,
-    target: {
-      name: target.name,
-      url: target.url,
-      username: target.username,
-      password: '<redacted>',
-      passwordSource: target.passwordSource,
-      tls: { caFile: target.tls.caFile, certFile: target.tls.certFile, keyFile: target.tls.keyFile, insecureSkipVerify: target.tls.insecureSkipVerify },
-      timeouts: target.timeouts,
-      maxResponseBytes: target.maxResponseBytes,
-      maxConcurrentRequests: target.maxConcurrentRequests,
-    },
+    target: redactedTarget(config.target),
     collectors: config.collectors,
+    // Each entry of `targets:`, its collectors shown only where they differ from the top level's.
+    ...(several
+      ? {
+          targets: config.targets.map((setup) => ({
+            ...redactedTarget(setup.target),
+            poll: setup.poll,
+            ...(isDeepStrictEqual(setup.collectors, config.collectors) ? {} : { collectors: setup.collectors }),
+          })),
+        }
+      : {}),
+  };
+}
+
+function redactedTarget(target: TargetConfig): Record<string, unknown> {
+  return {
+    name: target.name,
+    url: target.url,
+    username: target.username,
+    password: '<redacted>',
+    passwordSource: target.passwordSource,
+    tls: { caFile: target.tls.caFile, certFile: target.tls.certFile, keyFile: target.tls.keyFile, insecureSkipVerify: target.tls.insecureSkipVerify },
+    timeouts: target.timeouts,
+    maxResponseBytes: target.maxResponseBytes,
+    maxConcurrentRequests: target.maxConcurrentRequests,
   };
 }

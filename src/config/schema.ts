@@ -28,7 +28,7 @@ const intervalDuration = positiveDuration.refine((ms) => ms >= MIN_INTERVAL_MS, 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'logfmt'] as const;
 /** Paths the exporter serves besides the metrics. */
-const RESERVED_PATHS = new Set(['/', '/-/healthy', '/-/ready']);
+const RESERVED_PATHS = new Set(['/', '/-/healthy', '/-/ready', '/-/reload', '/probe']);
 
 export function parseListenAddress(text: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text);
@@ -157,6 +157,24 @@ function collectorsSchema() {
   return z.strictObject(shape);
 }
 
+/** A target's name: in /probe?target=NAME, in log lines and on the landing page. */
+export const TARGET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+
+/**
+ * One entry of `targets:`. Its keys are those of `target:` plus its own `poll:` and `collectors:`;
+ * what it leaves out falls back to the top level. Its values are checked once merged with the top
+ * level (see load-config.ts), so here only the keys and the name are.
+ */
+function targetEntrySchema() {
+  const inherited = Object.fromEntries(Object.keys(targetSchema.shape).map((key) => [key, z.unknown().optional()]));
+  return z.strictObject({
+    name: z.string().regex(TARGET_NAME_PATTERN, 'must be 1 to 63 letters, digits, "_", "." or "-", starting with a letter or digit'),
+    ...inherited,
+    poll: z.record(z.string(), z.unknown()).optional(),
+    collectors: z.record(z.string(), z.unknown()).optional(),
+  });
+}
+
 export function configSchema() {
   return z.strictObject({
     web: webSchema.prefault({}),
@@ -164,6 +182,19 @@ export function configSchema() {
     poll: pollSchema.prefault({}),
     target: targetSchema.prefault({}),
     collectors: collectorsSchema().prefault({}),
+    /** Several brokers: each entry falls back to target, poll and collectors above. */
+    targets: z
+      .array(targetEntrySchema())
+      .min(1, 'must list at least one target, or be left out')
+      .superRefine((entries, ctx) => {
+        const seen = new Map<string, number>();
+        entries.forEach((entry, i) => {
+          const first = seen.get(entry.name);
+          if (first !== undefined) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `"${entry.name}" is also the name of targets[${first}]: names must be unique` });
+          else seen.set(entry.name, i);
+        });
+      })
+      .optional(),
   });
 }
 

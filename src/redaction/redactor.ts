@@ -32,8 +32,18 @@ export class Redactor {
   private readonly pattern: RegExp | undefined;
   private readonly forms: readonly string[];
 
-  constructor(credentials: Credentials) {
+  /** Several credentials (one per target, for the log's last guard): each is removed as above. */
+  constructor(all: Credentials | readonly Credentials[]) {
     const forms = new Set<string>();
+    for (const credentials of Array.isArray(all) ? (all as readonly Credentials[]) : [all as Credentials]) this.addForms(credentials, forms);
+    this.forms = [...forms].filter((f) => f !== '').sort((a, b) => b.length - a.length);
+    const long = this.forms.filter((f) => [...f].length >= MIN_ANYWHERE).map(literal);
+    const short = this.forms.filter((f) => [...f].length < MIN_ANYWHERE).map(literal);
+    const parts = [...long, ...(short.length > 0 ? [`(?<![\\p{L}\\p{N}])(?:${short.join('|')})(?![\\p{L}\\p{N}])`] : [])];
+    this.pattern = parts.length > 0 ? new RegExp(parts.join('|'), 'gu') : undefined;
+  }
+
+  private addForms(credentials: Credentials, forms: Set<string>): void {
     for (const secret of new Set(credentials.secrets)) {
       if (secret === '') continue;
       const pair = `${credentials.username}:${secret}`;
@@ -49,11 +59,6 @@ export class Redactor {
     for (const text of credentials.material ?? []) {
       if (text !== '') for (const form of encodedForms(text)) forms.add(form);
     }
-    this.forms = [...forms].filter((f) => f !== '').sort((a, b) => b.length - a.length);
-    const long = this.forms.filter((f) => [...f].length >= MIN_ANYWHERE).map(literal);
-    const short = this.forms.filter((f) => [...f].length < MIN_ANYWHERE).map(literal);
-    const parts = [...long, ...(short.length > 0 ? [`(?<![\\p{L}\\p{N}])(?:${short.join('|')})(?![\\p{L}\\p{N}])`] : [])];
-    this.pattern = parts.length > 0 ? new RegExp(parts.join('|'), 'gu') : undefined;
   }
 
   /** The text with every known form of every secret replaced by `<redacted>`. */

@@ -21,18 +21,18 @@ export function newHttpCounters(): HttpCounters {
   return { scrapesRefused: 0, readTimeouts: 0, writeTimeouts: 0 };
 }
 
-/** The exporter's own series for one target, rendered from the target's state. */
-export function exporterFamilies(target: TargetState, client: ClientCounters, http: HttpCounters, now: number): RenderedFamily[] {
+/**
+ * The exporter's own series for one target, rendered from the target's state. `withProcess`: with
+ * the process-wide ones too (build, HTTP server, event loop), as when it is the only target; with
+ * several, those are served once, on /metrics (see processWideFamilies).
+ */
+export function exporterFamilies(target: TargetState, client: ClientCounters, http: HttpCounters, now: number, withProcess = true): RenderedFamily[] {
   const sink = new SampleSink();
   sink.add(M.up, [], target.up ? 1 : 0);
-  sink.add(M.build, [VERSION, REVISION, process.version], 1);
+  if (withProcess) sink.add(M.build, [VERSION, REVISION, process.version], 1);
   sink.add(M.requests, [], client.requests);
   sink.add(M.responseBytes, [], client.bytesRead);
-  sink.add(M.scrapesRefused, [], http.scrapesRefused);
-  sink.add(M.httpTimeouts, ['read'], http.readTimeouts);
-  sink.add(M.httpTimeouts, ['write'], http.writeTimeouts);
-  eventLoopDelay.start();
-  sink.add(M.eventLoopDelayMax, [], eventLoopDelay.maxSeconds());
+  if (withProcess) addServerSeries(sink, http);
   for (const [key, count] of target.refusedAnswers) sink.add(M.answersRefused, key.split('\u0000'), count);
   for (const state of target.collectors.values()) {
     const labels = [state.name];
@@ -49,4 +49,20 @@ export function exporterFamilies(target: TargetState, client: ClientCounters, ht
     }
   }
   return sink.finish();
+}
+
+/** The exporter's series that belong to no target: served on /metrics when several targets are polled. */
+export function processWideFamilies(http: HttpCounters): RenderedFamily[] {
+  const sink = new SampleSink();
+  sink.add(M.build, [VERSION, REVISION, process.version], 1);
+  addServerSeries(sink, http);
+  return sink.finish();
+}
+
+function addServerSeries(sink: SampleSink, http: HttpCounters): void {
+  sink.add(M.scrapesRefused, [], http.scrapesRefused);
+  sink.add(M.httpTimeouts, ['read'], http.readTimeouts);
+  sink.add(M.httpTimeouts, ['write'], http.writeTimeouts);
+  eventLoopDelay.start();
+  sink.add(M.eventLoopDelayMax, [], eventLoopDelay.maxSeconds());
 }

@@ -2,6 +2,7 @@ import express, { type Express, type Request, type RequestHandler, type Response
 import type { Logger } from 'pino';
 import type { HttpCounters } from '../self/exporter-metrics.js';
 import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../render/exposition.js';
+import type { Exposition, Format } from '../snapshot/exposition.js';
 import type { Target } from '../target.js';
 import { landingPage } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
@@ -21,11 +22,19 @@ export interface AppOptions {
   guard?: RequestHandler;
   /** Without it, scrapes are not bounded. */
   scrapes?: ScrapeBound;
+  /** With several targets, what the telemetry path serves: the process's own series (each target is on /probe). */
+  ownMetrics?: () => Promise<Exposition>;
 }
+
+/** Where a target's snapshot is served: /probe?target=NAME. */
+export const PROBE_PATH = '/probe';
+
+/** How much of an unknown target name a refusal quotes. */
+const QUOTED_NAME_CHARS = 64;
 
 /** The HTTP side: it reads finished snapshots and never talks to the broker. `targets` is asked on
  * every request: a reload may replace them. */
-export function createApp(targets: () => readonly Target[], log: Logger, { telemetryPath = '/metrics', guard, reload, scrapes }: AppOptions = {}): Express {
+export function createApp(targets: () => readonly Target[], log: Logger, { telemetryPath = '/metrics', guard, reload, scrapes, ownMetrics }: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags would hash every multi-megabyte body on every scrape.
@@ -35,7 +44,7 @@ export function createApp(targets: () => readonly Target[], log: Logger, { telem
   // Each scrape in progress may hold a snapshot: past the bound, one more is refused at once
   // rather than queued, so a flood of scrapers costs neither memory nor waiting sockets.
   let inProgress = 0;
-  app.get(telemetryPath, (_req: Request, res: Response, next: express.NextFunction) => {
+  app.get([telemetryPath, PROBE_PATH], (_req: Request, res: Response, next: express.NextFunction) => {
     if (!scrapes) return next();
     if (inProgress >= scrapes.maxConcurrent) {
       scrapes.counters.scrapesRefused++;
@@ -51,17 +60,45 @@ export function createApp(targets: () => readonly Target[], log: Logger, { telem
     next();
   });
 
+  // One target: its snapshot, as with every version before several targets. Several: the
+  // exporter's own series only, each target's on /probe (the multi-target pattern).
   app.get(telemetryPath, async (req: Request, res: Response) => {
-    const target = targets()[0];
-    if (!target) {
-      res.status(503).type('text/plain').send('no target configured\n');
+    const all = targets();
+    if (all.length === 1) return serve(req, res, (gzipFormat) => all[0]!.store.forScrape(gzipFormat));
+    if (all.length > 1 && ownMetrics) return serve(req, res, () => ownMetrics());
+    res.status(503).type('text/plain').send('no target configured\n');
+  });
+
+  app.get(PROBE_PATH, async (req: Request, res: Response) => {
+    const all = targets();
+    const names = all.map((t) => t.state.name);
+    const known = `configured targets: ${names.join(', ') || '(none)'}`;
+    const asked = req.query.target;
+    if (asked === undefined || asked === '') {
+      res.status(400).type('text/plain').send(`missing parameter "target": ask ${PROBE_PATH}?target=NAME (${known})\n`);
       return;
     }
+    if (typeof asked !== 'string') {
+      res.status(400).type('text/plain').send(`parameter "target" must be given once, as one name (${known})\n`);
+      return;
+    }
+    const target = all.find((t) => t.state.name === asked);
+    if (!target) {
+      // Quoted as a JSON string, cut: no control character or markup of the request reaches the body as it was.
+      const quoted = JSON.stringify([...asked].slice(0, QUOTED_NAME_CHARS).join('')) + (asked.length > QUOTED_NAME_CHARS ? '…' : '');
+      res.status(404).type('text/plain').send(`unknown target ${quoted} (${known})\n`);
+      return;
+    }
+    return serve(req, res, (gzipFormat) => target.store.forScrape(gzipFormat));
+  });
+
+  /** Writes an exposition in the format and encoding the scraper asked for. */
+  async function serve(req: Request, res: Response, exposition: (gzipFormat?: Format) => Promise<Exposition>): Promise<void> {
     const format = chooseFormat(req.get('accept'));
     const gzip = acceptsGzip(req.get('accept-encoding'));
-    const exposition = await target.store.forScrape(gzip ? format : undefined);
+    const current = await exposition(gzip ? format : undefined);
     // Compressed: the shared gzip of this exposition. Plain: its family buffers, written in turn.
-    const chunks = gzip ? [await exposition.gzip(format)] : exposition.chunks(format);
+    const chunks = gzip ? [await current.gzip(format)] : current.chunks(format);
     res.status(200);
     res.setHeader('Content-Type', format === 'openmetrics' ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE);
     res.setHeader('Vary', 'Accept, Accept-Encoding');
@@ -74,7 +111,7 @@ export function createApp(targets: () => readonly Target[], log: Logger, { telem
     }
     for (const chunk of chunks) res.write(chunk);
     res.end();
-  });
+  }
 
   app.get('/-/healthy', (_req, res) => {
     res.type('text/plain').send('Healthy\n');
@@ -86,7 +123,7 @@ export function createApp(targets: () => readonly Target[], log: Logger, { telem
   });
 
   app.get('/', (_req, res) => {
-    res.type('html').send(landingPage(targets().map((t) => t.state), telemetryPath));
+    res.type('html').send(landingPage(targets().map((t) => t.state), telemetryPath, Date.now(), PROBE_PATH));
   });
 
   if (reload) {

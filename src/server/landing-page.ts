@@ -11,7 +11,7 @@ function ago(at: number | undefined, now: number): string {
 }
 
 /** `/`: which brokers are watched, whether they answer, and each collector's last poll. */
-export function landingPage(targets: readonly TargetState[], telemetryPath = '/metrics', now = Date.now()): string {
+export function landingPage(targets: readonly TargetState[], telemetryPath = '/metrics', now = Date.now(), probePath = '/probe'): string {
   const sections = targets.map((target) => {
     const rows = [...target.collectors.values()]
       .map(
@@ -25,7 +25,9 @@ export function landingPage(targets: readonly TargetState[], telemetryPath = '/m
       .join('\n');
     const overviewError = target.collectors.get('overview')?.lastError;
     const status = target.up ? 'up' : overviewError ? `down: ${escapeHtml(overviewError)}` : 'down';
+    const probe = `${probePath}?target=${encodeURIComponent(target.name)}`;
     return `<h2>Target ${escapeHtml(target.name)}: ${escapeHtml(target.url)} — ${status}</h2>
+<p><a href="${escapeHtml(probe)}">${escapeHtml(probe)}</a></p>
 <table>
 <tr><th>collector</th><th>state</th><th>interval</th><th>last poll</th><th>last success</th><th>duration</th><th>samples served</th><th>last error</th></tr>
 ${rows}
@@ -37,7 +39,8 @@ ${rows}
 </head><body>
 <h1>RabbitMQ exporter ${escapeHtml(VERSION)}</h1>
 <p><a href="${escapeHtml(telemetryPath)}">Metrics</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a></p>
-<p>Series are polled from the management API in the background; a scrape serves the latest snapshot.</p>
+<p>Series are polled from the management API in the background; a scrape serves the latest snapshot.
+${targets.length > 1 ? `${targets.length} targets: ${escapeHtml(telemetryPath)} serves the exporter's own series, each target's are on ${escapeHtml(probePath)}?target=NAME.` : ''}</p>
 ${sections.join('\n')}
 </body></html>
 `;

@@ -7,6 +7,11 @@ import type { TargetState } from './target-state.js';
 /** Families of the exporter process rather than of a target (Node's metrics, the reload status). */
 export interface ProcessFamilies {
   families(): Promise<RenderedFamily[]>;
+  /**
+   * Whether a target's snapshot carries them and the exporter's process-wide series: yes while it
+   * is the only target (the default); with several, /metrics serves them once and /probe a target's own.
+   */
+  inTargetSnapshots?(): boolean;
 }
 
 /** Polls that finish within this time of each other share one re-assembly. */
@@ -90,10 +95,11 @@ export class SnapshotStore {
 
   private async buildAndPublish(): Promise<Exposition> {
     const version = this.target.version;
-    const processFamilies = await this.processMetrics.families();
+    const withProcess = this.processMetrics.inTargetSnapshots?.() ?? true;
+    const processFamilies = withProcess ? await this.processMetrics.families() : [];
     const now = Date.now();
     // One part per collector, the same array object until it polls again: its compression is reused.
-    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now), ...processFamilies]];
+    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now, withProcess), ...processFamilies]];
     let validUntil = Infinity;
     for (const state of this.target.collectors.values()) {
       if (!this.target.isFresh(state, now)) continue;

@@ -8,7 +8,7 @@
  * envelope (page_size at most 500, a page past the end is HTTP 400), per vhost, `name` +
  * `use_regex` on paged requests, and `/api/queues/detailed` from 3.13 on.
  *
- * Faults are set per path (see Fault): delay, 5xx, 401, reset, malformed, truncated, huge, drip,
+ * Faults are set per path (see Fault): delay, stall, 5xx, 401, reset, malformed, truncated, huge, drip,
  * and records with wrong types. For the collectors' tests and `npm run bench`; the real broker
  * stays the reference for values.
  */
@@ -44,6 +44,8 @@ export type WrongType = 'numbers_as_strings' | 'nulls' | 'nested_garbage' | 'new
 /** What a path does instead of (or before) answering normally. */
 export type Fault =
   | { kind: 'delay'; ms: number }
+  /** No answer at all: the request stays open until the client gives up or the simulator closes. */
+  | { kind: 'stall' }
   | { kind: 'status'; status: number }
   | { kind: 'unauthorized' }
   /** The connection is destroyed: before the answer, or after `afterBytes` of its body. */
@@ -344,6 +346,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     switch (fault.kind) {
       case 'delay':
         return void setTimeout(() => send(res, normal()), fault.ms);
+      case 'stall':
+        return;
       case 'status':
         return send(res, fault.status, { error: 'internal_error', reason: `simulated HTTP ${fault.status}` });
       case 'unauthorized':

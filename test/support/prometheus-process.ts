@@ -24,6 +24,8 @@ export function prometheusAvailable(): boolean {
 export interface PrometheusOptions {
   /** Rule files to load (absolute paths), evaluated every scrape interval. */
   ruleFiles?: string[];
+  /** The scrape_configs list as YAML (e.g. the documented /probe relabeling), instead of one job scraping scrapeTargets. */
+  scrapeConfigs?: string;
 }
 
 export async function startPrometheus(scrapeTargets: string[], scrapeInterval = '1s', options: PrometheusOptions = {}): Promise<PrometheusProcess> {
@@ -33,11 +35,14 @@ export async function startPrometheus(scrapeTargets: string[], scrapeInterval = 
   scrape_interval: ${scrapeInterval}
   scrape_timeout: ${scrapeInterval}
   evaluation_interval: ${scrapeInterval}
-${options.ruleFiles?.length ? `rule_files: [${options.ruleFiles.map((f) => `'${f}'`).join(', ')}]\n` : ''}scrape_configs:
+${options.ruleFiles?.length ? `rule_files: [${options.ruleFiles.map((f) => `'${f}'`).join(', ')}]\n` : ''}${
+    options.scrapeConfigs ??
+    `scrape_configs:
   - job_name: rabbitmq
     static_configs:
       - targets: [${scrapeTargets.map((t) => `'${t}'`).join(', ')}]
-`;
+`
+  }`;
   writeFileSync(join(dir, 'prometheus.yml'), config);
   const child: ChildProcess = spawn(
     'prometheus',

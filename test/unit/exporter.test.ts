@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { Exporter } from '../../src/exporter.js';
 import { ProcessMetrics } from '../../src/self/process-metrics.js';
@@ -89,3 +89,91 @@ it('leaves no timer, socket or pool behind after many reloads that change the ta
   // one request that may be in flight at either moment).
   expect(Math.abs(count(resources()) - count(baseline))).toBeLessThanOrEqual(2);
 }, 60_000);
+
+// Issue 14: several targets, matched by name on reload.
+describe('several targets', () => {
+  let third: TestServer;
+  beforeAll(async () => {
+    third = await serveApi({ '/api/overview': OVERVIEW });
+  });
+  afterAll(async () => {
+    await third.close();
+  });
+
+  const entry = (name: string, broker: TestServer, extra = '') => `  - name: ${name}\n    url: ${broker.url}\n    password: pass-of-${name}-7c1\n${extra}`;
+  const several = (...entries: string[]) => `log:\n  level: silent\npoll:\n  interval: 1s\ntargets:\n${entries.join('')}`;
+  const names = (e: Exporter) => e.targets.map((t) => t.state.name);
+
+  it('keeps unchanged targets running untouched, replaces changed ones, stops removed ones, starts added ones', async () => {
+    const { file, exporter: e } = start(several(entry('a', brokers[0]!), entry('b', brokers[1]!)));
+    const [a, b] = e.targets;
+    writeFileSync(file, several(entry('a', brokers[0]!), entry('b', brokers[1]!)));
+    expect(await e.reload()).toEqual({ ok: true, changed: false });
+    expect(e.targets[0]).toBe(a);
+    expect(e.targets[1]).toBe(b);
+
+    writeFileSync(file, several(entry('a', brokers[0]!), entry('c', third)));
+    expect(await e.reload()).toEqual({ ok: true, changed: true });
+    expect(names(e)).toEqual(['a', 'c']);
+    expect(e.targets[0]).toBe(a);
+    await sleep(300);
+    const removedBefore = brokers[1]!.requests.length;
+    const keptBefore = brokers[0]!.requests.length;
+    await sleep(2500);
+    expect(brokers[1]!.requests.length).toBe(removedBefore);
+    expect(brokers[0]!.requests.length).toBeGreaterThan(keptBefore);
+    expect(third.requests.length).toBeGreaterThan(0);
+
+    writeFileSync(file, several(entry('a', brokers[0]!, '    poll:\n      interval: 2s\n'), entry('c', third)));
+    expect(await e.reload()).toEqual({ ok: true, changed: true });
+    expect(e.targets[0]).not.toBe(a);
+    expect(e.targets[0]!.setup.poll.intervalMs).toBe(2000);
+  }, 30_000);
+
+  it('/metrics carries the process and reload series, each target its own; with one target, as before', async () => {
+    const { file, exporter: e } = start(several(entry('a', brokers[0]!), entry('b', brokers[1]!)));
+    const own = (await e.ownMetrics()).body('text').toString();
+    expect(own).toContain('rabbitmq_exporter_config_last_reload_successful 1');
+    expect(own).toContain('rabbitmq_exporter_build_info{');
+    expect(own).toContain('rabbitmq_exporter_scrapes_refused_total 0');
+    expect(own).not.toContain('rabbitmq_up');
+    const probe = (await e.targets[1]!.store.current()).body('text').toString();
+    expect(probe).toContain('rabbitmq_up ');
+    expect(probe).not.toContain('rabbitmq_exporter_build_info');
+    expect(probe).not.toContain('rabbitmq_exporter_config_last_reload');
+
+    // Down to one target: its snapshot is /metrics again, process series included.
+    writeFileSync(file, several(entry('a', brokers[0]!)));
+    await e.reload();
+    const only = await text(e);
+    expect(only).toContain('rabbitmq_exporter_build_info{');
+    expect(only).toContain('rabbitmq_exporter_config_last_reload_successful 1');
+  }, 30_000);
+
+  it("the log's guard removes every running target's password, and a removed one's no longer matters", async () => {
+    const { file, exporter: e } = start(several(entry('a', brokers[0]!), entry('b', brokers[1]!)));
+    expect(e.redactor.redact('a=pass-of-a-7c1 b=pass-of-b-7c1')).toBe('a=<redacted> b=<redacted>');
+    writeFileSync(file, several(entry('a', brokers[0]!), entry('c', third)));
+    await e.reload();
+    expect(e.redactor.redact('a=pass-of-a-7c1 c=pass-of-c-7c1')).toBe('a=<redacted> c=<redacted>');
+  });
+
+  it('leaves no timer, socket or pool behind after reloads that add, change and remove targets', async () => {
+    const { file, exporter: e } = start(several(entry('a', brokers[0]!), entry('b', brokers[1]!)));
+    await sleep(1500);
+    const resources = () => process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
+    const baseline = resources().length;
+    for (let i = 1; i <= 10; i++) {
+      const changed = entry('b', brokers[i % 2]!, `    collectors:\n      nodes:\n        interval: ${i + 1}s\n`);
+      writeFileSync(file, several(entry('a', brokers[0]!), changed, ...(i % 3 === 0 ? [] : [entry(`c${i}`, third)])));
+      expect(await e.reload()).toMatchObject({ ok: true, changed: true });
+    }
+    expect(names(e)).toEqual(['a', 'b', 'c10']);
+    writeFileSync(file, several(entry('a', brokers[0]!), entry('b', brokers[1]!)));
+    await e.reload();
+    expect(names(e)).toEqual(['a', 'b']);
+    await sleep(1500);
+    // Two targets before and after; allow one request in flight per target at either moment.
+    expect(Math.abs(resources().length - baseline)).toBeLessThanOrEqual(4);
+  }, 60_000);
+});

@@ -9,8 +9,9 @@ import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../../../src/render
 import { SampleSink } from '../../../src/render/sample-sink.js';
 import { newHttpCounters } from '../../../src/self/exporter-metrics.js';
 import type { ProcessMetrics } from '../../../src/self/process-metrics.js';
-import { createApp } from '../../../src/server/app.js';
+import { createApp, type AppOptions } from '../../../src/server/app.js';
 import { landingPage } from '../../../src/server/landing-page.js';
+import { Exposition } from '../../../src/snapshot/exposition.js';
 import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
 import { TargetState } from '../../../src/snapshot/target-state.js';
 import type { Target } from '../../../src/target.js';
@@ -47,8 +48,8 @@ afterEach(async () => {
   }
 });
 
-function stubTarget(url = 'http://broker.example:15672') {
-  const state = new TargetState('default', url);
+function stubTarget(url = 'http://broker.example:15672', name = 'default') {
+  const state = new TargetState(name, url);
   state.register('overview', 15_000, 45_000);
   state.register('nodes', 15_000, 45_000);
   const store = new SnapshotStore(state, { requests: 3, bytesRead: 100 }, newHttpCounters(), { families: async () => [] } as unknown as ProcessMetrics);
@@ -62,8 +63,8 @@ function succeedOverview(target: { state: TargetState }): void {
   target.state.succeeded('overview', sink.finish(), 0.05, 0);
 }
 
-async function start(targets: Target[]): Promise<number> {
-  const app = createApp(() => targets, pino({ level: 'silent' }));
+async function start(targets: Target[], options: AppOptions = {}): Promise<number> {
+  const app = createApp(() => targets, pino({ level: 'silent' }), options);
   const server = app.listen(0, '127.0.0.1');
   servers.push(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -150,6 +151,122 @@ describe('/metrics', () => {
     const port = await start([]);
     const res = await get(port, '/metrics');
     expect(res.status).toBe(503);
+  });
+});
+
+// Issue 14: several targets, the multi-target pattern.
+describe('/probe?target=NAME and /metrics with several targets', () => {
+  const OWN = defineMetrics('overview', { own: { name: 'rabbitmq_test_own_series', type: 'gauge', help: 'The process.' } });
+  const ownMetrics = async () => {
+    const sink = new SampleSink();
+    sink.add(OWN.own, [], 7);
+    return Exposition.of(sink.finish());
+  };
+
+  async function twoTargets() {
+    const orders = stubTarget('http://orders.example:15672', 'orders');
+    const billing = stubTarget('http://billing.example:15672', 'billing');
+    succeedOverview(orders);
+    const port = await start([orders, billing], { ownMetrics });
+    return { orders, billing, port };
+  }
+
+  it("serves each target's snapshot, with /metrics' content negotiation and gzip", async () => {
+    const { orders, billing, port } = await twoTargets();
+    const res = await get(port, '/probe?target=orders');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe(TEXT_CONTENT_TYPE);
+    expect(res.body.equals((await orders.store.current()).body('text'))).toBe(true);
+    expect(res.body.toString()).toContain('\nrabbitmq_up 1\n');
+    const other = await get(port, '/probe?target=billing', { accept: 'application/openmetrics-text;version=1.0.0', 'accept-encoding': 'gzip' });
+    expect(other.status).toBe(200);
+    expect(other.headers['content-type']).toBe(OPENMETRICS_CONTENT_TYPE);
+    expect(other.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(other.body).equals((await billing.store.current()).body('openmetrics'))).toBe(true);
+    expect(gunzipSync(other.body).toString()).toContain('\nrabbitmq_up 0\n');
+    const head = await get(port, '/probe?target=orders', {}, 'HEAD');
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+  });
+
+  it("/metrics carries the exporter's own series only, no target's", async () => {
+    const { port } = await twoTargets();
+    const text = (await get(port, '/metrics')).body.toString();
+    expect(text).toContain('\nrabbitmq_test_own_series 7\n');
+    expect(text).not.toContain('rabbitmq_up');
+    expect(text).not.toContain('rabbitmq_test_queues');
+  });
+
+  it('with one target, /metrics and /probe serve its snapshot', async () => {
+    const target = stubTarget();
+    succeedOverview(target);
+    const port = await start([target], { ownMetrics });
+    const snapshot = (await target.store.current()).body('text');
+    expect((await get(port, '/metrics')).body.equals(snapshot)).toBe(true);
+    expect((await get(port, '/probe?target=default')).body.equals(snapshot)).toBe(true);
+  });
+
+  it('a missing, repeated or unknown name is refused in plain text naming the configured targets', async () => {
+    const { port } = await twoTargets();
+    for (const path of ['/probe', '/probe?target=', '/probe?other=orders']) {
+      const res = await get(port, path);
+      expect(res.status, path).toBe(400);
+      expect(res.body.toString(), path).toBe('missing parameter "target": ask /probe?target=NAME (configured targets: orders, billing)\n');
+    }
+    const twice = await get(port, '/probe?target=orders&target=billing');
+    expect(twice.status).toBe(400);
+    expect(twice.body.toString()).toBe('parameter "target" must be given once, as one name (configured targets: orders, billing)\n');
+    const unknown = await get(port, '/probe?target=shipping');
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['content-type']).toMatch(/^text\/plain/);
+    expect(unknown.body.toString()).toBe('unknown target "shipping" (configured targets: orders, billing)\n');
+  });
+
+  it('quotes an unknown name escaped and cut, never as markup', async () => {
+    const { port } = await twoTargets();
+    const name = `<script>alert(1)</script>\r\n${'x'.repeat(200)}`;
+    const res = await get(port, `/probe?target=${encodeURIComponent(name)}`);
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    const body = res.body.toString();
+    expect(body).toBe(`unknown target ${JSON.stringify([...name].slice(0, 64).join(''))}… (configured targets: orders, billing)\n`);
+    expect(body).not.toContain('\r');
+    expect(body.length).toBeLessThan(160);
+  });
+
+  it('scrapes of /probe count against web.max_concurrent_scrapes like /metrics', async () => {
+    const counters = newHttpCounters();
+    const slow = stubTarget('http://slow.example:15672', 'slow');
+    let release!: () => void;
+    let entered!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const inProgress = new Promise<void>((resolve) => (entered = resolve));
+    const store = slow.store;
+    (slow as { store: unknown }).store = {
+      forScrape: async () => {
+        entered();
+        await held;
+        return store.current();
+      },
+    };
+    const port = await start([slow, stubTarget('http://b.example', 'b')], { ownMetrics, scrapes: { maxConcurrent: 1, counters } });
+    const first = get(port, '/probe?target=slow');
+    await inProgress;
+    const refused = await get(port, '/probe?target=b');
+    expect(refused.status).toBe(503);
+    expect(refused.body.toString()).toContain('web.max_concurrent_scrapes is 1');
+    expect(counters.scrapesRefused).toBe(1);
+    release();
+    expect((await first).status).toBe(200);
+    expect((await get(port, '/probe?target=b')).status).toBe(200);
+  });
+
+  it('the landing page lists every target with its state and its /probe link', async () => {
+    const { port } = await twoTargets();
+    const html = (await get(port, '/')).body.toString();
+    expect(html).toContain('<h2>Target orders: http://orders.example:15672 — up</h2>\n<p><a href="/probe?target=orders">/probe?target=orders</a></p>');
+    expect(html).toContain('<h2>Target billing: http://billing.example:15672 — down</h2>\n<p><a href="/probe?target=billing">/probe?target=billing</a></p>');
+    expect(html).toContain("2 targets: /metrics serves the exporter's own series");
   });
 });
 
