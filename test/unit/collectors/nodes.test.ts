@@ -103,6 +103,13 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
     expect(s.get(`rabbitmq_io_read_bytes_total{${N}}`)).toBe(1);
   });
 
+  it("milliseconds are divided by 1000, so the seconds are the broker's milliseconds exactly (22990 ms is 22.99 s)", async () => {
+    const routes = singleRoutes();
+    (routes['/api/nodes'] as { uptime: number }[])[0]!.uptime = 22990; // 22990 * 0.001 is 22.990000000000002
+    const s = samples((await runCollector(nodesCollector, routes, brokerFrom(SINGLE))).text);
+    expect(s.get(`rabbitmq_erlang_uptime_seconds{${N}}`)).toBe(22.99);
+  });
+
   it('churn counters per node', async () => {
     const s = samples((await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE))).text);
     expect(s.get(`rabbitmq_connections_opened_total{${N}}`)).toBe(100);
