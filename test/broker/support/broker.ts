@@ -729,6 +729,7 @@ async function startOnce(opts: StartBrokerOptions, avail: Binaries): Promise<Con
     RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '-kernel inet_dist_use_interface {127,0,0,1}',
     ERL_EPMD_PORT: String(epmdPort),
     ERL_EPMD_ADDRESS: HOST,
+    ...(avail.rootfs ? { RABBITMQ_PLUGINS_DIR: pluginsDirIn(avail.rootfs, avail.ctlBin) } : {}),
   };
   const info: BrokerInfo = {
     nodeName,
@@ -812,6 +813,21 @@ async function startOnce(opts: StartBrokerOptions, avail: Binaries): Promise<Con
   live.add(ctl);
   installExitHook();
   return ctl;
+}
+
+/**
+ * The server's plugins directory inside a root file system (ctlBin links into the server's sbin/).
+ * Given to the node and rabbitmqctl as RABBITMQ_PLUGINS_DIR: without it 4.0.5's rabbitmqctl finds no
+ * plugin, so a plugin's commands (list_stream_connections) are "not found" though the node runs it.
+ */
+function pluginsDirIn(rootfs: string, ctlBin: string): string {
+  let target = ctlBin;
+  try {
+    target = path.posix.resolve(path.posix.dirname(ctlBin), fs.readlinkSync(path.join(rootfs, ctlBin)));
+  } catch {
+    /* not a link: ctlBin is in the server's sbin/ already */
+  }
+  return path.posix.join(path.posix.dirname(path.posix.dirname(target)), 'plugins');
 }
 
 /**
