@@ -90,5 +90,8 @@ export function emitRecord(
 function scaled(raw: unknown, scale: number): unknown {
   if (scale === 1) return raw;
   const value = toSampleValue(raw);
-  return value === undefined ? raw : value * scale;
+  if (value === undefined) return raw;
+  // ms → s divides by 1000: multiplying by 0.001 turns 22990 ms into 22.990000000000002.
+  const divisor = 1 / scale;
+  return Number.isInteger(divisor) ? value / divisor : value * scale;
 }

@@ -55,6 +55,31 @@ const FILES: Record<string, { file: string; status?: number }> = {
 };
 
 /**
+ * Overrides for the 4.x cluster recordings (test/record/record-cluster.record.ts): every path
+ * recorded while rabbit2 was stopped answers what it answered then.
+ */
+export const CLUSTER_NODE_DOWN: Record<string, string> = {
+  '/overview': 'overview-rabbit2-down.json',
+  '/nodes': 'nodes-rabbit2-down.json',
+  '/queues': 'queues-rabbit2-down.json',
+  '/vhosts': 'vhosts-rabbit2-down.json',
+  '/exchanges': 'exchanges-rabbit2-down.json',
+  '/connections': 'connections-rabbit2-down.json',
+  '/channels': 'channels-rabbit2-down.json',
+  '/consumers': 'consumers-rabbit2-down.json',
+  '/health/checks/virtual-hosts': 'health-vhosts-rabbit2-down.json',
+  '/health/checks/alarms': 'health-alarms-rabbit2-down.json',
+  '/health/checks/local-alarms': 'health-local-alarms-rabbit2-down.json',
+  '/health/checks/node-is-quorum-critical': 'health-quorum-critical-rabbit2-down.json',
+  '/health/checks/quorum-queues-without-elected-leaders/all-vhosts/': 'health-qq-without-leaders-rabbit2-down.json',
+  '/health/checks/reached-target-cluster-size': 'health-reached-target-cluster-size-rabbit2-down.json',
+  '/health/checks/ready-to-serve-clients': 'health-ready-to-serve-clients-rabbit2-down.json',
+  '/health/checks/is-in-service': 'health-is-in-service-rabbit2-down.json',
+  '/health/checks/below-node-connection-limit': 'health-below-connection-limit-rabbit2-down.json',
+  '/health/checks/metadata-store/initialized': 'health-metadata-store-initialized-rabbit2-down.json',
+};
+
+/**
  * `overrides` maps a path to another file of the directory (e.g. the cluster's answers recorded
  * while a node was down). A file entry may list alternatives separated by `|`.
  */

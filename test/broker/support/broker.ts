@@ -30,10 +30,15 @@
  *   startBroker(opts?: StartBrokerOptions): Promise<BrokerHandle>
  *       StartBrokerOptions = { version? ('3.10'), startTimeoutMs? (90 000), nodeNamePrefix? ('rmqexp-test'),
  *         plugins? (DEFAULT_PLUGINS: management, prometheus, shovel(+_management),
- *         federation(+_management)), extraConfig?: string[] (rabbitmq.conf lines) }
+ *         federation(+_management)), extraConfig?: string[] (rabbitmq.conf lines),
+ *         peerOf?: BrokerInfo (share that running node's epmd and cookie, to cluster with it) }
  *       Waits for GET /api/overview (guest:guest) to answer 200 (~4-6 s here);
  *       on failure the error includes the tail of the node's logs. Retries once
  *       with fresh ports if the node reports a port already in use.
+ *   joinCluster(node: BrokerHandle, seed: BrokerInfo): Promise<void>
+ *       Makes `node` (started with peerOf: seed) a member of seed's cluster (stop_app,
+ *       join_cluster, start_app) and waits until seed's /api/nodes lists both running.
+ *       Stop the joined node before the seed (the seed owns the shared epmd).
  *   connectBroker(info: BrokerInfo): BrokerHandle
  *       Rebuilds a controller from the plain, JSON-serialisable BrokerInfo
  *       (what global-setup provides to test workers as inject('broker')).
@@ -107,6 +112,8 @@ export interface BrokerInfo {
   version?: string;
   /** The matrix version this node is (versions.ts: '3.10', '4.0', '4.3'). */
   brokerVersion: string;
+  /** The epmd belongs to another node (StartBrokerOptions.peerOf): never stop it. */
+  sharedEpmd?: boolean;
   /** Root file system the node runs in (chroot), or undefined for the host's package. */
   rootfs?: string;
   /**
@@ -137,6 +144,12 @@ export interface StartBrokerOptions {
   plugins?: string[];
   /** Extra rabbitmq.conf lines appended to the generated file. */
   extraConfig?: string[];
+  /**
+   * Start this node able to cluster with a running one: it uses that node's epmd (nodes find
+   * each other through the epmd on the port both use) and its cookie, and starts no epmd of its
+   * own. Stop it before that node. joinCluster() makes it a member.
+   */
+  peerOf?: BrokerInfo;
 }
 
 export interface BrokerAvailability {
@@ -587,7 +600,7 @@ class Controller implements BrokerHandle {
       if (!(await settlesWithin(gone, 3_000))) tryKill(epmd.pid, 'SIGKILL');
     }
     // Whoever started it (us, or the node when ours was gone), make sure the private epmd is gone.
-    if (await isListening(this.info.epmdPort)) {
+    if (!this.info.sharedEpmd && (await isListening(this.info.epmdPort))) {
       const [cmd, ...pre] = [...this.info.launcher, this.info.epmdBin];
       spawnSync(cmd!, [...pre, '-port', String(this.info.epmdPort), '-kill'], {
         env: childEnv({ ...this.info.env }),
@@ -643,9 +656,9 @@ case "$4" in */rmqexp-*) sleep 1; rm -rf "$4" ;; esac
 exit 0
 `;
 
-function writeFiles(dir: string, ports: { amqp: number; mgmt: number; prom: number; stream: number }, plugins: string[], extra: string[]) {
+function writeFiles(dir: string, ports: { amqp: number; mgmt: number; prom: number; stream: number }, plugins: string[], extra: string[], peerCookie?: string) {
   for (const d of ['mnesia', 'log', 'conf.d']) fs.mkdirSync(path.join(dir, d), { recursive: true });
-  const cookie = Array.from({ length: 32 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[Math.floor(Math.random() * 26)]).join('');
+  const cookie = peerCookie ?? Array.from({ length: 32 }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[Math.floor(Math.random() * 26)]).join('');
   fs.writeFileSync(path.join(dir, '.erlang.cookie'), cookie, { mode: 0o400 });
   fs.writeFileSync(
     path.join(dir, 'rabbitmq.conf'),
@@ -688,8 +701,11 @@ async function startOnce(opts: StartBrokerOptions, avail: Binaries): Promise<Con
   };
   const suffix = Math.random().toString(36).slice(2, 8);
   const nodeName = `${opts.nodeNamePrefix ?? 'rmqexp-test'}-${process.pid}-${suffix}@localhost`;
-  const [amqp, mgmt, prom, dist, epmdPort, stream] = (await pickPorts(6)) as [number, number, number, number, number, number];
-  writeFiles(dir, { amqp, mgmt, prom, stream }, opts.plugins ?? DEFAULT_PLUGINS, opts.extraConfig ?? []);
+  const [amqp, mgmt, prom, dist, ownEpmdPort, stream] = (await pickPorts(6)) as [number, number, number, number, number, number];
+  const peer = opts.peerOf;
+  const epmdPort = peer ? peer.epmdPort : ownEpmdPort;
+  const peerCookie = peer ? fs.readFileSync(path.join(peer.dir, '.erlang.cookie'), 'utf8') : undefined;
+  writeFiles(dir, { amqp, mgmt, prom, stream }, opts.plugins ?? DEFAULT_PLUGINS, opts.extraConfig ?? [], peerCookie);
   const logDir = path.join(dir, 'log');
   const pidFile = path.join(dir, 'rabbitmq.pid');
 
@@ -713,6 +729,7 @@ async function startOnce(opts: StartBrokerOptions, avail: Binaries): Promise<Con
     RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS: '-kernel inet_dist_use_interface {127,0,0,1}',
     ERL_EPMD_PORT: String(epmdPort),
     ERL_EPMD_ADDRESS: HOST,
+    ...(avail.rootfs ? { RABBITMQ_PLUGINS_DIR: pluginsDirIn(avail.rootfs, avail.ctlBin) } : {}),
   };
   const info: BrokerInfo = {
     nodeName,
@@ -735,24 +752,28 @@ async function startOnce(opts: StartBrokerOptions, avail: Binaries): Promise<Con
     epmdBin: avail.epmdBin,
     env,
     brokerVersion: avail.version,
+    ...(peer ? { sharedEpmd: true } : {}),
     rootfs: avail.rootfs,
     launcher,
   };
 
-  // 1. our own epmd, as our child, so we know its pid and can always stop it.
-  const epmdLog = fs.openSync(path.join(dir, 'epmd.out'), 'a');
-  const epmd = spawnIn(avail.epmdBin, ['-port', String(epmdPort), '-address', HOST], {
-    env: childEnv(env),
-    cwd: dir,
-    stdio: ['ignore', epmdLog, epmdLog],
-    detached: true,
-  });
-  fs.closeSync(epmdLog);
-  epmd.on('error', () => undefined);
-  epmd.unref();
-  // epmd must listen before the node starts, or erl would spawn its own (daemonized) one.
-  // If ours fails the node still starts its own on the same private port; stop() kills that too.
-  await waitFor(() => isListening(epmdPort), 5_000, 50);
+  // 1. our own epmd (unless the node shares its peer's), as our child, so we know its pid and can always stop it.
+  let epmd: ChildProcess | undefined;
+  if (!peer) {
+    const epmdLog = fs.openSync(path.join(dir, 'epmd.out'), 'a');
+    epmd = spawnIn(avail.epmdBin, ['-port', String(epmdPort), '-address', HOST], {
+      env: childEnv(env),
+      cwd: dir,
+      stdio: ['ignore', epmdLog, epmdLog],
+      detached: true,
+    });
+    fs.closeSync(epmdLog);
+    epmd.on('error', () => undefined);
+    epmd.unref();
+    // epmd must listen before the node starts, or erl would spawn its own (daemonized) one.
+    // If ours fails the node still starts its own on the same private port; stop() kills that too.
+    await waitFor(() => isListening(epmdPort), 5_000, 50);
+  }
 
   // 2. the node itself, in its own process group, output to server.out.
   const out = fs.openSync(path.join(dir, 'server.out'), 'a');
@@ -776,7 +797,7 @@ async function startOnce(opts: StartBrokerOptions, avail: Binaries): Promise<Con
   // 3. a guardian that cleans up if this process dies without stop().
   let guardian: ChildProcess | undefined;
   if (child.pid) {
-    guardian = spawn('/bin/sh', [path.join(dir, 'guardian.sh'), String(child.pid), String(epmd.pid ?? 0), pidFile, process.env.KEEP_BROKER_DIR === '1' ? '' : dir], {
+    guardian = spawn('/bin/sh', [path.join(dir, 'guardian.sh'), String(child.pid), String(epmd?.pid ?? ''), pidFile, process.env.KEEP_BROKER_DIR === '1' ? '' : dir], {
       stdio: ['pipe', 'ignore', 'ignore'],
       detached: true,
     });
@@ -792,6 +813,46 @@ async function startOnce(opts: StartBrokerOptions, avail: Binaries): Promise<Con
   live.add(ctl);
   installExitHook();
   return ctl;
+}
+
+/**
+ * The server's plugins directory inside a root file system (ctlBin links into the server's sbin/).
+ * Given to the node and rabbitmqctl as RABBITMQ_PLUGINS_DIR: without it 4.0.5's rabbitmqctl finds no
+ * plugin, so a plugin's commands (list_stream_connections) are "not found" though the node runs it.
+ */
+function pluginsDirIn(rootfs: string, ctlBin: string): string {
+  let target = ctlBin;
+  try {
+    target = path.posix.resolve(path.posix.dirname(ctlBin), fs.readlinkSync(path.join(rootfs, ctlBin)));
+  } catch {
+    /* not a link: ctlBin is in the server's sbin/ already */
+  }
+  return path.posix.join(path.posix.dirname(path.posix.dirname(target)), 'plugins');
+}
+
+/**
+ * Make `node` (started with `peerOf: seed`) a member of `seed`'s cluster: stop_app,
+ * join_cluster, start_app, then wait until the seed's GET /api/nodes lists both nodes running.
+ */
+export async function joinCluster(node: BrokerHandle, seed: BrokerInfo): Promise<void> {
+  if (node.epmdPort !== seed.epmdPort) throw new Error(`${node.nodeName} was not started with peerOf ${seed.nodeName}: they share no epmd`);
+  await node.stopApp();
+  await node.ctl(['join_cluster', seed.nodeName]);
+  await node.startApp();
+  const auth = 'Basic ' + Buffer.from(`${seed.username}:${seed.password}`).toString('base64');
+  let last = '';
+  const joined = await waitFor(async () => {
+    try {
+      const res = await fetch(`${seed.managementUrl}/api/nodes`, { headers: { authorization: auth }, signal: AbortSignal.timeout(3000) });
+      const nodes = (await res.json()) as { name?: string; running?: boolean }[];
+      last = JSON.stringify(nodes.map((n) => [n.name, n.running]));
+      return [seed.nodeName, node.nodeName].every((name) => nodes.some((n) => n.name === name && n.running === true));
+    } catch (e) {
+      last = (e as Error).message;
+      return false;
+    }
+  }, 60_000, 250);
+  if (!joined) throw new Error(`${node.nodeName} joined ${seed.nodeName} but GET /api/nodes does not list both running within 60 s (last: ${last})`);
 }
 
 /** Start a private RabbitMQ node and wait for its management API. */

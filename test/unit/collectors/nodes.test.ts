@@ -103,6 +103,13 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
     expect(s.get(`rabbitmq_io_read_bytes_total{${N}}`)).toBe(1);
   });
 
+  it("milliseconds are divided by 1000, so the seconds are the broker's milliseconds exactly (22990 ms is 22.99 s)", async () => {
+    const routes = singleRoutes();
+    (routes['/api/nodes'] as { uptime: number }[])[0]!.uptime = 22990; // 22990 * 0.001 is 22.990000000000002
+    const s = samples((await runCollector(nodesCollector, routes, brokerFrom(SINGLE))).text);
+    expect(s.get(`rabbitmq_erlang_uptime_seconds{${N}}`)).toBe(22.99);
+  });
+
   it('churn counters per node', async () => {
     const s = samples((await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE))).text);
     expect(s.get(`rabbitmq_connections_opened_total{${N}}`)).toBe(100);
@@ -289,5 +296,62 @@ describe('nodes collector on a two-node cluster', () => {
     expect(seriesOf(text, 'rabbitmq_node_memory_bytes', 'node="rabbit@vm"').size).toBe(25);
     expect(s.get('rabbitmq_process_resident_memory_bytes{node="rabbit@vm"}')).toBe(1140641792);
     expect(s.get('rabbitmq_node_cluster_link_sent_bytes_total{node="rabbit@vm",peer="rabbit2@vm"}')).toBe(9252155);
+  });
+});
+
+// The same two-node cluster on 4.0 and 4.3 (test/record/record-cluster.record.ts): rabbit2 joined
+// rabbit1 and was stopped with stop_app. Node names carry the recording's pid, so they are read
+// from the recording; the values compared are the recorded fields.
+describe.each(['rabbitmq-4.0.x-cluster', 'rabbitmq-4.3.x-cluster'])('nodes collector on the two-node cluster of %s', (dir) => {
+  type NodeRecord = { name: string; mem_used?: number; uptime?: number; cluster_links?: { name: string; send_bytes: number; recv_bytes: number }[] };
+  const up = readFixture<NodeRecord[]>(dir, 'nodes.json');
+  const down = readFixture<NodeRecord[]>(dir, 'nodes-rabbit2-down.json');
+  const [rabbit1, rabbit2] = up.map((n) => n.name) as [string, string];
+  const memory = (node: string) => `/api/nodes/${encodeURIComponent(node)}/memory`;
+  const clusterRoutes = (nodesFile: string): Routes => ({
+    '/api/nodes': readFixture(dir, nodesFile),
+    [memory(rabbit1)]: readFixture(dir, 'node-memory-b.json'),
+    [memory(rabbit2)]: readFixture(dir, 'node-memory-b.json'),
+  });
+
+  it('records rabbit1 and rabbit2, both running, then rabbit2 stopped', () => {
+    expect(up.map((n) => n.name)).toEqual([rabbit1, rabbit2]);
+    expect(rabbit1).toMatch(/^rabbit1-/);
+    expect(rabbit2).toMatch(/^rabbit2-/);
+    expect(down.map((n) => n.name)).toEqual([rabbit1, rabbit2]);
+  });
+
+  it('both running: per-node values, memory of both, cluster links without the CLI peer', async () => {
+    const { text, requests } = await runCollector(nodesCollector, clusterRoutes('nodes.json'), brokerFrom(dir));
+    expect(requests.map((r) => r.path).sort()).toEqual(['/api/nodes', memory(rabbit1), memory(rabbit2)].sort());
+    const s = samples(text);
+    for (const node of up) {
+      expect(s.get(`rabbitmq_node_running{node="${node.name}"}`)).toBe(1);
+      expect(s.get(`rabbitmq_process_resident_memory_bytes{node="${node.name}"}`)).toBe(node.mem_used);
+      expect(s.get(`rabbitmq_erlang_uptime_seconds{node="${node.name}"}`)).toBe(node.uptime! / 1000);
+      expect(s.get(`rabbitmq_node_being_drained{node="${node.name}"}`)).toBe(0);
+      // The one peer link; rabbitmqctl's own connection (rabbitmqcli-…) is not a cluster link.
+      expect(s.get(`rabbitmq_node_cluster_links{node="${node.name}"}`)).toBe(1);
+      const peer = node.cluster_links!.find((l) => !l.name.startsWith('rabbitmqcli'))!;
+      expect(s.get(`rabbitmq_node_cluster_link_sent_bytes_total{node="${node.name}",peer="${peer.name}"}`)).toBe(peer.send_bytes);
+      expect(s.get(`rabbitmq_node_cluster_link_received_bytes_total{node="${node.name}",peer="${peer.name}"}`)).toBe(peer.recv_bytes);
+    }
+    expect(up.find((n) => n.name === rabbit2)!.cluster_links!.some((l) => l.name.startsWith('rabbitmqcli'))).toBe(true);
+    expect(text).not.toContain('rabbitmqcli');
+    expect(seriesOf(text, 'rabbitmq_node_memory_bytes', `node="${rabbit2}"`).size).toBeGreaterThan(0);
+  });
+
+  it('rabbit2 stopped: running 0, info and being_drained kept, no memory series, no memory request for it', async () => {
+    const { text, requests } = await runCollector(nodesCollector, clusterRoutes('nodes-rabbit2-down.json'), brokerFrom(dir));
+    expect(requests.map((r) => r.path)).toEqual(['/api/nodes', memory(rabbit1)]);
+    const s = samples(text);
+    expect(s.get(`rabbitmq_node_running{node="${rabbit2}"}`)).toBe(0);
+    expect(s.get(`rabbitmq_node_running{node="${rabbit1}"}`)).toBe(1);
+    // From 4.0 the stopped node's record has name, running, type, being_drained and an empty cluster_links.
+    const rabbit2Series = [...s.keys()].filter((k) => k.includes(`node="${rabbit2}"`));
+    expect(rabbit2Series.map((k) => k.replace(/\{.*$/, '')).sort()).toEqual(['rabbitmq_node_being_drained', 'rabbitmq_node_cluster_links', 'rabbitmq_node_info', 'rabbitmq_node_running']);
+    expect(s.get(`rabbitmq_node_cluster_links{node="${rabbit2}"}`)).toBe(0);
+    expect(seriesOf(text, 'rabbitmq_node_memory_bytes', `node="${rabbit1}"`).size).toBeGreaterThan(0);
+    expect(s.get(`rabbitmq_process_resident_memory_bytes{node="${rabbit1}"}`)).toBe(down[0]!.mem_used);
   });
 });

@@ -192,3 +192,23 @@ describe('bad answers', () => {
     expect([...seriesOf(text, 'rabbitmq_build_info').keys()][0]).toContain('rabbitmq_version="3.13.7"');
   });
 });
+
+describe.each(['rabbitmq-4.0.x-cluster', 'rabbitmq-4.3.x-cluster'])('overview collector on the two-node cluster of %s', (dir) => {
+  it('both running: 4 listeners on each node, totals of both; rabbit2 stopped: its listeners and its queue gone from the totals', async () => {
+    const [rabbit1, rabbit2] = readFixture<{ name: string }[]>(dir, 'nodes.json').map((n) => n.name) as [string, string];
+    const both = await runCollector(overviewCollector, routes(dir), brokerFrom(dir));
+    const s = samples(both.text);
+    expect(s.get('rabbitmq_queues')).toBe(2);
+    expect(s.get('rabbitmq_messages')).toBe(7); // fx.quorum2 4 + fx.on-rabbit2 3
+    expect(seriesOf(both.text, 'rabbitmq_listener_info').size).toBe(8);
+    expect(seriesOf(both.text, 'rabbitmq_listener_info', `node="${rabbit2}"`).size).toBe(4);
+
+    const down = await runCollector(overviewCollector, routes(dir, 'overview-rabbit2-down.json'), brokerFrom(dir));
+    const d = samples(down.text);
+    // The classic queue of the stopped node is no longer counted, nor its 3 messages.
+    expect(d.get('rabbitmq_queues')).toBe(1);
+    expect(d.get('rabbitmq_messages')).toBe(4);
+    expect(seriesOf(down.text, 'rabbitmq_listener_info', `node="${rabbit2}"`).size).toBe(0);
+    expect(seriesOf(down.text, 'rabbitmq_listener_info', `node="${rabbit1}"`).size).toBe(4);
+  });
+});
