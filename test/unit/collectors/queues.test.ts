@@ -715,7 +715,7 @@ describe('queues: tiers of freshness (stats_every)', () => {
     const memory = new Map<string, unknown>();
     let items: Q[] = withQ0(100, 4);
     let consumers: Q[] = consumerOn('q0', 'q100');
-    const api = fakeApi({ '/api/queues': (query) => listRoute(items)(query), '/api/consumers': () => consumers });
+    const api = fakeApi({ '/api/queues': (query: Record<string, string>) => listRoute(items)(query), '/api/consumers': () => consumers });
     const poll = () => runCollector(queuesCollector, { api, options: { per_vhost: false }, memory });
     const memoryOfQ0 = FULL[0]!.memory as number;
 
@@ -775,7 +775,7 @@ describe('queues: tiers of freshness (stats_every)', () => {
     const memory = new Map<string, unknown>();
     let fail = false;
     const api = fakeApi({
-      '/api/queues': (query) => {
+      '/api/queues': (query: Record<string, string>) => {
         if (fail) throw new ManagementError('timeout', '/api/queues', 'no answer');
         return listRoute(FULL)(query);
       },
