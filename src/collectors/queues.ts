@@ -156,6 +156,8 @@ export const queuesCollector: Collector<QueueOptions> = {
     const { options, sink } = ctx;
     const tier = QueueStatsTier.in(ctx.memory);
     const plan = planQueueQuery(ctx, tier.due(options.stats_every));
+    // Statistics switched off on the broker since they were fetched: none will come to refresh them.
+    if (ctx.broker.statisticsDisabled) tier.clear();
     // A poll that fetches the statistics records them for the counts-only polls that follow.
     const recorder = plan.mode === 'totals' ? undefined : tier.recorder(sink, STATS_DEFS);
     const writer: SampleWriter = recorder ?? sink;

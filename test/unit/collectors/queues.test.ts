@@ -814,6 +814,20 @@ describe('queues: tiers of freshness (stats_every)', () => {
     expect(never.last.value('rabbitmq_queue_messages', q0)).toBe(4);
   });
 
+  it('statistics switched off on the broker after a statistics poll: the held statistics and their age are no longer served', async () => {
+    const memory = new Map<string, unknown>();
+    const api = fakeApi({ '/api/queues': listRoute(FULL), '/api/consumers': CONSUMERS });
+    const poll = (broker: BrokerInfo) => runCollector(queuesCollector, { api, broker, options: { per_vhost: false }, memory });
+    const before = await poll(BROKER_3_10_8);
+    expect(before.value('rabbitmq_queue_statistics_age_seconds')).toBe(0);
+    expect(series(before, 'rabbitmq_queue_messages_published_total')).toBeGreaterThan(0);
+    const after = await poll(BROKER_STATS_OFF);
+    for (const absent of ['rabbitmq_queue_messages_published_total', 'rabbitmq_queue_process_memory_bytes', 'rabbitmq_vhost_queue_messages_bytes', 'rabbitmq_queue_statistics_age_seconds']) {
+      expect(series(after, absent), absent).toBe(0);
+    }
+    expect(after.value('rabbitmq_queue_messages', q0)).toBe(before.value('rabbitmq_queue_messages', q0));
+  });
+
   it('/api/consumers answering 404: counts are served without per-queue consumers, with one warning', async () => {
     const memory = new Map<string, unknown>();
     const api = fakeApi({ '/api/queues': listRoute(TOTALS), '/api/consumers': NOT_FOUND });
