@@ -13,8 +13,12 @@
  *       proxy in front of the broker; its poll duration (`rabbitmq_exporter_collector_duration_seconds`,
  *       straight to the broker) against a raw fetch of the same paths (undici, same concurrency, bodies
  *       read, not parsed); the broker's CPU (beam.smp utime+stime from /proc, net of the background);
- *     - the broker's CPU for one round of all those paths against kbudde/rabbitmq_exporter's four
- *       unfiltered lists, and for each path alone;
+ *     - the queue collector's statistics poll (one in stats_every) apart from its counts-only poll;
+ *     - the broker's CPU for one round of all those paths (with either queue poll, and averaged over
+ *       the queue collector's cycle) against kbudde/rabbitmq_exporter's four unfiltered lists, and for
+ *       each path alone;
+ *     - the broker's CPU per minute with the exporter at every default (poll.interval 15s), over
+ *       BENCH_MINUTE_WINDOW_S, next to kbudde's round and /metrics/per-object every 15 s;
  *     - with every default (poll.interval BENCH_POLL_INTERVAL): /metrics latency over BENCH_SCRAPES
  *       scrapes with Prometheus's headers, and the first scrape after each new snapshot, against
  *       rabbitmq_prometheus's /metrics/per-object; RSS (max of VmRSS), Node memory, series, bytes,
@@ -31,7 +35,9 @@
  * BENCH_POLLS (5: measured polls per collector after one warm-up), BENCH_SCRAPES (200), BENCH_REPEATS (5),
  * BENCH_SETUP_CHANNELS (8 AMQP channels per vhost declaring in parallel),
  * BENCH_STATS_INTERVAL_MS (5000: the broker's collect_statistics_interval, RabbitMQ's default),
- * BENCH_ALTERNATIVES (1), BENCH_TIMEOUT_MIN (45), BENCH_RESULTS_DIR (bench/results).
+ * BENCH_ALTERNATIVES (1), BENCH_TIMEOUT_MIN (45), BENCH_RESULTS_DIR (bench/results),
+ * BENCH_MINUTE_WINDOW_S (240: how long the broker's CPU is measured with the exporter at its defaults;
+ *   a multiple of the queue collector's cycle, stats_every × 30 s = 120 s).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -80,6 +86,7 @@ const S = {
   timeoutMin: intEnv('BENCH_TIMEOUT_MIN', 45, 1),
   resultsDir: path.resolve(ROOT, process.env.BENCH_RESULTS_DIR || 'bench/results'),
   setupChannels: intEnv('BENCH_SETUP_CHANNELS', 8, 1),
+  minuteWindowS: intEnv('BENCH_MINUTE_WINDOW_S', 240, 30),
 };
 /** The exporter's default; the raw replays use the same concurrency. */
 const EXPORTER_CONCURRENCY = 2;
@@ -87,6 +94,8 @@ const PROM_HEADERS = {
   accept: 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1',
   'accept-encoding': 'gzip',
 };
+/** The queue collector's default stats_every (one poll in this many fetches the statistics); set in main(). */
+let STATS_EVERY = 0;
 const KBUDDE_PATHS = ['/api/overview', '/api/queues', '/api/exchanges', '/api/nodes'];
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
@@ -774,6 +783,8 @@ async function main() {
   const avail = brokerAvailability();
   if (!avail.available) throw new Error(`cannot run the benchmark: ${avail.reason}`);
   const collectorNames = COLLECTORS.map((c) => c.name);
+  STATS_EVERY = COLLECTORS.find((c) => c.name === 'queues').optionsSchema.parse({}).stats_every;
+  if (!(STATS_EVERY >= 1)) throw new Error(`the queue collector's default stats_every is ${STATS_EVERY}: the averaged round needs statistics polls`);
   const defaultCollectors = COLLECTORS.filter((c) => c.defaultEnabled).map((c) => c.name);
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmqexp-bench-'));
   onCleanup(() => {
@@ -837,6 +848,16 @@ async function main() {
     }
   }
   const measured = perCollector.filter((r) => !r.error);
+  // The queue collector alone records a poll after its first: with the default stats_every, a
+  // counts-only poll. Its statistics poll (what every poll was before the tiers) is measured too.
+  log('collector queues alone, statistics every poll (stats_every 1)');
+  let queuesStats;
+  try {
+    queuesStats = await measureCollector(ctx, 'queues statistics poll', 'queues', { stats_every: 1 }, Math.min(S.polls, 3));
+    log(`  ${queuesStats.paths.length} requests, ${fmtBytes(queuesStats.bytes)}; broker CPU ${queuesStats.cpu.toFixed(3)} s`);
+  } catch (error) {
+    log(`  failed: ${error.message.split('\n')[0]}`);
+  }
 
   // 4. broker CPU: one round of every default collector vs kbudde's four unfiltered lists
   log('broker CPU: exporter rounds and kbudde-style rounds, alternating');
@@ -846,12 +867,17 @@ async function main() {
   const subsetPaths = measured.filter((r) => KBUDDE_COLLECTORS.includes(r.name)).flatMap((r) => r.paths);
   ctx.baseline = await baselineCpu(beamPid, 10);
   const roundBaseline = ctx.baseline;
-  const cpuRuns = { exporter: [], subset: [], kbudde: [] };
+  const statsRoundPaths = queuesStats ? measured.flatMap((r) => (r.name === 'queues' ? queuesStats.paths : r.paths)) : undefined;
+  const cpuRuns = { exporter: [], statsRound: [], subset: [], kbudde: [] };
   let kbuddeBytes = 0;
   const kbuddeWall = [];
   for (let i = 0; i < S.repeats; i++) {
     cpuRuns.exporter.push((await brokerCpuOf(beamPid, ctx.baseline, () => replay(pool, api.auth, roundPaths, EXPORTER_CONCURRENCY))).net);
     await sleep(300);
+    if (statsRoundPaths) {
+      cpuRuns.statsRound.push((await brokerCpuOf(beamPid, ctx.baseline, () => replay(pool, api.auth, statsRoundPaths, EXPORTER_CONCURRENCY))).net);
+      await sleep(300);
+    }
     cpuRuns.subset.push((await brokerCpuOf(beamPid, ctx.baseline, () => replay(pool, api.auth, subsetPaths, EXPORTER_CONCURRENCY))).net);
     await sleep(300);
     const b = await brokerCpuOf(beamPid, ctx.baseline, () => replay(seqPool, api.auth, KBUDDE_PATHS, 1));
@@ -863,6 +889,9 @@ async function main() {
   const cpuExporter = median(cpuRuns.exporter);
   const cpuSubset = median(cpuRuns.subset);
   const cpuKbudde = median(cpuRuns.kbudde);
+  const cpuStatsRound = statsRoundPaths ? median(cpuRuns.statsRound) : undefined;
+  // One queue poll in STATS_EVERY fetches the statistics: the round averaged over that cycle.
+  const cpuAverageRound = cpuStatsRound === undefined ? undefined : ((STATS_EVERY - 1) * cpuExporter + cpuStatsRound) / STATS_EVERY;
   log(`broker CPU per round: exporter ${cpuExporter.toFixed(3)} s (subset ${cpuSubset.toFixed(3)} s), kbudde ${cpuKbudde.toFixed(3)} s`);
 
   // 4b. broker CPU per path: which requests cost the broker most?
@@ -941,21 +970,44 @@ async function main() {
   const pluginSeries = countSeries(pluginText.toString('utf8'));
   const pluginMedian = median(pluginMs);
 
+  // 6b. broker CPU per minute: the exporter with every default (poll.interval 15s), measured
+  // over a window after its first queue poll; kbudde's round and the plugin's scrape every 15 s.
+  // The window holds the polls that start in it: a whole number of the queue collector's cycles
+  // (stats_every polls at 2 × 15 s) holds its statistics polls in their true share.
+  const queueCycleS = STATS_EVERY * 15 * COLLECTORS.find((c) => c.name === 'queues').defaultIntervalMultiplier;
+  if (S.minuteWindowS % queueCycleS !== 0) log(`  note: BENCH_MINUTE_WINDOW_S=${S.minuteWindowS} is not a multiple of the queue collector's ${queueCycleS} s cycle: the share of statistics polls in it is off`);
+  log(`broker CPU per minute: the exporter at its defaults, ${S.minuteWindowS} s`);
+  ctx.baseline = await baselineCpu(beamPid, 10);
+  const minuteBaseline = ctx.baseline;
+  const atDefaults = await startExporter('defaults', broker.managementUrl, { poll: { interval: '15s' } }, workDir);
+  let cpuPerMinute;
+  try {
+    await watchPolls(atDefaults, 'queues', 1, 10 * 60_000, 0);
+    const r = await brokerCpuOf(beamPid, ctx.baseline, () => sleep(S.minuteWindowS * 1000));
+    cpuPerMinute = (r.net / r.wall) * 60;
+  } finally {
+    await atDefaults.stop();
+  }
+  const kbuddePerMinute = cpuKbudde * 4;
+  const pluginPerMinute = median(pluginCpu) * 4;
+  log(`broker CPU per minute: exporter ${cpuPerMinute.toFixed(2)} s, kbudde-style at 15 s ${kbuddePerMinute.toFixed(2)} s, per-object at 15 s ${pluginPerMinute.toFixed(2)} s`);
+
   // 7. the queue collector's other settings
   const alternatives = [];
   const queuesDefault = measured.find((r) => r.name === 'queues');
-  if (queuesDefault) alternatives.push({ ...queuesDefault, label: 'auto (default)' });
+  if (queuesDefault) alternatives.push({ ...queuesDefault, label: `auto (default), counts-only poll (${STATS_EVERY - 1} of ${STATS_EVERY})` });
+  if (queuesStats) alternatives.push({ ...queuesStats, label: `auto (default), statistics poll (1 of ${STATS_EVERY}); stats_every 1: every poll` });
   if (S.alternatives) {
     ctx.baseline = await baselineCpu(beamPid, 10);
     const variants = [
-      { label: 'columns, per_vhost false', options: { mode: 'columns', per_vhost: false } },
-      { label: 'auto, details false', options: { details: false } },
-      { label: 'auto, message_stats false', options: { message_stats: false } },
+      { label: 'columns, per_vhost false, stats_every 1', options: { mode: 'columns', per_vhost: false, stats_every: 1 } },
+      { label: 'auto, details false, stats_every 1', options: { details: false, stats_every: 1 } },
+      { label: 'auto, message_stats false, stats_every 1', options: { message_stats: false, stats_every: 1 } },
       { label: 'totals, per_vhost true', options: { mode: 'totals', per_vhost: true } },
       { label: 'totals, per_vhost false', options: { mode: 'totals', per_vhost: false } },
-      { label: 'full, per_vhost true', options: { mode: 'full', per_vhost: true } },
-      { label: 'full, per_vhost false', options: { mode: 'full', per_vhost: false } },
-      { label: 'columns, per_vhost false, page_size 500', options: { mode: 'columns', per_vhost: false, page_size: 500 } },
+      { label: 'full, per_vhost true, stats_every 1', options: { mode: 'full', per_vhost: true, stats_every: 1 } },
+      { label: 'full, per_vhost false, stats_every 1', options: { mode: 'full', per_vhost: false, stats_every: 1 } },
+      { label: 'columns, per_vhost false, page_size 500, stats_every 1', options: { mode: 'columns', per_vhost: false, page_size: 500, stats_every: 1 } },
     ];
     for (const v of variants) {
       log(`queues: ${v.label}`);
@@ -966,7 +1018,7 @@ async function main() {
         alternatives.push({ label: v.label, error: error.message.split('\n')[0] });
       }
     }
-    for (const a of alternatives.slice(1)) if (!a.error) a.label = a.label.replace(/^queues /, '');
+    for (const a of alternatives) if (!a.error) a.label = a.label.replace(/^queues /, '');
   }
 
   // 8. report
@@ -993,14 +1045,47 @@ async function main() {
     rows.push(['poll duration, queues, all collectors running (median of 2)', fmtS(queuesInContext), `alone: ${fmtS(queuesDefault.poll)}`, fmtRatio(queuesInContext / queuesDefault.poll), '', 'info']);
   }
   {
-    const r = cpuExporter / cpuKbudde;
+    if (cpuAverageRound !== undefined) {
+      rows.push([
+        `broker CPU, one round of all ${measured.length} default collectors, averaged over the queue collector's ${STATS_EVERY}-poll cycle (${STATS_EVERY - 1} counts-only + 1 statistics)`,
+        `${cpuAverageRound.toFixed(3)} s`,
+        `kbudde-style round: ${cpuKbudde.toFixed(3)} s (4 unfiltered lists, ${fmtBytes(kbuddeBytes)}, ${fmtS(median(kbuddeWall))} wall)`,
+        fmtRatio(cpuAverageRound / cpuKbudde),
+        '≤ 0.3×',
+        pf(cpuAverageRound / cpuKbudde <= 0.3),
+      ]);
+      rows.push([
+        `broker CPU, the same round when the queue collector fetches statistics (1 poll of ${STATS_EVERY}; every poll before the tiers; median of ${S.repeats}, net)`,
+        `${cpuStatsRound.toFixed(3)} s (${statsRoundPaths.length} requests)`,
+        `kbudde-style round: ${cpuKbudde.toFixed(3)} s`,
+        fmtRatio(cpuStatsRound / cpuKbudde),
+        '',
+        'info',
+      ]);
+    }
     rows.push([
-      `broker CPU, one round of all ${measured.length} default collectors (median of ${S.repeats}, net)`,
+      `broker CPU, the same round with a counts-only queue poll (${STATS_EVERY - 1} polls of ${STATS_EVERY}; median of ${S.repeats}, net)`,
       `${cpuExporter.toFixed(3)} s (${roundPaths.length} requests, ${fmtBytes(roundBytes)})`,
-      `kbudde-style round: ${cpuKbudde.toFixed(3)} s (4 unfiltered lists, ${fmtBytes(kbuddeBytes)}, ${fmtS(median(kbuddeWall))} wall)`,
-      fmtRatio(r),
-      '≤ 0.3×',
-      pf(r <= 0.3),
+      `kbudde-style round: ${cpuKbudde.toFixed(3)} s`,
+      fmtRatio(cpuExporter / cpuKbudde),
+      '',
+      'info',
+    ]);
+    rows.push([
+      `broker CPU per minute, the exporter with every default (poll.interval 15s; measured over ${S.minuteWindowS} s)`,
+      `${cpuPerMinute.toFixed(2)} s`,
+      `kbudde-style round every 15 s: ${kbuddePerMinute.toFixed(2)} s (4 × its round)`,
+      fmtRatio(cpuPerMinute / kbuddePerMinute),
+      '≤ 0.2×',
+      pf(cpuPerMinute / kbuddePerMinute <= 0.2),
+    ]);
+    rows.push([
+      'broker CPU per minute, rabbitmq_prometheus /metrics/per-object every 15 s',
+      `${pluginPerMinute.toFixed(2)} s (4 × ${median(pluginCpu).toFixed(3)} s per scrape)`,
+      `kbudde-style: ${kbuddePerMinute.toFixed(2)} s`,
+      fmtRatio(pluginPerMinute / kbuddePerMinute),
+      '',
+      'info',
     ]);
     rows.push([
       'broker CPU, same round, only overview + nodes + queues + exchanges',
@@ -1086,7 +1171,7 @@ async function main() {
     '',
     `How: each collector alone (\`interval: 1s\`, polls back to back), poll duration from the exporter's \`rabbitmq_exporter_collector_duration_seconds\`, median of ${S.polls} after one warm-up (that series does not cover the poll's final rendering of its samples: "poll to poll", start to start at \`interval: 1s\`, is the end-to-end time whenever it exceeds 1 s); ` +
       `its requests recorded by a proxy during one poll and replayed raw (undici, ${EXPORTER_CONCURRENCY} in flight like the exporter, bodies read, not parsed). ` +
-      `Broker CPU: utime+stime of beam.smp (/proc, CLK_TCK ${CLK_TCK}) minus the background rate (${baseline.toFixed(3)}, then ${roundBaseline.toFixed(3)} and ${ctx.baseline.toFixed(3)} CPU-s/s with the traffic and nobody polling, measured before each phase) over the same wall time, median of ${S.repeats}. ` +
+      `Broker CPU: utime+stime of beam.smp (/proc, CLK_TCK ${CLK_TCK}) minus the background rate (${baseline.toFixed(3)}, then ${roundBaseline.toFixed(3)}, ${minuteBaseline.toFixed(3)} and ${ctx.baseline.toFixed(3)} CPU-s/s with the traffic and nobody polling, measured before each phase) over the same wall time, median of ${S.repeats}. ` +
       `Scrapes: the exporter with every default except \`poll.interval: ${S.pollInterval}\`, sequential scrapes 20 ms apart, \`Accept: ${PROM_HEADERS.accept}\`, \`Accept-Encoding: gzip\`; ` +
       `the plugin got the same headers (without them its median was ${fmtMs(median(pluginPlainMs))}; its broker CPU per scrape ${median(pluginCpu).toFixed(3)} s).`,
     '',
@@ -1122,7 +1207,7 @@ async function main() {
   fs.mkdirSync(S.resultsDir, { recursive: true });
   fs.writeFileSync(path.join(S.resultsDir, 'latest.md'), md);
   fs.writeFileSync(path.join(S.resultsDir, `${S.queues}-queues.md`), md);
-  fs.writeFileSync(path.join(S.resultsDir, `${S.queues}-queues.json`), JSON.stringify({ settings: S, machine: m, setupSeconds, perCollector: perCollector.map(({ round, ...r }) => r), cpuRuns, perPath, memory: mem, baseline, scrapeMs, coldMs, pluginMs, pluginPlainMs, pluginCpu, series, pluginSeries, rss, hwm, alternatives: alternatives.map(({ round, ...a }) => a), selfAtEnd }, null, 1));
+  fs.writeFileSync(path.join(S.resultsDir, `${S.queues}-queues.json`), JSON.stringify({ settings: S, machine: m, setupSeconds, cpuStatsRound, cpuAverageRound, cpuPerMinute, kbuddePerMinute, pluginPerMinute, perCollector: perCollector.map(({ round, ...r }) => r), cpuRuns, perPath, memory: mem, baseline, scrapeMs, coldMs, pluginMs, pluginPlainMs, pluginCpu, series, pluginSeries, rss, hwm, alternatives: alternatives.map(({ round, ...a }) => a), selfAtEnd }, null, 1));
   log(`written to ${path.relative(ROOT, path.join(S.resultsDir, 'latest.md'))} and ${S.queues}-queues.md/.json`);
 }
 
@@ -1133,7 +1218,8 @@ function describeQuery(paths) {
   const url = new URL(lists[0], 'http://x');
   const keys = [...url.searchParams.keys()].map((k) => (k === 'columns' ? `columns(${url.searchParams.get(k).split(',').length})` : `${k}=${url.searchParams.get(k)}`));
   const perVhost = lists.some((p) => /^\/api\/queues\/[^/?]+/.test(p) && !p.startsWith('/api/queues/detailed'));
-  return `${perVhost ? '/api/queues/{vhost}' : '/api/queues'}${keys.length ? ' ' + keys.join(' ') : ''}`;
+  const consumers = paths.some((p) => p.startsWith('/api/consumers')) ? ' + /api/consumers' : '';
+  return `${perVhost ? '/api/queues/{vhost}' : '/api/queues'}${keys.length ? ' ' + keys.join(' ') : ''}${consumers}`;
 }
 
 // ---------------------------------------------------------------------------

@@ -80,6 +80,7 @@ export const queueMetrics = defineMetrics('queues', {
   vhostQueuesWithoutConsumers: { name: 'rabbitmq_vhost_queues_ready_without_consumers', type: g, labels: VT, help: 'Queues of a vhost and type that hold ready messages and have no consumer.' },
 
   seriesFiltered: { name: 'rabbitmq_queue_series_filtered', type: g, help: 'Queues whose per-queue series were left out by the include/exclude, exclusive or auto-delete filters (still counted in the rabbitmq_vhost_queue* aggregates).' },
+  statisticsAge: { name: 'rabbitmq_queue_statistics_age_seconds', type: g, unit: 'seconds', help: 'Age of the per-queue statistics served (message_stats, rates, bytes, memory, utilisation, head timestamp, idle since) at the queue collector\'s last poll: they are fetched every collectors.queues.stats_every polls and served unchanged in between; 0 when that poll fetched them.' },
   seriesCapped: { name: 'rabbitmq_queue_series_capped', type: g, help: 'Queues whose per-queue series were left out because collectors.queues.max_queues was reached (still counted in the aggregates).' },
   query: { name: 'rabbitmq_queue_query_info', type: g, labels: ['mode', 'per_vhost', 'paged'], help: 'How the queue collector asks the broker: mode is columns, totals (disable_stats with queue totals), full or detailed; value 1.' },
   degraded: { name: 'rabbitmq_queue_statistics_degraded', type: g, help: '1 when the broker has statistics disabled and the queue collector serves only message counts (no consumers, memory, bytes or message_stats).' },

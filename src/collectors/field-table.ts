@@ -1,5 +1,5 @@
 import type { MetricDef } from '../metrics/metric-def.js';
-import type { SampleSink } from '../render/sample-sink.js';
+import type { SampleWriter } from '../render/sample-sink.js';
 import { toSampleValue } from '../render/sample-sink.js';
 import type { MonotonicCounters } from './monotonic-counters.js';
 
@@ -64,7 +64,7 @@ export interface EmitOptions {
  * carry); present but non-numeric ones count as skipped in the sink.
  */
 export function emitRecord(
-  sink: SampleSink,
+  sink: SampleWriter,
   table: FieldTable,
   record: unknown,
   renderedLabels: string,

@@ -3,12 +3,15 @@ import { QUEUE_INFO_ARGUMENTS, queueMetrics as M } from '../catalogue/queues.js'
 import { isNotFound } from '../client/errors.js';
 import { apiPath } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
-import { toSampleValue, type DropCounter } from '../render/sample-sink.js';
+import type { MetricDef } from '../metrics/metric-def.js';
+import { toSampleValue, type DropCounter, type SampleWriter } from '../render/sample-sink.js';
 import type { BrokerApi, Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldTable, type FieldTable } from './field-table.js';
 import { logOnce } from './log-once.js';
 import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
+import { fetchConsumerCounts } from './queue-consumer-counts.js';
+import { QueueStatsTier, type StatsSums } from './queue-stats-tier.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 
 const countsTable = fieldTable([
@@ -31,7 +34,13 @@ const detailsTable = fieldTable([
   { field: 'message_bytes_paged_out', metric: M.messagesPagedOutBytes },
   { field: 'messages_dlx', metric: M.messagesDlx },
   { field: 'message_bytes_dlx', metric: M.messagesDlxBytes },
-  { field: 'consumers', metric: M.consumers },
+]);
+
+/** Served every poll: from the record on statistics polls, else from /api/consumers. */
+const consumersTable = fieldTable([{ field: 'consumers', metric: M.consumers }]);
+
+/** The rest of the details, after consumers (the order families are served in). */
+const moreDetailsTable = fieldTable([
   { field: 'consumer_utilisation', metric: M.consumerUtilisation },
   { field: 'consumer_capacity', metric: M.consumerCapacity },
   { field: 'memory', metric: M.memory },
@@ -54,6 +63,15 @@ const messageStatsTable = fieldTable([
   { field: 'message_stats.drop_unroutable', metric: M.droppedUnroutable },
 ]);
 
+/** What only the statistics list carries: served again, unchanged, by the counts-only polls between. */
+const STATS_DEFS: ReadonlySet<MetricDef> = new Set([
+  ...detailsTable.metrics,
+  ...moreDetailsTable.metrics,
+  ...messageStatsTable.metrics,
+  M.idleSince,
+  ...countsTable.rows.flatMap((row) => (row.metric.rate ? [row.metric.rate] : [])),
+]);
+
 /** Fields read outside the tables: always (identity, aggregates, running) and for rabbitmq_queue_info. */
 const IDENTITY_COLUMNS = ['name', 'vhost', 'type', 'state'];
 const INFO_COLUMNS = ['durable', 'auto_delete', 'exclusive', 'policy', 'operator_policy', 'node', 'leader', 'arguments'];
@@ -72,6 +90,14 @@ export const queueOptionsSchema = z.strictObject({
    * (everything), detailed (/api/queues/detailed, 3.13+).
    */
   mode: z.enum(['auto', 'columns', 'totals', 'full', 'detailed']).default('auto'),
+  /**
+   * Per-queue statistics (details, message_stats, rates) every this many polls, from the list
+   * with statistics (several times the broker's cost of the counts-only list); the polls between
+   * ask for counts only, take consumers from /api/consumers, and serve the statistics of the
+   * last poll that fetched them (their age: rabbitmq_queue_statistics_age_seconds). 1: every
+   * poll; 0: never (counts, consumers and metadata only).
+   */
+  stats_every: z.number().int().min(0).default(4),
   /** Bytes, RAM/persistent splits, consumers, utilisation, memory, head timestamp, idle since, members. */
   details: z.boolean().default(true),
   /** message_stats counters (publish, deliver, ack, ...). */
@@ -107,26 +133,38 @@ export interface QueuePlan {
   perVhost: boolean;
   pageSize: number;
   degraded: boolean;
+  /** Count consumers per queue from /api/consumers (the counts-only list has none). */
+  consumerCounts: boolean;
   tables: FieldTable[];
 }
 
 export const queuesCollector: Collector<QueueOptions> = {
   name: 'queues',
   description:
-    'GET /api/queues, or /api/queues/{vhost} per vhost (with /api/vhosts?columns=name to list them), asking for only the needed columns, or with disable_stats=true&enable_queue_totals=true when only counts are available or wanted; /api/queues/detailed on 3.13+ when configured.',
+    'GET /api/queues, or /api/queues/{vhost} per vhost (with /api/vhosts?columns=name to list them): with statistics (only the needed columns; /api/queues/detailed on 3.13+ when configured) every stats_every polls, and counts only (disable_stats=true&enable_queue_totals=true) with GET /api/consumers?columns=queue for the consumer counts on the polls between, or always when only counts are available or wanted.',
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: queueOptionsSchema,
   metrics: [
     M.info, M.running, M.idleSince, M.members, M.membersOnline,
-    ...countsTable.metrics, ...detailsTable.metrics, ...messageStatsTable.metrics,
+    ...countsTable.metrics, ...detailsTable.metrics, ...consumersTable.metrics, ...moreDetailsTable.metrics, ...messageStatsTable.metrics, M.statisticsAge,
     M.vhostQueues, M.vhostQueueMessages, M.vhostQueueMessagesReady, M.vhostQueueMessagesUnacked, M.vhostQueueMessagesBytes,
     M.vhostQueueConsumers, M.vhostQueueMemory, M.vhostQueuesNotRunning, M.vhostQueuesWithoutConsumers,
     M.seriesFiltered, M.seriesCapped, M.query, M.degraded,
   ],
   async collect(ctx) {
     const { options, sink } = ctx;
-    const plan = planQueueQuery(ctx);
+    const tier = QueueStatsTier.in(ctx.memory);
+    const plan = planQueueQuery(ctx, tier.due(options.stats_every));
+    // Statistics switched off on the broker since they were fetched: none will come to refresh them.
+    if (ctx.broker.statisticsDisabled) tier.clear();
+    // A poll that fetches the statistics records them for the counts-only polls that follow.
+    const recorder = plan.mode === 'totals' ? undefined : tier.recorder(sink, STATS_DEFS);
+    const writer: SampleWriter = recorder ?? sink;
+    const consumerCounts = plan.consumerCounts ? await fetchConsumerCounts(ctx.api) : undefined;
+    if (plan.consumerCounts && !consumerCounts) {
+      warnOnce(ctx, 'no-consumers', {}, '/api/consumers answered 404: per-queue consumer counts are served only by the polls that fetch statistics');
+    }
     const vhostFilter = new NameFilter(options.vhosts);
     const queueFilter = new NameFilter(options.queues);
     const counters = MonotonicCounters.in(ctx.memory);
@@ -148,6 +186,7 @@ export const queuesCollector: Collector<QueueOptions> = {
       const vhost = queue.vhost as string;
       const name = queue.name as string;
       if (!plan.perVhost && !vhostFilter.matches(vhost)) continue;
+      if (consumerCounts) queue.consumers = consumerCounts.get(`${vhost}\u0000${name}`) ?? 0;
       aggregates.add(queue);
       if (
         !queueFilter.matches(name) ||
@@ -163,12 +202,19 @@ export const queuesCollector: Collector<QueueOptions> = {
       }
       emitted++;
       const labels = renderLabels(['vhost', 'queue'], [vhost, name]);
-      for (const table of plan.tables) emitRecord(sink, table, queue, labels, { rates, counters });
-      emitQueueExtras(ctx, queue, labels, plan.mode);
+      for (const table of plan.tables) emitRecord(writer, table, queue, labels, { rates, counters });
+      emitQueueExtras(ctx, writer, queue, labels, plan.mode);
+      if (!recorder) tier.replay(sink, labels);
       if (options.info) sink.add(M.info, infoLabels(queue), 1);
     }
-    counters.commit();
+    // Counters are read only from the statistics list: between its polls they keep their state.
+    if (recorder) counters.commit();
+    else aggregates.useStatsSums(tier.heldSums);
     aggregates.emit(ctx);
+    const now = Date.now();
+    tier.commit(now, recorder ? { recorder, sums: aggregates.statsSums() } : undefined);
+    const age = tier.ageSeconds(now);
+    if (age !== undefined) sink.add(M.statisticsAge, [], age);
     sink.add(M.seriesFiltered, [], filtered);
     sink.add(M.seriesCapped, [], capped);
     sink.add(M.query, [plan.mode, String(plan.perVhost), String(plan.pageSize > 0)], 1);
@@ -179,20 +225,26 @@ export const queuesCollector: Collector<QueueOptions> = {
 };
 
 /** The cheapest request that yields the enabled metrics on this broker. */
-export function planQueueQuery(ctx: Pick<CollectContext<QueueOptions>, 'broker' | 'options' | 'log' | 'memory'>): QueuePlan {
+export function planQueueQuery(
+  ctx: Pick<CollectContext<QueueOptions>, 'broker' | 'options' | 'log' | 'memory'>,
+  statsDue = true,
+): QueuePlan {
   const { options, broker } = ctx;
   const wantsRates = options.rates === true || (Array.isArray(options.rates) && options.rates.length > 0);
   const wantsStats = options.details || options.message_stats || wantsRates;
   let mode: Mode;
-  if (options.mode === 'auto') mode = broker.statisticsDisabled || !wantsStats ? 'totals' : 'columns';
-  else mode = options.mode;
+  if (options.mode === 'auto') mode = broker.statisticsDisabled || !wantsStats || !statsDue ? 'totals' : 'columns';
+  else mode = statsDue ? options.mode : 'totals';
   if (mode === 'detailed' && broker.variant === 'A') {
     warnOnce(ctx, 'no-detailed', {}, '/api/queues/detailed exists from 3.13 on: using mode columns');
     mode = 'columns';
   }
+  const consumerCounts = mode === 'totals' && options.details && !broker.statisticsDisabled;
   const tables = [countsTable];
+  if (mode !== 'totals' && options.details) tables.push(detailsTable);
+  if (options.details && (mode !== 'totals' || consumerCounts)) tables.push(consumersTable);
   if (mode !== 'totals') {
-    if (options.details) tables.push(detailsTable);
+    if (options.details) tables.push(moreDetailsTable);
     if (options.message_stats) tables.push(messageStatsTable);
   }
   const metadata = [...IDENTITY_COLUMNS];
@@ -230,6 +282,7 @@ export function planQueueQuery(ctx: Pick<CollectContext<QueueOptions>, 'broker' 
     perVhost: mode !== 'detailed' && options.per_vhost !== false,
     pageSize,
     degraded: broker.statisticsDisabled && wantsStats,
+    consumerCounts,
     tables,
   };
 }
@@ -279,8 +332,7 @@ async function* queueRecords(
   }
 }
 
-function emitQueueExtras(ctx: CollectContext<QueueOptions>, queue: QueueRecord, labels: string, mode: Mode): void {
-  const { sink } = ctx;
+function emitQueueExtras(ctx: CollectContext<QueueOptions>, sink: SampleWriter, queue: QueueRecord, labels: string, mode: Mode): void {
   if (typeof queue.state === 'string') sink.addRendered(M.running, labels, RUNNING_STATES.has(queue.state) ? 1 : 0);
   if (Array.isArray(queue.members)) sink.addRendered(M.members, labels, queue.members.length);
   if (Array.isArray(queue.online)) sink.addRendered(M.membersOnline, labels, queue.online.length);
@@ -368,6 +420,33 @@ class Aggregates {
     const consumers = sum('consumers', queue.consumers);
     if (ready !== undefined && ready > 0 && consumers === 0) agg.readyWithoutConsumers++;
     if (typeof queue.state === 'string' && !RUNNING_STATES.has(queue.state)) agg.notRunning++;
+  }
+
+  /** The sums only the statistics list yields, per group, to serve on the counts-only polls. */
+  statsSums(): StatsSums {
+    const sums: StatsSums = new Map();
+    for (const [key, agg] of this.groups) {
+      sums.set(key, {
+        ...(agg.seen.has('bytes') ? { bytes: agg.bytes } : {}),
+        ...(agg.seen.has('memory') ? { memory: agg.memory } : {}),
+      });
+    }
+    return sums;
+  }
+
+  /** A counts-only poll: the statistics sums as the last poll that fetched them found them. */
+  useStatsSums(sums: StatsSums): void {
+    for (const [key, agg] of this.groups) {
+      const held = sums.get(key);
+      if (held?.bytes !== undefined && !agg.seen.has('bytes')) {
+        agg.bytes = held.bytes;
+        agg.seen.add('bytes');
+      }
+      if (held?.memory !== undefined && !agg.seen.has('memory')) {
+        agg.memory = held.memory;
+        agg.seen.add('memory');
+      }
+    }
   }
 
   emit(ctx: CollectContext<QueueOptions>): void {

@@ -38,6 +38,11 @@ export interface DropCounter {
   drop(reason: DropReason, count?: number): void;
 }
 
+/** What a family-table emitter writes to: a SampleSink, or something that passes samples on to one. */
+export interface SampleWriter {
+  addRendered(def: MetricDef, renderedLabels: string, raw: unknown): boolean;
+}
+
 /** A poll of 10k queues renders ~20 MB: held as bytes, not as hundreds of thousands of strings. */
 const FLUSH_CHARS = 64 * 1024;
 
@@ -45,7 +50,7 @@ const FLUSH_CHARS = 64 * 1024;
  * Where a collector writes its samples during one poll. Lines are rendered as they are
  * added, so a poll never holds an object per sample; `finish()` hands over the families.
  */
-export class SampleSink implements DropCounter {
+export class SampleSink implements DropCounter, SampleWriter {
   private readonly lines = new Map<MetricDef, FamilyLines>();
   /**
    * Which families each rendered label set was written to in this poll, so that no series is

@@ -1,0 +1,106 @@
+import type { MetricDef } from '../metrics/metric-def.js';
+import { toSampleValue, type SampleWriter } from '../render/sample-sink.js';
+
+/** Sums of the per-vhost-and-type aggregates that only the statistics list carries. */
+export type StatsSums = Map<string, { bytes?: number; memory?: number }>;
+
+interface QueueSamples {
+  defs: MetricDef[];
+  values: number[];
+}
+
+/**
+ * The per-queue statistics tier of the queue collector. The list with statistics costs the broker
+ * several times the counts-only list, so it is fetched every `stats_every` polls; the polls
+ * between ask for counts only and serve the statistics of the last poll that fetched them, as
+ * they were: counters keep their value (never 0, never a made-up increase), so rate() over a
+ * window longer than the statistics interval sees each step once. Their age is served too
+ * (rabbitmq_queue_statistics_age_seconds). A queue that is gone is not served again; a new one
+ * has no statistics until the next statistics poll.
+ */
+export class QueueStatsTier {
+  /** Successful polls since (and including) the one that fetched the statistics. */
+  private polls: number | undefined;
+  private fetchedAt = 0;
+  private samples = new Map<string, QueueSamples>();
+  private sums: StatsSums = new Map();
+
+  static in(memory: Map<string, unknown>): QueueStatsTier {
+    let tier = memory.get('stats-tier') as QueueStatsTier | undefined;
+    if (!tier) {
+      tier = new QueueStatsTier();
+      memory.set('stats-tier', tier);
+    }
+    return tier;
+  }
+
+  /** Whether this poll fetches the statistics: the first, and then every `every` polls (0: never). */
+  due(every: number): boolean {
+    if (every === 0) return false;
+    return this.polls === undefined || this.polls >= every;
+  }
+
+  /** Seconds between the fetch of the statistics held and `now`; undefined when none are held. */
+  ageSeconds(now: number): number | undefined {
+    return this.polls === undefined ? undefined : Math.max(0, now - this.fetchedAt) / 1000;
+  }
+
+  /** Writes the held statistics of one queue (rendered labels) again. */
+  replay(sink: SampleWriter, labels: string): void {
+    const held = this.samples.get(labels);
+    if (!held) return;
+    for (let i = 0; i < held.defs.length; i++) sink.addRendered(held.defs[i]!, labels, held.values[i]);
+  }
+
+  get heldSums(): StatsSums {
+    return this.sums;
+  }
+
+  /** A poll that fetched the statistics: records them as they are written, kept once it ends well. */
+  recorder(sink: SampleWriter, statsDefs: ReadonlySet<MetricDef>): StatsRecorder {
+    return new StatsRecorder(sink, statsDefs);
+  }
+
+  /** Ends a successful poll; `fetched` is the recorder of a statistics poll. */
+  commit(now: number, fetched?: { recorder: StatsRecorder; sums: StatsSums }): void {
+    if (fetched) {
+      this.samples = fetched.recorder.samples;
+      this.sums = fetched.sums;
+      this.fetchedAt = now;
+      this.polls = 1;
+    } else if (this.polls !== undefined) {
+      this.polls++;
+    }
+  }
+
+  /** Statistics switched off: nothing is held or served any more. */
+  clear(): void {
+    this.polls = undefined;
+    this.samples = new Map();
+    this.sums = new Map();
+  }
+}
+
+/** Passes samples on to the sink and keeps those of the statistics tier, per queue. */
+export class StatsRecorder implements SampleWriter {
+  readonly samples = new Map<string, QueueSamples>();
+
+  constructor(
+    private readonly sink: SampleWriter,
+    private readonly statsDefs: ReadonlySet<MetricDef>,
+  ) {}
+
+  addRendered(def: MetricDef, renderedLabels: string, raw: unknown): boolean {
+    const written = this.sink.addRendered(def, renderedLabels, raw);
+    if (written && this.statsDefs.has(def)) {
+      let held = this.samples.get(renderedLabels);
+      if (!held) {
+        held = { defs: [], values: [] };
+        this.samples.set(renderedLabels, held);
+      }
+      held.defs.push(def);
+      held.values.push(toSampleValue(raw)!);
+    }
+    return written;
+  }
+}
