@@ -104,6 +104,7 @@ target:
         const [a, b] = [keys(zero!), keys(one!)];
         // Never on both, whenever scraped (checked after the wait: a failure here must not be waited out).
         for (const k of a) if (b.includes(k)) overlaps.add(k);
+        if (overlaps.size > 0) return { a, b };
         last = { single: keys(single!).sort(), union: [...a, ...b].sort() };
         const settled = every(last.single) && last.single.includes('rabbitmq_up') && VHOSTS.every((v) => last!.single.some((k) => k.startsWith('rabbitmq_connections_by_state{') && k.includes(`vhost="${v}"`)));
         return settled && JSON.stringify(last.single) === JSON.stringify(last.union) ? { a, b } : undefined;
