@@ -88,7 +88,7 @@ export class SampleSink implements DropCounter {
       throw new Error(`${def.name} takes ${def.labels.length} label values, got ${labelValues.length}`);
     }
     if (this.scope && !this.inScope(def, labelValues)) return false;
-    return this.addRendered(def, renderLabels(def.labels, labelValues), raw);
+    return this.write(def, renderLabels(def.labels, labelValues), raw);
   }
 
   private inScope(def: MetricDef, labelValues: readonly string[]): boolean {
@@ -111,6 +111,10 @@ export class SampleSink implements DropCounter {
   /** Same as add(), with the `{...}` part already rendered (shared by a record's families). */
   addRendered(def: MetricDef, renderedLabels: string, raw: unknown): boolean {
     if (this.scope && !this.renderedInScope(def, renderedLabels)) return false;
+    return this.write(def, renderedLabels, raw);
+  }
+
+  private write(def: MetricDef, renderedLabels: string, raw: unknown): boolean {
     const value = toSampleValue(raw);
     if (value === undefined) {
       this.skipped++;

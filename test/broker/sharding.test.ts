@@ -118,6 +118,8 @@ target:
     });
     expect([...overlaps], 'series served by both shards').toEqual([]);
     const [zero, one] = await Promise.all(shards.map(series));
+    const count = (samples: Map<string, number>) => [...samples.keys()].filter((k) => !own(k)).length;
+    console.log(`[sharding] ${broker.version}: unsharded ${last!.single.length} series; shard 0 ${count(zero!)}, shard 1 ${count(one!)} (beyond their own)`);
     // The split is real: each shard serves queues of some vhosts, the cluster-wide series on one only.
     for (const [samples, shard] of [[zero!, 0], [one!, 1]] as const) {
       const vhosts = VHOSTS.filter((v) => [...samples.keys()].some((k) => k.startsWith('rabbitmq_queue_messages{') && k.includes(`vhost="${v}"`)));
