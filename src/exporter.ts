@@ -6,6 +6,7 @@ import { loadConfig, targetCredentials, type ExporterConfig, type TargetSetup } 
 import { Redactor } from './redaction/redactor.js';
 import type { ProcessMetrics } from './self/process-metrics.js';
 import { ReloadStatus } from './self/reload-status.js';
+import { shardFamilies } from './self/shard-metrics.js';
 import { newHttpCounters, processWideFamilies, type HttpCounters } from './self/exporter-metrics.js';
 import { Exposition } from './snapshot/exposition.js';
 import type { ProcessFamilies } from './snapshot/snapshot-store.js';
@@ -40,7 +41,7 @@ export class Exporter {
     private readonly http: HttpCounters = newHttpCounters(),
   ) {
     this.processFamilies = {
-      families: async () => [...(await processMetrics.families()), ...this.reloadStatus.families()],
+      families: async () => [...(await processMetrics.families()), ...this.reloadStatus.families(), ...shardFamilies(this.config.sharding)],
       // One target: /metrics is its snapshot, as it always was. Several: see ownMetrics().
       inTargetSnapshots: () => this.running.length === 1,
     };

@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import { BrokerInfoCache } from './broker/broker-info-cache.js';
 import { ManagementClient } from './client/management-client.js';
+import type { AnyCollector } from './collectors/collector.js';
 import { collectorByName } from './collectors/registry.js';
 import { targetCredentials, type TargetSetup } from './config/load-config.js';
 import { Redactor } from './redaction/redactor.js';
+import { ONE_SHARD, TargetShare } from './shard/shard-assignment.js';
 import { CollectorRunner } from './scheduler/collector-runner.js';
 import { PollFailureLog } from './scheduler/failure-log.js';
 import { newHttpCounters, type HttpCounters } from './self/exporter-metrics.js';
@@ -18,6 +20,8 @@ export class Target {
   readonly brokerInfo: BrokerInfoCache;
   /** Removes this target's credentials from texts made of the broker's answers. */
   readonly redactor: Redactor;
+  /** What of this target this replica serves (all of it unless sharded). */
+  readonly share: TargetShare;
   private readonly runners: CollectorRunner[] = [];
 
   /** `http`: the HTTP server's counters, served among the exporter's own series. */
@@ -34,7 +38,8 @@ export class Target {
       maxConcurrentRequests: t.maxConcurrentRequests,
       redactor: this.redactor,
     });
-    this.state = new TargetState(t.name, t.url);
+    this.share = new TargetShare(setup.sharding ?? ONE_SHARD, t.name);
+    this.state = new TargetState(t.name, t.url, this.share.ownsClusterSeries);
     const targetLog = log.child({ target: t.name });
     this.store = new SnapshotStore(this.state, this.client, http, processMetrics, (error) =>
       targetLog.error({ err: error }, 'assembling the snapshot failed'),
@@ -44,7 +49,7 @@ export class Target {
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
-      if (!collector) continue;
+      if (!collector || !this.share.ownsClusterSeries && clusterWideOnly(collector)) continue;
       this.runners.push(
         new CollectorRunner(collector, collectorConfig, {
           client: this.client,
@@ -55,6 +60,7 @@ export class Target {
           backoffMaxMs: setup.poll.backoffMaxMs,
           onPollFinished: () => this.store.schedule(),
           failures,
+          share: this.share,
         }),
       );
     }
@@ -69,4 +75,13 @@ export class Target {
     await Promise.all(this.runners.map((r) => r.stop()));
     await this.client.close();
   }
+}
+
+/**
+ * A collector none of whose series carries a vhost: on a shard that does not own the target's
+ * cluster-wide series it would ask the broker only to drop every answer. The overview stays: the
+ * others learn from it which API variant they talk to.
+ */
+function clusterWideOnly(collector: AnyCollector): boolean {
+  return collector.name !== 'overview' && !collector.metrics.some((def) => def.labels.includes('vhost'));
 }

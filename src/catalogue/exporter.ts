@@ -20,6 +20,8 @@ export const exporterMetrics = defineMetrics('exporter', {
   },
   collectorStale: { name: 'rabbitmq_exporter_collector_data_withdrawn', type: g, labels: C, help: '1 when the collector\'s series are withdrawn because its last success is older than the maximum age.' },
   collectorEnabled: { name: 'rabbitmq_exporter_collector_enabled', type: g, labels: C, help: '1 for each collector that is enabled.' },
+  shardOrdinal: { name: 'rabbitmq_exporter_shard_ordinal', type: g, help: 'This replica\'s shard (--shard, 0-based; 0 when not sharded).' },
+  totalShards: { name: 'rabbitmq_exporter_total_shards', type: g, help: 'How many shards the work is split into (--total-shards; 1 when not sharded).' },
   configReloadSuccessful: { name: 'rabbitmq_exporter_config_last_reload_successful', type: g, help: '1 when the last configuration load (at start-up, on SIGHUP or POST /-/reload) succeeded, 0 when it failed and the previous configuration stayed in force.' },
   configReloadSuccessTimestamp: { name: 'rabbitmq_exporter_config_last_reload_success_timestamp_seconds', type: g, help: 'When the configuration was last loaded successfully (Unix time).' },
   requests: { name: 'rabbitmq_exporter_management_requests_total', type: 'counter', help: 'Requests sent to the management API.' },

@@ -9,6 +9,8 @@ export interface CliFlags {
   logLevel?: string;
   logFormat?: string;
   pollInterval?: string;
+  shard?: string;
+  totalShards?: string;
   help: boolean;
   version: boolean;
 }
@@ -23,6 +25,9 @@ Flags (they override the environment, which overrides the config file):
   --log.level LEVEL              trace, debug, info, warn, error, fatal or silent (default info)
   --log.format FORMAT            json or logfmt (default json)
   --poll.interval DURATION       base interval of every collector, e.g. 2s, 15s (default 15s)
+  --shard N|auto                 this replica's shard, 0 to total-shards - 1; auto: the ordinal
+                                 ending the pod's name (POD_NAME, else HOSTNAME), e.g. exporter-1 (default 0)
+  --total-shards N               replicas splitting the targets and their vhosts (default 1)
   --help                         show this text
   --version                      show the version
 
@@ -43,6 +48,8 @@ export function parseFlags(argv: readonly string[]): CliFlags {
         'log.level': { type: 'string' },
         'log.format': { type: 'string' },
         'poll.interval': { type: 'string' },
+        shard: { type: 'string' },
+        'total-shards': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -55,6 +62,8 @@ export function parseFlags(argv: readonly string[]): CliFlags {
       logLevel: values['log.level'],
       logFormat: values['log.format'],
       pollInterval: values['poll.interval'],
+      shard: values.shard,
+      totalShards: values['total-shards'],
       help: values.help ?? false,
       version: values.version ?? false,
     };

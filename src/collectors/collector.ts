@@ -4,6 +4,7 @@ import type { BrokerInfo } from '../broker/broker-info.js';
 import type { Lane } from '../client/management-client.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { SampleSink } from '../render/sample-sink.js';
+import type { TargetShare } from '../shard/shard-assignment.js';
 
 /** What a collector may ask of the broker: parsed JSON, or a ManagementError. */
 export interface BrokerApi {
@@ -22,6 +23,11 @@ export interface CollectContext<Options = Record<string, never>> {
   readonly signal: AbortSignal;
   /** Survives between polls of this collector on this target (e.g. counter bookkeeping). */
   readonly memory: Map<string, unknown>;
+  /**
+   * What of the target this replica serves when sharded (absent: everything). The sink already
+   * leaves other shards' series out; a collector that can ask per vhost asks only for its own.
+   */
+  readonly share?: TargetShare;
   /** Records what the broker told us about itself (only the overview collector calls it). */
   updateBroker?(overview: Record<string, unknown>): void;
 }

@@ -166,6 +166,8 @@ export const queuesCollector: Collector<QueueOptions> = {
       warnOnce(ctx, 'no-consumers', {}, '/api/consumers answered 404: per-queue consumer counts are served only by the polls that fetch statistics');
     }
     const vhostFilter = new NameFilter(options.vhosts);
+    // A sharded replica asks only for its own vhosts' queues (when it asks per vhost).
+    const watched = (vhost: string) => vhostFilter.matches(vhost) && (ctx.share?.ownsVhost(vhost) ?? true);
     const queueFilter = new NameFilter(options.queues);
     const counters = MonotonicCounters.in(ctx.memory);
     const rates = options.rates === true ? true : options.rates === false ? false : new Set(options.rates);
@@ -176,7 +178,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     let seen = 0;
     let sinceTurn = performance.now();
     // One vhost's answer at a time, in vhost order: only the answers in flight are held in memory.
-    for await (const queue of queueRecords(ctx.api, plan, vhostFilter, options, sink)) {
+    for await (const queue of queueRecords(ctx.api, plan, watched, options, sink)) {
       // Tens of thousands of queues: let scrapes in between, so none waits for the whole loop.
       // By time, not by count: on a loaded machine 1000 queues took 100 ms and more.
       if (++seen % 50 === 0 && performance.now() - sinceTurn > TURN_MS) {
@@ -185,7 +187,7 @@ export const queuesCollector: Collector<QueueOptions> = {
       }
       const vhost = queue.vhost as string;
       const name = queue.name as string;
-      if (!plan.perVhost && !vhostFilter.matches(vhost)) continue;
+      if (!plan.perVhost && !watched(vhost)) continue;
       if (consumerCounts) queue.consumers = consumerCounts.get(`${vhost}\u0000${name}`) ?? 0;
       aggregates.add(queue);
       if (
@@ -290,7 +292,7 @@ export function planQueueQuery(
 async function* queueRecords(
   api: BrokerApi,
   plan: QueuePlan,
-  vhostFilter: NameFilter,
+  watched: (vhost: string) => boolean,
   options: QueueOptions,
   drops: DropCounter,
 ): AsyncGenerator<QueueRecord> {
@@ -302,7 +304,7 @@ async function* queueRecords(
   if (perVhost) {
     const listed = await api.get<{ name?: unknown }[]>('/api/vhosts', { columns: 'name' });
     if (!Array.isArray(listed)) throw new Error('/api/vhosts did not answer a JSON list');
-    vhosts = [...new Set(listed.map((v) => v?.name).filter((n): n is string => typeof n === 'string' && vhostFilter.matches(n)))];
+    vhosts = [...new Set(listed.map((v) => v?.name).filter((n): n is string => typeof n === 'string' && watched(n)))];
     // auto: a single request is as cheap when there is one vhost (or none filtered out).
     if (options.per_vhost === 'auto' && vhosts.length <= 1 && listed.length <= 1) perVhost = false;
     // Thousands of requests cost the broker and the exporter more than one list: the vhost

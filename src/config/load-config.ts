@@ -8,6 +8,8 @@ import { collectorByName, COLLECTORS } from '../collectors/registry.js';
 import type { Credentials } from '../redaction/redactor.js';
 import { ConfigError } from './config-error.js';
 import { formatDuration } from './duration.js';
+import { resolveSharding } from './sharding.js';
+import type { ShardConfig } from '../shard/shard-assignment.js';
 import { configSchema, MAX_DURATION_TEXT, MAX_TIMER_MS, type FileConfig } from './schema.js';
 
 export interface TargetConfig {
@@ -54,6 +56,8 @@ export interface TargetSetup {
   target: TargetConfig;
   poll: PollConfig;
   collectors: CollectorConfig[];
+  /** Which part of the target this replica serves (absent: all of it). */
+  sharding?: ShardConfig;
 }
 
 export interface ExporterConfig {
@@ -69,6 +73,8 @@ export interface ExporterConfig {
   collectors: CollectorConfig[];
   /** The brokers polled, in the order configured: the top level's one target, or the entries of `targets:`. */
   targets: TargetSetup[];
+  /** This replica's shard among --total-shards (0 of 1: everything). */
+  sharding: ShardConfig;
 }
 
 /** How a key is named in messages: the path in the merged tree, as the operator wrote it. */
@@ -86,6 +92,7 @@ export function loadConfig(flags: CliFlags, env: Env): ExporterConfig {
   // Environment and flags are written into the file's tree before validation, so every
   // value passes the same checks; the message then names where the bad value came from.
   const sources = new Map<string, string>();
+  const inFile = new Set(Object.keys(mapping(raw.sharding) ?? {}).map((key) => `sharding.${key}`));
   const set = (path: string[], value: string | undefined, source: string, parse: (v: string) => unknown = (v) => v) => {
     if (value === undefined) return;
     let node = raw as Record<string, unknown>;
@@ -117,6 +124,9 @@ export function loadConfig(flags: CliFlags, env: Env): ExporterConfig {
   set(['log', 'format'], flags.logFormat, 'flag --log.format');
   set(['web', 'telemetry_path'], flags.telemetryPath, 'flag --web.telemetry-path');
   set(['poll', 'interval'], flags.pollInterval, 'flag --poll.interval');
+  const integerOrText = (v: string) => (/^\s*-?\d+\s*$/.test(v) ? Number(v) : v);
+  set(['sharding', 'shard'], flags.shard, 'flag --shard', integerOrText);
+  set(['sharding', 'total_shards'], flags.totalShards, 'flag --total-shards', integerOrText);
 
   // Entries of `targets:` are merged with the top level before the top level's defaults apply.
   const pristine = structuredClone(raw) as Record<string, unknown>;
@@ -124,11 +134,13 @@ export function loadConfig(flags: CliFlags, env: Env): ExporterConfig {
   if (!result.success) {
     throw new ConfigError(formatIssues(result.error.issues, file, sources));
   }
+  const sharding = resolveSharding(result.data.sharding, env, (key) =>
+    sources.has(key) || inFile.has(key) ? `${sourceOf(key, file, sources)}: key "${key}"` : `the default of key "${key}"`,
+  );
   const top = resolve(result.data, file, sources);
   const entries = result.data.targets;
-  if (entries === undefined) return top;
-  const targets = entries.map((_, i) => resolveEntry(pristine, i, schema, file, sources));
-  return { ...top, targets };
+  const targets = entries === undefined ? top.targets : entries.map((_, i) => resolveEntry(pristine, i, schema, file, sources));
+  return { ...top, sharding, targets: targets.map((setup) => ({ ...setup, sharding })) };
 }
 
 /**
@@ -215,7 +227,7 @@ function readYaml(file: string): Record<string, unknown> {
   const value = doc.toJS() as unknown;
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new ConfigError(`config file ${file}: the top level must be a mapping of keys (web, log, poll, target, targets, collectors)`);
+    throw new ConfigError(`config file ${file}: the top level must be a mapping of keys (web, log, poll, sharding, target, targets, collectors)`);
   }
   return value as Record<string, unknown>;
 }
@@ -400,6 +412,7 @@ function resolve(config: FileConfig, file: string | undefined, sources: Map<stri
     target: resolvedTarget,
     collectors,
     targets: [{ target: resolvedTarget, poll, collectors }],
+    sharding: { shard: 0, totalShards: 1 },
   };
 }
 
@@ -460,6 +473,7 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
     logLevel: config.logLevel,
     logFormat: config.logFormat,
     poll: config.poll,
+    sharding: config.sharding,
     target: redactedTarget(config.target),
     collectors: config.collectors,
     // Each entry of `targets:`, its collectors shown only where they differ from the top level's.

@@ -175,11 +175,30 @@ function targetEntrySchema() {
   });
 }
 
+/** `sharding.shard`: an ordinal, or `auto` (resolved in sharding.ts). */
+const shardOrdinal = z.unknown().optional().transform((value, ctx): number | 'auto' => {
+  if (value === undefined || value === null) return 0;
+  if (value === 'auto' || (Number.isInteger(value) && (value as number) >= 0)) return value as number | 'auto';
+  ctx.addIssue({ code: 'custom', message: `must be an integer of at least 0, or auto; got ${JSON.stringify(value)}` });
+  return z.NEVER;
+});
+
+const totalShards = z.unknown().optional().transform((value, ctx): number => {
+  if (value === undefined || value === null) return 1;
+  if (Number.isInteger(value) && (value as number) >= 1) return value as number;
+  ctx.addIssue({ code: 'custom', message: `must be an integer of at least 1; got ${JSON.stringify(value)}` });
+  return z.NEVER;
+});
+
+/** Replicas splitting the work: see src/shard/shard-assignment.ts. */
+const shardingSchema = z.strictObject({ shard: shardOrdinal, total_shards: totalShards });
+
 export function configSchema() {
   return z.strictObject({
     web: webSchema.prefault({}),
     log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info'), format: z.enum(LOG_FORMATS).default('json') }).prefault({}),
     poll: pollSchema.prefault({}),
+    sharding: shardingSchema.prefault({ shard: undefined, total_shards: undefined }),
     target: targetSchema.prefault({}),
     collectors: collectorsSchema().prefault({}),
     /** Several brokers: each entry falls back to target, poll and collectors above. */

@@ -43,6 +43,12 @@ export interface SampleWriter {
   addRendered(def: MetricDef, renderedLabels: string, raw: unknown): boolean;
 }
 
+/** Which series a sink keeps: another shard's are left out (see src/shard/shard-assignment.ts). */
+export interface SeriesScope {
+  /** `vhost`: the series' vhost label, undefined when its family has none. */
+  keeps(vhost: string | undefined): boolean;
+}
+
 /** A poll of 10k queues renders ~20 MB: held as bytes, not as hundreds of thousands of strings. */
 const FLUSH_CHARS = 64 * 1024;
 
@@ -65,6 +71,15 @@ export class SampleSink implements DropCounter, SampleWriter {
   /** What was left out, by reason; every reason is present, 0 when nothing was. */
   readonly dropped = new Map<DropReason, number>(DROP_REASONS.map((reason) => [reason, 0]));
 
+  /** Another shard's series (with `scope`): left out, counted nowhere else. */
+  outOfScope = 0;
+  /** The last rendered label set looked at and whether it was kept: a record's families share it. */
+  private lastRendered: string | undefined;
+  private lastKept = true;
+
+  /** `scope`: when given, only the series it keeps are added. */
+  constructor(private readonly scope?: SeriesScope) {}
+
   drop(reason: DropReason, count = 1): void {
     this.dropped.set(reason, (this.dropped.get(reason) ?? 0) + count);
   }
@@ -77,11 +92,34 @@ export class SampleSink implements DropCounter, SampleWriter {
     if (labelValues.length !== def.labels.length) {
       throw new Error(`${def.name} takes ${def.labels.length} label values, got ${labelValues.length}`);
     }
-    return this.addRendered(def, renderLabels(def.labels, labelValues), raw);
+    if (this.scope && !this.inScope(def, labelValues)) return false;
+    return this.write(def, renderLabels(def.labels, labelValues), raw);
+  }
+
+  private inScope(def: MetricDef, labelValues: readonly string[]): boolean {
+    const at = def.labels.indexOf('vhost');
+    if (this.scope!.keeps(at < 0 ? undefined : labelValues[at])) return true;
+    this.outOfScope++;
+    return false;
+  }
+
+  private renderedInScope(def: MetricDef, renderedLabels: string): boolean {
+    if (!def.labels.includes('vhost')) return this.inScope(def, []);
+    if (renderedLabels !== this.lastRendered) {
+      this.lastRendered = renderedLabels;
+      this.lastKept = this.scope!.keeps(vhostOf(renderedLabels));
+    }
+    if (!this.lastKept) this.outOfScope++;
+    return this.lastKept;
   }
 
   /** Same as add(), with the `{...}` part already rendered (shared by a record's families). */
   addRendered(def: MetricDef, renderedLabels: string, raw: unknown): boolean {
+    if (this.scope && !this.renderedInScope(def, renderedLabels)) return false;
+    return this.write(def, renderedLabels, raw);
+  }
+
+  private write(def: MetricDef, renderedLabels: string, raw: unknown): boolean {
     const value = toSampleValue(raw);
     if (value === undefined) {
       this.skipped++;
@@ -145,6 +183,12 @@ export class SampleSink implements DropCounter, SampleWriter {
     this.families.clear();
     return families;
   }
+}
+
+/** The (unescaped) vhost label of a rendered label set `{vhost="a\\"b",...}`. */
+function vhostOf(renderedLabels: string): string {
+  const match = /[{,]vhost="((?:[^"\\]|\\.)*)"/.exec(renderedLabels);
+  return (match?.[1] ?? '').replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
 }
 
 const NUMERIC_STRING = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;

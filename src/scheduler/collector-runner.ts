@@ -6,6 +6,7 @@ import type { ManagementClient } from '../client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
 import type { CollectorConfig } from '../config/load-config.js';
 import { SampleSink } from '../render/sample-sink.js';
+import type { TargetShare } from '../shard/shard-assignment.js';
 import type { TargetState } from '../snapshot/target-state.js';
 import type { PollFailureLog } from './failure-log.js';
 
@@ -30,6 +31,8 @@ export interface RunnerDeps {
   onPollFinished: () => void;
   /** Where failures are logged, once per cause for the whole target. */
   failures: PollFailureLog;
+  /** What of the target this replica serves (absent: everything). */
+  share?: TargetShare;
   random?: () => number;
   /** Only tests set this below MIN_POLL_SPACING_MS, to run schedules quickly. */
   minSpacingMs?: number;
@@ -105,7 +108,8 @@ export class CollectorRunner {
     // Ended when the poll ends: a failed poll's other requests stop instead of reading on.
     const pollController = new AbortController();
     const signal = AbortSignal.any([deadline, this.stopController.signal, pollController.signal]);
-    const sink = new SampleSink();
+    const share = this.deps.share;
+    const sink = new SampleSink(share && !share.whole ? share : undefined);
     const lane = this.collector.lane;
     const api: BrokerApi = {
       get: (path, query) => client.getJson(path, query, { signal, lane }),
@@ -128,6 +132,7 @@ export class CollectorRunner {
         options: this.config.options,
         signal,
         memory: this.memory,
+        share,
         updateBroker: (overview) => brokerInfo.update(overview),
       });
       // A collect that ignores its signal must not hold the loop: the poll fails at the deadline.

@@ -28,7 +28,7 @@ export function newHttpCounters(): HttpCounters {
  */
 export function exporterFamilies(target: TargetState, client: ClientCounters, http: HttpCounters, now: number, withProcess = true): RenderedFamily[] {
   const sink = new SampleSink();
-  sink.add(M.up, [], target.up ? 1 : 0);
+  if (target.servesUp) sink.add(M.up, [], target.up ? 1 : 0);
   if (withProcess) sink.add(M.build, [VERSION, REVISION, process.version], 1);
   sink.add(M.requests, [], client.requests);
   sink.add(M.responseBytes, [], client.bytesRead);

@@ -31,9 +31,11 @@ export class TargetState {
   /** Answers refused for their size: `collector\0path template` → count. */
   readonly refusedAnswers = new Map<string, number>();
 
+  /** `servesUp`: false on a shard that does not own the target's cluster-wide series (rabbitmq_up among them). */
   constructor(
     readonly name: string,
     readonly url: string,
+    readonly servesUp = true,
   ) {}
 
   register(name: string, intervalMs: number, maxAgeMs: number): void {

@@ -121,10 +121,10 @@ targets:
           if (answer.status !== 200 || parsed.get('rabbitmq_up') !== 1) return undefined;
           const inApi = new Map<string, number>();
           for (const queue of Object.keys(queues)) {
-            const record = await api<{ messages_ready?: number }>('GET', `/api/queues/${enc(vhost)}/${enc(queue)}`);
-            if (record.messages_ready !== queues[queue]) return undefined;
-            if (queueValue(parsed, 'rabbitmq_queue_messages_ready', vhost, queue) !== record.messages_ready) return undefined;
-            inApi.set(queue, record.messages_ready);
+            const { messages_ready: ready } = await api<{ messages_ready?: number }>('GET', `/api/queues/${enc(vhost)}/${enc(queue)}`);
+            if (ready === undefined || ready !== queues[queue]) return undefined;
+            if (queueValue(parsed, 'rabbitmq_queue_messages_ready', vhost, queue) !== ready) return undefined;
+            inApi.set(queue, ready);
           }
           return { samples: parsed, api: inApi };
         },

@@ -17,6 +17,7 @@ import { ManagementClient } from '../../src/client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../../src/collectors/collector.js';
 import { concatFamilies, type RenderedFamily } from '../../src/render/exposition.js';
 import { SampleSink } from '../../src/render/sample-sink.js';
+import type { TargetShare } from '../../src/shard/shard-assignment.js';
 
 export interface ParsedSample {
   name: string;
@@ -59,6 +60,8 @@ export interface RunOptions {
   /** Pass the same Map to several runs to model successive polls of one target. */
   memory?: Map<string, unknown>;
   signal?: AbortSignal;
+  /** A shard's part of the target, as the scheduler passes it (the sink keeps only its series). */
+  share?: TargetShare;
 }
 
 export const BROKER_3_10_8: BrokerInfo = {
@@ -109,8 +112,9 @@ export async function runCollector(collector: AnyCollector, run: RunOptions): Pr
   const logs: LogLine[] = [];
   const log: Logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
   const options = collector.optionsSchema ? collector.optionsSchema.parse(run.options ?? {}) : {};
-  const sink = new SampleSink();
+  const sink = new SampleSink(run.share);
   await collector.collect({
+    share: run.share,
     api,
     broker,
     sink,

@@ -16,6 +16,8 @@ import { ConfigMap, Service } from 'kubernetes-models/v1';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { parseFlags } from '../../../src/cli/args.js';
+import { loadConfig } from '../../../src/config/load-config.js';
 import { configSchema } from '../../../src/config/schema.js';
 import { PROMETHEUS_RULE_FILE } from '../../../src/tools/dashboards/rule-files.js';
 import { REPO_ROOT } from '../support/exposition.js';
@@ -241,13 +243,17 @@ describe('deploy/: the fields that matter to this exporter', () => {
     checkServiceAndMonitor(find('deploy/service.yaml', 'Service'), find('deploy/servicemonitor.yaml', 'ServiceMonitor'), deployment);
   });
 
-  it('shards: a StatefulSet whose pods take --shard from their ordinal and --total-shards from replicas', () => {
+  it('shards: a StatefulSet whose pods take --shard from their ordinal (--shard=auto, POD_NAME) and --total-shards from replicas', () => {
     const statefulSet = find('deploy/sharded/statefulset.yaml', 'StatefulSet');
     const container = checkPod('deploy/sharded/statefulset.yaml', statefulSet, find('deploy/sharded/configmap.yaml', 'ConfigMap'));
-    expect(container.env).toEqual([{ name: 'SHARD', valueFrom: { fieldRef: { fieldPath: "metadata.labels['apps.kubernetes.io/pod-index']" } } }]);
-    expect(container.args).toContain('--shard=$(SHARD)');
+    expect(container.env).toEqual([{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }]);
+    expect(container.args).toContain('--shard=auto');
     expect(container.args).toContain(`--total-shards=${statefulSet.spec.replicas}`);
     expect(statefulSet.spec.replicas).toBeGreaterThan(1);
+    // The exporter reads these flags as the pods get them: the last pod is the last shard.
+    const replicas = statefulSet.spec.replicas as number;
+    const flags = parseFlags((container.args as string[]).filter((a) => !a.startsWith('--config=')));
+    expect(loadConfig(flags, { POD_NAME: `${statefulSet.metadata.name}-${replicas - 1}` }).sharding).toEqual({ shard: replicas - 1, totalShards: replicas });
     const service = find('deploy/sharded/service.yaml', 'Service');
     expect(statefulSet.spec.serviceName).toBe(service.metadata.name);
     expect(service.spec.clusterIP).toBe('None');

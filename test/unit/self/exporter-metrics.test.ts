@@ -52,7 +52,7 @@ describe('exporterFamilies', () => {
     state.succeeded('overview', [], 0.5, 0, 10_000);
     state.succeeded('queues', [], 0.5, 0, 10_000, new Map([['no_name', 2], ['duplicate', 5]]));
     state.failed('nodes', 'down', 0.25, 10_000);
-    const text = Exposition.of(exporterFamilies(state, { requests: 0, bytesRead: 0 }, 11_000)).body('text').toString();
+    const text = Exposition.of(exporterFamilies(state, { requests: 0, bytesRead: 0 }, newHttpCounters(), 11_000)).body('text').toString();
     const s = samples(text);
     expect(s.get('rabbitmq_exporter_collector_dropped_objects{collector="queues",reason="no_name"}')).toBe(2);
     expect(s.get('rabbitmq_exporter_collector_dropped_objects{collector="queues",reason="duplicate"}')).toBe(5);
