@@ -163,7 +163,8 @@ export const queuesCollector: Collector<QueueOptions> = {
     const writer: SampleWriter = recorder ?? sink;
     const consumerCounts = plan.consumerCounts ? await fetchConsumerCounts(ctx.api) : undefined;
     if (plan.consumerCounts && !consumerCounts) {
-      warnOnce(ctx, 'no-consumers', {}, '/api/consumers answered 404: per-queue consumer counts are served only by the polls that fetch statistics');
+      const served = options.mode === 'totals' ? 'are not served (mode totals fetches no statistics)' : 'are served only by the polls that fetch statistics';
+      warnOnce(ctx, 'no-consumers', {}, `/api/consumers answered 404: per-queue consumer counts ${served}`);
     }
     const vhostFilter = new NameFilter(options.vhosts);
     // A sharded replica asks only for its own vhosts' queues (when it asks per vhost).

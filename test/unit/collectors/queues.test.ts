@@ -837,7 +837,7 @@ describe('queues: tiers of freshness (stats_every)', () => {
     expect(first.value('rabbitmq_queue_messages', q0)).toBe(4);
     expect(series(first, 'rabbitmq_queue_consumers')).toBe(0);
     expect(series(first, 'rabbitmq_vhost_queue_consumers')).toBe(0);
-    expect(warnings(first).map((l) => l.msg)).toEqual(['/api/consumers answered 404: per-queue consumer counts are served only by the polls that fetch statistics']);
+    expect(warnings(first).map((l) => l.msg)).toEqual(['/api/consumers answered 404: per-queue consumer counts are not served (mode totals fetches no statistics)']);
     expect(warnings(second)).toEqual([]);
   });
 
