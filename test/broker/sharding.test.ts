@@ -6,6 +6,7 @@
 import * as amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TargetShare } from '../../src/shard/shard-assignment.js';
+import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { eventually, parseExposition, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
@@ -21,16 +22,7 @@ describeWithBroker('shards against a real RabbitMQ: the union is one exporter, t
   const models: amqp.ChannelModel[] = [];
   let unsharded: ExporterProcess;
   let shards: ExporterProcess[] = [];
-  const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${broker.managementUrl}${path}`, {
-      method,
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
-    if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status}`);
-  };
+  const api = managementApi(broker);
   const series = async (exporter: ExporterProcess) => {
     const { status, text } = await exporter.metrics();
     expect(status).toBe(200);

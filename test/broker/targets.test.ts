@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkMetricsWithPromtool } from './support/broker.js';
+import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { eventually, parseExposition, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 import { prometheusAvailable, startPrometheus } from '../support/prometheus-process.js';
@@ -18,18 +19,7 @@ const QUEUES = { 'multi-a': { qa1: 3, qa2: 1 }, 'multi-b': { qb1: 5 } } as const
 describeWithBroker('several targets against a real RabbitMQ', (broker) => {
   let exporter: ExporterProcess;
   let dir: string;
-  const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${broker.managementUrl}${path}`, {
-      method,
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
-    if (!response.ok) throw new Error(`${method} ${path}: HTTP ${response.status}`);
-    const text = await response.text();
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
+  const api = managementApi(broker);
   const probe = async (name: string) => {
     const response = await fetch(`${exporter.url}/probe?target=${name}`);
     return { status: response.status, text: await response.text() };
