@@ -36,9 +36,9 @@ const GAUGES = [
 ] as const;
 
 const perChannel = fieldTable([
-  ...GAUGES.map(([field, , metric]) => ({ field, metric })),
-  { field: 'consumer_count', metric: M.consumersPerChannel },
-  ...channelMessageStats.map((s) => ({ field: `message_stats.${s.field}`, metric: s.counter })),
+  ...GAUGES.map(([, , metric]) => metric),
+  M.consumersPerChannel,
+  ...channelMessageStats.map((s) => s.counter),
 ]);
 
 function columns(o: Options): string {

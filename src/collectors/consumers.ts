@@ -6,6 +6,7 @@ import { getPath } from './field-table.js';
 import { logOnce } from './log-once.js';
 import { fetchPerVhost } from './paging.js';
 import { labelOf, Tally } from './tally.js';
+import { metricsOf } from '../metrics/metric-def.js';
 
 const options = z.strictObject({
   /** Read only these vhosts, one request each (GET /api/consumers/{vhost}); empty: GET /api/consumers. */
@@ -32,7 +33,7 @@ export const consumersCollector: Collector<Options> = {
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: options,
-  metrics: [M.byAckMode, M.byPrefetch, M.byActivity, M.perQueue],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const { sink, options: o } = ctx;
     if (ctx.broker.statisticsDisabled) {

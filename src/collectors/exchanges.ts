@@ -2,18 +2,13 @@ import { z } from 'zod';
 import { exchangeMetrics as M } from '../catalogue/exchanges.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector } from './collector.js';
-import { emitRecord, fieldTable } from './field-table.js';
+import { emitRecord, fieldTableOf } from './field-table.js';
 import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
+import { metricsOf } from '../metrics/metric-def.js';
 
-const table = fieldTable([
-  { field: 'message_stats.publish_in', metric: M.publishedIn },
-  { field: 'message_stats.publish_out', metric: M.publishedOut },
-  { field: 'message_stats.confirm', metric: M.confirmed },
-  { field: 'message_stats.return_unroutable', metric: M.returnedUnroutable },
-  { field: 'message_stats.drop_unroutable', metric: M.droppedUnroutable },
-]);
+const table = fieldTableOf(M);
 
 const options = z.strictObject({
   /** `_details.rate` gauges: false, true, or a list of fields such as ["message_stats.publish_in"]. */
@@ -41,7 +36,7 @@ export const exchangesCollector: Collector<Options> = {
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: options,
-  metrics: [M.info, ...table.metrics, M.vhostExchanges, M.vhostBindings, M.seriesFiltered],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const { sink, options: o } = ctx;
     const rateFields = o.rates === true || o.rates === false ? o.rates : new Set(o.rates);
@@ -77,7 +72,8 @@ export const exchangesCollector: Collector<Options> = {
       const labels = renderLabels(['vhost', 'exchange'], [exchange.vhost, exchange.name]);
       emitRecord(sink, table, exchange, labels, { rates: rateFields, counters });
       if (o.info) {
-        sink.add(M.info, [exchange.vhost, exchange.name, str(exchange.type), str(exchange.durable), str(exchange.auto_delete), str(exchange.internal)], 1);
+        const { vhost, name: exchangeName, type, durable, auto_delete, internal } = exchange;
+        sink.add(M.info, { vhost, exchange: exchangeName, type: str(type), durable: str(durable), auto_delete: str(auto_delete), internal: str(internal) }, 1);
       }
     }
     counters.commit();

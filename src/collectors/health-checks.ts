@@ -4,6 +4,7 @@ import { apiPath } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { collectParts, getRemembered, httpStatus, majorVersion, part } from './optional-requests.js';
+import { metricsOf } from '../metrics/metric-def.js';
 
 export const CHECK_NAMES = [
   'alarms',
@@ -102,7 +103,7 @@ export const healthChecksCollector: Collector<Options> = {
   defaultIntervalMultiplier: 2,
   lane: 'health',
   optionsSchema: options,
-  metrics: [M.checkUp],
+  metrics: metricsOf(M),
   async collect(ctx) {
     await checkWhoami(ctx);
     const checks = await checksFor(ctx);

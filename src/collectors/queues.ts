@@ -3,7 +3,7 @@ import { QUEUE_INFO_ARGUMENTS, queueMetrics as M } from '../catalogue/queues.js'
 import { isNotFound } from '../client/errors.js';
 import { apiPath } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
-import type { MetricDef } from '../metrics/metric-def.js';
+import { metricsOf, type MetricDef } from '../metrics/metric-def.js';
 import { toSampleValue, type DropCounter, type SampleWriter } from '../render/sample-sink.js';
 import type { BrokerApi, Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldTable, type FieldTable } from './field-table.js';
@@ -15,52 +15,52 @@ import { QueueStatsTier, type StatsSums } from './queue-stats-tier.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 
 const countsTable = fieldTable([
-  { field: 'messages', metric: M.messages },
-  { field: 'messages_ready', metric: M.messagesReady },
-  { field: 'messages_unacknowledged', metric: M.messagesUnacked },
+  M.messages,
+  M.messagesReady,
+  M.messagesUnacked,
 ]);
 
 const detailsTable = fieldTable([
-  { field: 'message_bytes', metric: M.messagesBytes },
-  { field: 'message_bytes_ready', metric: M.messagesReadyBytes },
-  { field: 'message_bytes_unacknowledged', metric: M.messagesUnackedBytes },
-  { field: 'messages_ram', metric: M.messagesRam },
-  { field: 'messages_ready_ram', metric: M.messagesReadyRam },
-  { field: 'messages_unacknowledged_ram', metric: M.messagesUnackedRam },
-  { field: 'message_bytes_ram', metric: M.messagesRamBytes },
-  { field: 'messages_persistent', metric: M.messagesPersistent },
-  { field: 'message_bytes_persistent', metric: M.messagesPersistentBytes },
-  { field: 'messages_paged_out', metric: M.messagesPagedOut },
-  { field: 'message_bytes_paged_out', metric: M.messagesPagedOutBytes },
-  { field: 'messages_dlx', metric: M.messagesDlx },
-  { field: 'message_bytes_dlx', metric: M.messagesDlxBytes },
+  M.messagesBytes,
+  M.messagesReadyBytes,
+  M.messagesUnackedBytes,
+  M.messagesRam,
+  M.messagesReadyRam,
+  M.messagesUnackedRam,
+  M.messagesRamBytes,
+  M.messagesPersistent,
+  M.messagesPersistentBytes,
+  M.messagesPagedOut,
+  M.messagesPagedOutBytes,
+  M.messagesDlx,
+  M.messagesDlxBytes,
 ]);
 
 /** Served every poll: from the record on statistics polls, else from /api/consumers. */
-const consumersTable = fieldTable([{ field: 'consumers', metric: M.consumers }]);
+const consumersTable = fieldTable([M.consumers]);
 
 /** The rest of the details, after consumers (the order families are served in). */
 const moreDetailsTable = fieldTable([
-  { field: 'consumer_utilisation', metric: M.consumerUtilisation },
-  { field: 'consumer_capacity', metric: M.consumerCapacity },
-  { field: 'memory', metric: M.memory },
-  { field: 'head_message_timestamp', metric: M.headMessageTimestamp },
-  { field: 'reductions', metric: M.reductions },
+  M.consumerUtilisation,
+  M.consumerCapacity,
+  M.memory,
+  M.headMessageTimestamp,
+  M.reductions,
 ]);
 
 const messageStatsTable = fieldTable([
-  { field: 'message_stats.publish', metric: M.published },
-  { field: 'message_stats.deliver', metric: M.deliveredAck },
-  { field: 'message_stats.deliver_no_ack', metric: M.deliveredNoAck },
-  { field: 'message_stats.get', metric: M.getAck },
-  { field: 'message_stats.get_no_ack', metric: M.getNoAck },
-  { field: 'message_stats.get_empty', metric: M.getEmpty },
-  { field: 'message_stats.deliver_get', metric: M.deliverGet },
-  { field: 'message_stats.redeliver', metric: M.redelivered },
-  { field: 'message_stats.ack', metric: M.acked },
-  { field: 'message_stats.confirm', metric: M.confirmed },
-  { field: 'message_stats.return_unroutable', metric: M.returnedUnroutable },
-  { field: 'message_stats.drop_unroutable', metric: M.droppedUnroutable },
+  M.published,
+  M.deliveredAck,
+  M.deliveredNoAck,
+  M.getAck,
+  M.getNoAck,
+  M.getEmpty,
+  M.deliverGet,
+  M.redelivered,
+  M.acked,
+  M.confirmed,
+  M.returnedUnroutable,
+  M.droppedUnroutable,
 ]);
 
 /** What only the statistics list carries: served again, unchanged, by the counts-only polls between. */
@@ -145,13 +145,7 @@ export const queuesCollector: Collector<QueueOptions> = {
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: queueOptionsSchema,
-  metrics: [
-    M.info, M.running, M.idleSince, M.members, M.membersOnline,
-    ...countsTable.metrics, ...detailsTable.metrics, ...consumersTable.metrics, ...moreDetailsTable.metrics, ...messageStatsTable.metrics, M.statisticsAge,
-    M.vhostQueues, M.vhostQueueMessages, M.vhostQueueMessagesReady, M.vhostQueueMessagesUnacked, M.vhostQueueMessagesBytes,
-    M.vhostQueueConsumers, M.vhostQueueMemory, M.vhostQueuesNotRunning, M.vhostQueuesWithoutConsumers,
-    M.seriesFiltered, M.seriesCapped, M.query, M.degraded,
-  ],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const { options, sink } = ctx;
     const tier = QueueStatsTier.in(ctx.memory);

@@ -6,6 +6,7 @@ import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTable, getPath } from './field-table.js';
 import { logOnce } from './log-once.js';
 import { labelOf, Tally } from './tally.js';
+import { metricsOf } from '../metrics/metric-def.js';
 
 const options = z.strictObject({
   /**
@@ -20,16 +21,16 @@ type Options = z.infer<typeof options>;
 type StreamRecord = Record<string, unknown>;
 
 const publisherTable = fieldTable([
-  { field: 'published', metric: M.published },
-  { field: 'confirmed', metric: M.confirmed },
-  { field: 'errored', metric: M.errored },
+  M.published,
+  M.confirmed,
+  M.errored,
 ]);
 
 const consumerTable = fieldTable([
-  { field: 'credits', metric: M.credits },
-  { field: 'consumed', metric: M.consumed },
-  { field: 'offset', metric: M.offset },
-  { field: 'offset_lag', metric: M.offsetLag },
+  M.credits,
+  M.consumed,
+  M.offset,
+  M.offsetLag,
 ]);
 
 const PLUGIN_STATE = 'stream-plugin';
@@ -41,7 +42,7 @@ export const streamsCollector: Collector<Options> = {
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: options,
-  metrics: [M.connections, M.publishers, M.consumers, M.publishersByStream, M.consumersByStream, ...publisherTable.metrics, ...consumerTable.metrics],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const connections = await getList(ctx, '/api/stream/connections', { columns: 'name,vhost' });
     if (connections === undefined) {
