@@ -19,13 +19,18 @@ export const QUEUE_INFO_ARGUMENTS = [
   'x-queue-leader-locator',
 ] as const;
 
+/** The label name of a queue argument on rabbitmq_queue_info: x-max-length → x_max_length. */
+export function infoLabelOf(argument: string): string {
+  return argument.replace(/-/g, '_');
+}
+
 export const queueMetrics = defineMetrics('queues', {
   info: {
     name: 'rabbitmq_queue_info',
     type: g,
     labels: [
       'vhost', 'queue', 'type', 'durable', 'auto_delete', 'exclusive', 'policy', 'operator_policy', 'node', 'state',
-      ...QUEUE_INFO_ARGUMENTS.map((a) => a.replace(/-/g, '_')),
+      ...QUEUE_INFO_ARGUMENTS.map(infoLabelOf),
     ],
     help: 'A queue\'s metadata; value 1. node is the classic queue\'s node or the quorum/stream leader. Join on (vhost, queue).',
   },
