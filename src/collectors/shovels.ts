@@ -1,10 +1,14 @@
 import { SHOVEL_STATES, shovelMetrics as M } from '../catalogue/shovels.js';
-import type { Collector } from './collector.js';
-import { getRemembered, jsonList } from './optional-requests.js';
 import { metricsOf } from '../metrics/metric-def.js';
+import { renderLabels } from '../render/exposition.js';
+import type { Collector } from './collector.js';
+import { emitRecord, fieldTableOf } from './field-table.js';
+import { getRemembered, jsonList } from './optional-requests.js';
 
 const PATH = '/api/shovels';
-const COLUMNS = 'vhost,name,type,state,node,src_protocol,dest_protocol,forwarded,pending';
+/** Message counts, from 4.1 (absent before). */
+const table = fieldTableOf(M);
+const COLUMNS = ['vhost', 'name', 'type', 'state', 'node', 'src_protocol', 'dest_protocol', ...table.rows.map((row) => row.field)].join(',');
 /** States a shovel whose worker runs reports: running, or from 3.13 its flow-control state. */
 const RUNNING = new Set(['running', 'flow', 'blocked']);
 
@@ -49,8 +53,7 @@ export const shovelsCollector: Collector = {
       const states: readonly string[] = SHOVEL_STATES.includes(state as never) ? SHOVEL_STATES : [...SHOVEL_STATES, state];
       for (const s of states) sink.add(M.state, { ...id, state: s }, s === state ? 1 : 0);
       sink.add(M.info, { ...id, type, node: text(shovel.node), src_protocol: text(shovel.src_protocol), dest_protocol: text(shovel.dest_protocol) }, 1);
-      if (typeof shovel.forwarded === 'number') sink.add(M.forwarded, id, shovel.forwarded);
-      if (typeof shovel.pending === 'number') sink.add(M.pending, id, shovel.pending);
+      emitRecord(sink, table, shovel, renderLabels(M.up.labels, [id.vhost, id.shovel]), { rates: false });
     }
     for (const [state, count] of counts.dynamic) sink.add(M.dynamic, [state], count);
     for (const [state, count] of counts.static) sink.add(M.static, [state], count);
