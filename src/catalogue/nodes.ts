@@ -16,6 +16,7 @@ export const nodeMetrics = defineMetrics('nodes', {
   raOpenFiles: { name: 'rabbitmq_raft_open_files', type: g, labels: ['node', 'process'], help: 'Files held open by the Raft (quorum queue) log processes (ra_open_file_metrics).' },
   memoryArea: { name: 'rabbitmq_node_memory_bytes', type: g, labels: ['node', 'area'], help: 'Node memory by use (the management API\'s memory breakdown: binary, code, queue_procs, ...).' },
   memoryTotal: { name: 'rabbitmq_node_memory_total_bytes', type: g, labels: ['node', 'measure'], help: 'Node memory totals of the breakdown: measure is erlang (allocated by the VM), allocated or rss.' },
+
   running: { source: { field: 'running' }, name: 'rabbitmq_node_running', type: g, labels: N, help: '1 when the node is running, 0 when the cluster knows it but it is down.' },
   beingDrained: { source: { field: 'being_drained' }, name: 'rabbitmq_node_being_drained', type: g, labels: N, help: '1 while the node is in maintenance mode (being drained).' },
   memUsed: { source: { field: 'mem_used' }, name: 'rabbitmq_process_resident_memory_bytes', type: g, labels: N, rate: true, help: 'Memory used by the node as RabbitMQ measures it (mem_used).' },
@@ -34,9 +35,11 @@ export const nodeMetrics = defineMetrics('nodes', {
   processors: { source: { field: 'processors' }, name: 'rabbitmq_node_processors', type: g, labels: N, help: 'Logical processors the Erlang VM sees (processors).' },
   uptime: { source: { field: 'uptime', scale: MS }, name: 'rabbitmq_erlang_uptime_seconds', type: g, labels: N, help: 'Time since the node\'s Erlang VM started (uptime).' },
   netTicktime: { source: { field: 'net_ticktime' }, name: 'rabbitmq_erlang_net_ticktime_seconds', type: g, labels: N, help: 'Inter-node heartbeat interval (net_ticktime).' },
+
   gcRuns: { source: { field: 'gc_num' }, name: 'rabbitmq_erlang_gc_runs_total', type: c, labels: N, rate: true, help: 'Erlang garbage collections (gc_num).' },
   gcReclaimed: { source: { field: 'gc_bytes_reclaimed' }, name: 'rabbitmq_erlang_gc_reclaimed_bytes_total', type: c, labels: N, rate: true, help: 'Memory reclaimed by Erlang garbage collection (gc_bytes_reclaimed).' },
   contextSwitches: { source: { field: 'context_switches' }, name: 'rabbitmq_erlang_scheduler_context_switches_total', type: c, labels: N, rate: true, help: 'Erlang scheduler context switches (context_switches).' },
+
   ioReadOps: { source: { field: 'io_read_count' }, name: 'rabbitmq_io_read_ops_total', type: c, labels: N, rate: true, help: 'Read operations by the persistence layer (io_read_count).' },
   ioReadBytes: { source: { field: 'io_read_bytes' }, name: 'rabbitmq_io_read_bytes_total', type: c, labels: N, rate: true, help: 'Bytes read by the persistence layer (io_read_bytes).' },
   ioReadTime: { source: { field: 'io_read_avg_time', scale: MS }, name: 'rabbitmq_io_read_average_time_seconds', type: g, labels: N, rate: true, help: 'Average time of a read operation over the last sampling window (io_read_avg_time).' },
@@ -54,6 +57,7 @@ export const nodeMetrics = defineMetrics('nodes', {
   msgStoreWrite: { source: { field: 'msg_store_write_count' }, name: 'rabbitmq_msg_store_write_total', type: c, labels: N, rate: true, help: 'Message store writes (msg_store_write_count).' },
   queueIndexRead: { source: { field: 'queue_index_read_count' }, name: 'rabbitmq_queue_index_read_ops_total', type: c, labels: N, rate: true, help: 'Queue index reads (queue_index_read_count).' },
   queueIndexWrite: { source: { field: 'queue_index_write_count' }, name: 'rabbitmq_queue_index_write_ops_total', type: c, labels: N, rate: true, help: 'Queue index writes (queue_index_write_count).' },
+
   connectionsOpened: { source: { field: 'connection_created' }, name: 'rabbitmq_connections_opened_total', type: c, labels: N, rate: true, help: 'Connections opened on the node (connection_created).' },
   connectionsClosed: { source: { field: 'connection_closed' }, name: 'rabbitmq_connections_closed_total', type: c, labels: N, rate: true, help: 'Connections closed on the node (connection_closed).' },
   channelsOpened: { source: { field: 'channel_created' }, name: 'rabbitmq_channels_opened_total', type: c, labels: N, rate: true, help: 'Channels opened on the node (channel_created).' },

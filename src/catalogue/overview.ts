@@ -15,14 +15,17 @@ export const overviewMetrics = defineMetrics('overview', {
   statisticsEnabled: { name: 'rabbitmq_management_statistics_enabled', type: g, help: '1 when the management plugin collects statistics, 0 when management.disable_stats is on (message rates, queue totals and node statistics are then absent).' },
   listener: { name: 'rabbitmq_listener_info', type: g, labels: ['node', 'protocol', 'ip_address', 'port'], help: 'A listener a node has open, from /api/overview; value 1.' },
   statsDbEventQueue: { source: { field: 'statistics_db_event_queue' }, name: 'rabbitmq_management_stats_db_event_queue', type: g, help: 'Statistics events waiting to be processed by the management database; a growing value means the statistics lag.' },
+
   connections: { source: { field: 'object_totals.connections' }, name: 'rabbitmq_connections', type: g, help: 'Open client connections in the cluster (object_totals).' },
   channels: { source: { field: 'object_totals.channels' }, name: 'rabbitmq_channels', type: g, help: 'Open channels in the cluster (object_totals).' },
   consumers: { source: { field: 'object_totals.consumers' }, name: 'rabbitmq_consumers', type: g, help: 'Consumers in the cluster (object_totals).' },
   queues: { source: { field: 'object_totals.queues' }, name: 'rabbitmq_queues', type: g, help: 'Queues in the cluster (object_totals).' },
   exchanges: { source: { field: 'object_totals.exchanges' }, name: 'rabbitmq_exchanges', type: g, help: 'Exchanges in the cluster (object_totals).' },
+
   messages: { source: { field: 'queue_totals.messages' }, name: 'rabbitmq_messages', type: g, rate: true, help: 'Messages in all queues, ready plus unacknowledged (queue_totals).' },
   messagesReady: { source: { field: 'queue_totals.messages_ready' }, name: 'rabbitmq_messages_ready', type: g, rate: true, help: 'Messages ready for delivery in all queues (queue_totals).' },
   messagesUnacked: { source: { field: 'queue_totals.messages_unacknowledged' }, name: 'rabbitmq_messages_unacked', type: g, rate: true, help: 'Messages delivered and not yet acknowledged, in all queues (queue_totals).' },
+
   received: { source: { field: 'message_stats.publish' }, name: 'rabbitmq_global_messages_received_total', type: c, rate: true, help: `Messages published into the broker. ${STATS}` },
   receivedConfirm: { source: { field: 'message_stats.confirm' }, name: 'rabbitmq_global_messages_confirmed_total', type: c, rate: true, help: `Messages confirmed to publishers. ${STATS}` },
   delivered: { source: { field: 'message_stats.deliver_get' }, name: 'rabbitmq_global_messages_delivered_total', type: c, rate: true, help: `Messages delivered to consumers and basic.get, any ack mode (deliver_get). ${STATS}` },
@@ -37,6 +40,7 @@ export const overviewMetrics = defineMetrics('overview', {
   unroutableDropped: { source: { field: 'message_stats.drop_unroutable' }, name: 'rabbitmq_global_messages_unroutable_dropped_total', type: c, rate: true, help: `Messages dropped as unroutable. ${STATS}` },
   diskReads: { source: { field: 'message_stats.disk_reads' }, name: 'rabbitmq_global_messages_read_from_disk_total', type: c, rate: true, help: `Messages read from disk by queues. ${STATS}` },
   diskWrites: { source: { field: 'message_stats.disk_writes' }, name: 'rabbitmq_global_messages_written_to_disk_total', type: c, rate: true, help: `Messages written to disk by queues. ${STATS}` },
+
   connectionsOpened: { source: { field: 'churn_rates.connection_created' }, name: 'rabbitmq_cluster_connections_opened_total', type: c, rate: true, help: 'Connections opened, summed over all nodes (churn_rates). Per node: rabbitmq_connections_opened_total.' },
   connectionsClosed: { source: { field: 'churn_rates.connection_closed' }, name: 'rabbitmq_cluster_connections_closed_total', type: c, rate: true, help: 'Connections closed, summed over all nodes (churn_rates).' },
   channelsOpened: { source: { field: 'churn_rates.channel_created' }, name: 'rabbitmq_cluster_channels_opened_total', type: c, rate: true, help: 'Channels opened, summed over all nodes (churn_rates).' },

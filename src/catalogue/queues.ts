@@ -38,6 +38,7 @@ export const queueMetrics = defineMetrics('queues', {
   idleSince: { name: 'rabbitmq_queue_idle_since_timestamp_seconds', type: g, labels: Q, help: 'When the queue became idle (Unix time); absent while it is active.' },
   members: { name: 'rabbitmq_queue_members', type: g, labels: Q, help: 'Quorum and stream queues: replicas (members).' },
   membersOnline: { name: 'rabbitmq_queue_members_online', type: g, labels: Q, help: 'Quorum and stream queues: replicas online; below a majority of rabbitmq_queue_members the queue is unavailable.' },
+
   messages: { source: { field: 'messages' }, name: 'rabbitmq_queue_messages', type: g, labels: Q, rate: true, help: 'Messages in the queue, ready plus unacknowledged.' },
   messagesReady: { source: { field: 'messages_ready' }, name: 'rabbitmq_queue_messages_ready', type: g, labels: Q, rate: true, help: 'Messages ready for delivery.' },
   messagesUnacked: { source: { field: 'messages_unacknowledged' }, name: 'rabbitmq_queue_messages_unacked', type: g, labels: Q, rate: true, help: 'Messages delivered and not yet acknowledged.' },
@@ -60,6 +61,7 @@ export const queueMetrics = defineMetrics('queues', {
   memory: { source: { field: 'memory' }, name: 'rabbitmq_queue_process_memory_bytes', type: g, labels: Q, help: 'Memory used by the queue\'s Erlang process (memory).' },
   headMessageTimestamp: { source: { field: 'head_message_timestamp' }, name: 'rabbitmq_queue_head_message_timestamp_seconds', type: g, labels: Q, help: 'The timestamp property of the message at the head of the queue (Unix time, as the publisher set it); absent when the queue is empty or the message has none.' },
   reductions: { source: { field: 'reductions' }, name: 'rabbitmq_queue_reductions_total', type: c, labels: Q, rate: true, help: 'Erlang reductions (units of work) of the queue process.' },
+
   published: { source: { field: 'message_stats.publish' }, name: 'rabbitmq_queue_messages_published_total', type: c, labels: Q, rate: true, help: 'Messages published into the queue (message_stats.publish).' },
   deliveredAck: { source: { field: 'message_stats.deliver' }, name: 'rabbitmq_queue_messages_delivered_ack_total', type: c, labels: Q, rate: true, help: 'Messages delivered to consumers in manual-ack mode (message_stats.deliver).' },
   deliveredNoAck: { source: { field: 'message_stats.deliver_no_ack' }, name: 'rabbitmq_queue_messages_delivered_total', type: c, labels: Q, rate: true, help: 'Messages delivered to consumers in auto-ack mode (message_stats.deliver_no_ack; rabbitmq_prometheus\'s meaning of this name).' },
@@ -72,6 +74,7 @@ export const queueMetrics = defineMetrics('queues', {
   confirmed: { source: { field: 'message_stats.confirm' }, name: 'rabbitmq_queue_messages_confirmed_total', type: c, labels: Q, rate: true, help: 'Messages routed to the queue and confirmed to publishers (message_stats.confirm).' },
   returnedUnroutable: { source: { field: 'message_stats.return_unroutable' }, name: 'rabbitmq_queue_messages_returned_unroutable_total', type: c, labels: Q, rate: true, help: 'message_stats.return_unroutable of the queue.' },
   droppedUnroutable: { source: { field: 'message_stats.drop_unroutable' }, name: 'rabbitmq_queue_messages_dropped_unroutable_total', type: c, labels: Q, rate: true, help: 'message_stats.drop_unroutable of the queue.' },
+
   statisticsAge: { name: 'rabbitmq_queue_statistics_age_seconds', type: g, unit: 'seconds', help: 'Age of the per-queue statistics served (message_stats, rates, bytes, memory, utilisation, head timestamp, idle since) at the queue collector\'s last poll: they are fetched every collectors.queues.stats_every polls and served unchanged in between; 0 when that poll fetched them.' },
   vhostQueues: { name: 'rabbitmq_vhost_queues', type: g, labels: VT, help: 'Queues per vhost and type; counts every queue of the watched vhosts, filtered or capped or not.' },
   vhostQueueMessages: { name: 'rabbitmq_vhost_queue_messages', type: g, labels: VT, help: 'Messages in the queues of a vhost and type (sum of rabbitmq_queue_messages, over all queues).' },
@@ -82,6 +85,7 @@ export const queueMetrics = defineMetrics('queues', {
   vhostQueueMemory: { name: 'rabbitmq_vhost_queue_process_memory_bytes', type: g, labels: VT, help: 'Memory of the queue processes of a vhost and type.' },
   vhostQueuesNotRunning: { name: 'rabbitmq_vhost_queues_not_running', type: g, labels: VT, help: 'Queues of a vhost and type whose state is not running (down, crashed, minority, ...).' },
   vhostQueuesWithoutConsumers: { name: 'rabbitmq_vhost_queues_ready_without_consumers', type: g, labels: VT, help: 'Queues of a vhost and type that hold ready messages and have no consumer.' },
+
   seriesFiltered: { name: 'rabbitmq_queue_series_filtered', type: g, help: 'Queues whose per-queue series were left out by the include/exclude, exclusive or auto-delete filters (still counted in the rabbitmq_vhost_queue* aggregates).' },
   seriesCapped: { name: 'rabbitmq_queue_series_capped', type: g, help: 'Queues whose per-queue series were left out because collectors.queues.max_queues was reached (still counted in the aggregates).' },
   query: { name: 'rabbitmq_queue_query_info', type: g, labels: ['mode', 'per_vhost', 'paged'], help: 'How the queue collector asks the broker: mode is columns, totals (disable_stats with queue totals), full or detailed; value 1.' },
