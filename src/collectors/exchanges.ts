@@ -6,6 +6,7 @@ import { emitRecord, fieldTableOf } from './field-table.js';
 import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
+import { Tally } from './tally.js';
 import { metricsOf } from '../metrics/metric-def.js';
 
 const table = fieldTableOf(M);
@@ -55,7 +56,7 @@ export const exchangesCollector: Collector<Options> = {
     const vhostFilter = new NameFilter(o.vhosts);
     const exchangeFilter = new NameFilter(o.exchanges);
     const counters = MonotonicCounters.in(ctx.memory);
-    const perVhost = new Map<string, number>();
+    const byType = new Tally();
     let filtered = 0;
     for (const exchange of exchanges) {
       if (typeof exchange.vhost !== 'string' || typeof exchange.name !== 'string') {
@@ -63,8 +64,7 @@ export const exchangesCollector: Collector<Options> = {
         continue;
       }
       if (!vhostFilter.matches(exchange.vhost)) continue;
-      const typeKey = `${exchange.vhost}\u0000${str(exchange.type)}`;
-      perVhost.set(typeKey, (perVhost.get(typeKey) ?? 0) + 1);
+      byType.add([exchange.vhost, str(exchange.type)]);
       if (!exchangeFilter.matches(exchange.name)) {
         filtered++;
         continue;
@@ -77,18 +77,17 @@ export const exchangesCollector: Collector<Options> = {
       }
     }
     counters.commit();
-    for (const [key, count] of perVhost) sink.add(M.vhostExchanges, key.split('\u0000'), count);
+    for (const group of byType) sink.add(M.vhostExchanges, group.labels, group.count);
     sink.add(M.seriesFiltered, [], filtered);
     if (o.bindings) {
       const bindings = await ctx.api.get<{ vhost?: unknown; destination_type?: unknown }[]>('/api/bindings', { columns: 'vhost,destination_type' });
       if (!Array.isArray(bindings)) throw new Error('/api/bindings did not answer a JSON list');
-      const counts = new Map<string, number>();
+      const byDestination = new Tally();
       for (const b of bindings) {
         if (typeof b?.vhost !== 'string' || !vhostFilter.matches(b.vhost)) continue;
-        const key = `${b.vhost}\u0000${str(b.destination_type)}`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
+        byDestination.add([b.vhost, str(b.destination_type)]);
       }
-      for (const [key, count] of counts) sink.add(M.vhostBindings, key.split('\u0000'), count);
+      for (const group of byDestination) sink.add(M.vhostBindings, group.labels, group.count);
     }
   },
 };

@@ -22,14 +22,20 @@ export interface FieldTable {
  */
 export function fieldTable(defs: readonly MetricDef[]): FieldTable {
   const compiled = defs.map((metric) => {
-    if (!metric.source) throw new Error(`${metric.name} has no source field: it cannot be read from a record`);
-    const { field, scale = 1 } = metric.source;
+    const field = fieldOf(metric);
+    const scale = metric.source?.scale ?? 1;
     const path = field.split('.');
     const last = path[path.length - 1];
     const ratePath = metric.rate ? [...path.slice(0, -1), `${last}_details`, 'rate'] : undefined;
     return { field, path, ratePath, metric, scale };
   });
   return { rows: compiled, metrics: metricsOf(defs) };
+}
+
+/** The record field a catalogue row is read from; an error for a computed row. */
+export function fieldOf(metric: MetricDef): string {
+  if (!metric.source) throw new Error(`${metric.name} has no source field: it cannot be read from a record`);
+  return metric.source.field;
 }
 
 /** The table of every row of a catalogue part that names a source field, in row order. */
