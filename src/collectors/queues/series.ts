@@ -20,6 +20,8 @@ export function parseTimestamp(value: unknown): number | undefined {
   return Number.isFinite(ms) ? ms / 1000 : undefined;
 }
 
+const ARGUMENT_LABELS = QUEUE_INFO_ARGUMENTS.map((argument) => [argument, infoLabelOf(argument)] as const);
+
 /** rabbitmq_queue_info: node is the classic queue's node or the quorum/stream leader. */
 export function emitQueueInfo(sink: SampleSink, queue: QueueRecord): void {
   const args = (queue.arguments !== null && typeof queue.arguments === 'object' ? queue.arguments : {}) as Record<string, unknown>;
@@ -35,7 +37,7 @@ export function emitQueueInfo(sink: SampleSink, queue: QueueRecord): void {
     node: text(queue.leader ?? queue.node),
     state: text(queue.state),
   };
-  for (const argument of QUEUE_INFO_ARGUMENTS) labels[infoLabelOf(argument)] = text(args[argument]);
+  for (const [argument, label] of ARGUMENT_LABELS) labels[label] = text(args[argument]);
   sink.add(M.info, labels, 1);
 }
 
