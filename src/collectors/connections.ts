@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { connectionMetrics as M } from '../catalogue/connections.js';
 import { apiPath } from '../client/management-client.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTableOf, getPath } from './field-table.js';
 import { logOnce } from './log-once.js';
 import { fetchList, fetchPerVhost } from './paging.js';
 import { addDefined, labelOf, Tally } from './tally.js';
-import { metricsOf } from '../metrics/metric-def.js';
 
 const options = z.strictObject({
   /**

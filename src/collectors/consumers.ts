@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { consumerMetrics as M } from '../catalogue/consumers.js';
 import { apiPath } from '../client/management-client.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
 import { getPath } from './field-table.js';
 import { logOnce } from './log-once.js';
 import { fetchPerVhost } from './paging.js';
 import { labelOf, Tally } from './tally.js';
-import { metricsOf } from '../metrics/metric-def.js';
 
 const options = z.strictObject({
   /** Read only these vhosts, one request each (GET /api/consumers/{vhost}); empty: GET /api/consumers. */

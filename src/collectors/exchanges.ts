@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { exchangeMetrics as M } from '../catalogue/exchanges.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldTableOf } from './field-table.js';
@@ -7,7 +8,6 @@ import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { Tally } from './tally.js';
-import { metricsOf } from '../metrics/metric-def.js';
 
 const table = fieldTableOf(M);
 

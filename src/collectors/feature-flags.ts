@@ -1,7 +1,7 @@
 import { featureFlagMetrics as M } from '../catalogue/feature-flags.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
 import { collectParts, jsonList, optionalBody, part } from './optional-requests.js';
-import { metricsOf } from '../metrics/metric-def.js';
 
 type Flag = Record<string, unknown>;
 

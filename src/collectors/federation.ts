@@ -1,7 +1,7 @@
 import { FEDERATION_LINK_STATES, federationMetrics as M } from '../catalogue/federation.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
 import { getRemembered, jsonList } from './optional-requests.js';
-import { metricsOf } from '../metrics/metric-def.js';
 
 const PATH = '/api/federation-links';
 /** Identity, state and metadata only: a running link's answer also carries its whole local channel. */

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { nodeMetrics as M } from '../catalogue/nodes.js';
 import { apiPath } from '../client/management-client.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldTableOf } from './field-table.js';
 import { majorVersion } from './optional-requests.js';
-import { metricsOf } from '../metrics/metric-def.js';
 
 const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';
 

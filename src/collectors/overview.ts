@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { brokerInfoFromOverview } from '../broker/broker-info.js';
 import { overviewMetrics as M } from '../catalogue/overview.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldTableOf } from './field-table.js';
-import { metricsOf } from '../metrics/metric-def.js';
 
 const table = fieldTableOf(M);
 

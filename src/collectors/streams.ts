@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { streamMetrics as M } from '../catalogue/streams.js';
 import { isNotFound, ManagementError } from '../client/errors.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTable, getPath } from './field-table.js';
 import { logOnce } from './log-once.js';
 import { labelOf, Tally } from './tally.js';
-import { metricsOf } from '../metrics/metric-def.js';
 
 const options = z.strictObject({
   /**

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { vhostMetrics as M } from '../catalogue/vhosts.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldTableOf } from './field-table.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
-import { metricsOf } from '../metrics/metric-def.js';
 
 const table = fieldTableOf(M);
 
