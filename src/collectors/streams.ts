@@ -20,18 +20,8 @@ const options = z.strictObject({
 type Options = z.infer<typeof options>;
 type StreamRecord = Record<string, unknown>;
 
-const publisherTable = fieldTable([
-  M.published,
-  M.confirmed,
-  M.errored,
-]);
-
-const consumerTable = fieldTable([
-  M.credits,
-  M.consumed,
-  M.offset,
-  M.offsetLag,
-]);
+const publisherTable = fieldTable([M.published, M.confirmed, M.errored]);
+const consumerTable = fieldTable([M.credits, M.consumed, M.offset, M.offsetLag]);
 
 const PLUGIN_STATE = 'stream-plugin';
 
