@@ -80,8 +80,9 @@ export const connectionMetrics = defineMetrics('connections', {
     labels: ['connection', 'vhost', 'user', 'state'],
     help: 'The state of an open connection (running, flow, blocking, blocked, ...); value 1. Only with per_connection.',
   },
-  connChannels: { name: 'rabbitmq_connection_channels', type: g, labels: CONN, help: 'Channels open on the connection. Only with per_connection.' },
+  connChannels: { source: { field: 'channels' }, name: 'rabbitmq_connection_channels', type: g, labels: CONN, help: 'Channels open on the connection. Only with per_connection.' },
   connIncomingBytes: {
+    source: { field: 'recv_oct' },
     name: 'rabbitmq_connection_incoming_bytes_total',
     type: c,
     labels: CONN,
@@ -89,21 +90,25 @@ export const connectionMetrics = defineMetrics('connections', {
     help: 'Bytes received by the broker on the connection (recv_oct). Only with per_connection.',
   },
   connOutgoingBytes: {
+    source: { field: 'send_oct' },
     name: 'rabbitmq_connection_outgoing_bytes_total',
     type: c,
     labels: CONN,
     rate: true,
     help: 'Bytes sent by the broker on the connection (send_oct). Only with per_connection.',
   },
-  connIncomingPackets: { name: 'rabbitmq_connection_incoming_packets_total', type: c, labels: CONN, help: 'Packets received on the connection (recv_cnt). Only with per_connection.' },
-  connOutgoingPackets: { name: 'rabbitmq_connection_outgoing_packets_total', type: c, labels: CONN, help: 'Packets sent on the connection (send_cnt). Only with per_connection.' },
+  connIncomingPackets: { source: { field: 'recv_cnt' }, name: 'rabbitmq_connection_incoming_packets_total', type: c, labels: CONN, help: 'Packets received on the connection (recv_cnt). Only with per_connection.' },
+  connOutgoingPackets: { source: { field: 'send_cnt' }, name: 'rabbitmq_connection_outgoing_packets_total', type: c, labels: CONN, help: 'Packets sent on the connection (send_cnt). Only with per_connection.' },
   connSendPending: {
+    source: { field: 'send_pend' },
     name: 'rabbitmq_connection_send_pending_bytes',
     type: g,
     labels: CONN,
     help: 'Bytes queued in the connection\'s socket, waiting to be sent (send_pend). Only with per_connection.',
   },
   connConnectedAt: {
+    // Milliseconds since the epoch.
+    source: { field: 'connected_at', scale: 0.001 },
     name: 'rabbitmq_connection_connected_at_timestamp_seconds',
     type: g,
     labels: CONN,

@@ -29,12 +29,14 @@ export const shovelMetrics = defineMetrics('shovels', {
     help: 'A shovel and its metadata, which may change (node is where it runs; protocols are known while it runs); type is dynamic or static; value 1.',
   },
   forwarded: {
+    source: { field: 'forwarded' },
     name: 'rabbitmq_shovel_forwarded_messages_total',
     type: 'counter',
     labels: SHOVEL,
     help: 'Messages the shovel has forwarded since its worker started (RabbitMQ 4.1+; restarts from 0 when the shovel restarts).',
   },
   pending: {
+    source: { field: 'pending' },
     name: 'rabbitmq_shovel_pending_messages',
     type: 'gauge',
     labels: SHOVEL,

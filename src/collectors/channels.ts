@@ -3,7 +3,7 @@ import { channelMessageStats, channelMetrics as M } from '../catalogue/channels.
 import { apiPath } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
-import { emitRecord, fieldTable, getPath } from './field-table.js';
+import { emitRecord, fieldOf, fieldTable, getPath } from './field-table.js';
 import { logOnce } from './log-once.js';
 import { fetchList, fetchPerVhost } from './paging.js';
 import { addDefined, labelOf, Tally } from './tally.js';
@@ -27,22 +27,23 @@ const options = z.strictObject({
 type Options = z.infer<typeof options>;
 type ChannelRecord = Record<string, unknown>;
 
-const GAUGES = [
-  ['messages_unacknowledged', M.unacked, M.unackedPerChannel],
-  ['messages_unconfirmed', M.unconfirmed, M.unconfirmedPerChannel],
-  ['messages_uncommitted', M.uncommitted, M.uncommittedPerChannel],
-  ['acks_uncommitted', M.acksUncommitted, M.acksUncommittedPerChannel],
-  ['prefetch_count', M.prefetch, M.prefetchPerChannel],
-] as const;
+/** Gauges of a channel: per vhost the sum of the per-channel row's field. */
+const GAUGES = ([
+  [M.unacked, M.unackedPerChannel],
+  [M.unconfirmed, M.unconfirmedPerChannel],
+  [M.uncommitted, M.uncommittedPerChannel],
+  [M.acksUncommitted, M.acksUncommittedPerChannel],
+  [M.prefetch, M.prefetchPerChannel],
+] as const).map(([sum, perChannel]) => ({ field: fieldOf(perChannel), sum, perChannel }));
 
 const perChannel = fieldTable([
-  ...GAUGES.map(([field, , metric]) => ({ field, metric })),
-  { field: 'consumer_count', metric: M.consumersPerChannel },
-  ...channelMessageStats.map((s) => ({ field: `message_stats.${s.field}`, metric: s.counter })),
+  ...GAUGES.map((gauge) => gauge.perChannel),
+  M.consumersPerChannel,
+  ...channelMessageStats.map((s) => s.counter),
 ]);
 
 function columns(o: Options): string {
-  const cols = ['name', 'vhost', 'state', ...GAUGES.map(([field]) => field)];
+  const cols = ['name', 'vhost', 'state', ...GAUGES.map((gauge) => gauge.field)];
   if (o.per_channel) cols.push('user', 'consumer_count');
   for (const s of channelMessageStats) {
     cols.push(`message_stats.${s.field}`);
@@ -77,7 +78,7 @@ export const channelsCollector: Collector<Options> = {
       const vhost = labelOf(r.vhost);
       byState.add([vhost, labelOf(r.state)]);
       const values: Record<string, unknown> = {};
-      for (const [field] of GAUGES) values[field] = r[field];
+      for (const { field } of GAUGES) values[field] = r[field];
       for (const s of channelMessageStats) {
         values[s.field] = getPath(r, ['message_stats', s.field]);
         if (o.rates) values[`${s.field}:rate`] = getPath(r, ['message_stats', `${s.field}_details`, 'rate']);
@@ -86,7 +87,7 @@ export const channelsCollector: Collector<Options> = {
     }
     for (const group of byState) sink.add(M.byState, group.labels, group.count);
     for (const group of byVhost) {
-      for (const [field, metric] of GAUGES) addDefined(sink, metric, group.labels, group.sum(field));
+      for (const { field, sum } of GAUGES) addDefined(sink, sum, group.labels, group.sum(field));
       for (const s of channelMessageStats) {
         addDefined(sink, s.sum, group.labels, group.sum(s.field));
         addDefined(sink, s.rate, group.labels, group.sum(`${s.field}:rate`));

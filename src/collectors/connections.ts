@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { connectionMetrics as M } from '../catalogue/connections.js';
 import { apiPath } from '../client/management-client.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
-import { toSampleValue } from '../render/sample-sink.js';
 import type { CollectContext, Collector } from './collector.js';
-import { emitRecord, fieldTable, getPath } from './field-table.js';
+import { emitRecord, fieldTableOf, getPath } from './field-table.js';
 import { logOnce } from './log-once.js';
 import { fetchList, fetchPerVhost } from './paging.js';
 import { addDefined, labelOf, Tally } from './tally.js';
@@ -43,14 +43,7 @@ const RATE_COLUMNS = ['recv_oct_details', 'send_oct_details'];
 /** `client_properties` cannot be narrowed by columns: asking for client_properties.product returns all of it. */
 const PER_CONNECTION_COLUMNS = ['type', 'peer_host', 'auth_mechanism', 'ssl', 'connected_at', 'user_provided_name', 'client_properties'];
 
-const perConnection = fieldTable([
-  { field: 'channels', metric: M.connChannels },
-  { field: 'recv_oct', metric: M.connIncomingBytes },
-  { field: 'send_oct', metric: M.connOutgoingBytes },
-  { field: 'recv_cnt', metric: M.connIncomingPackets },
-  { field: 'send_cnt', metric: M.connOutgoingPackets },
-  { field: 'send_pend', metric: M.connSendPending },
-]);
+const perConnection = fieldTableOf(M);
 
 export const connectionsCollector: Collector<Options> = {
   name: 'connections',
@@ -59,11 +52,7 @@ export const connectionsCollector: Collector<Options> = {
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: options,
-  metrics: [
-    M.byState, M.channels, M.incomingBytes, M.outgoingBytes, M.incomingPackets, M.outgoingPackets,
-    M.incomingBytesRate, M.outgoingBytesRate, M.sendPending,
-    M.info, M.state, ...perConnection.metrics, M.connConnectedAt,
-  ],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const { sink, options: o } = ctx;
     const records = await fetchConnections(ctx);
@@ -140,24 +129,27 @@ function emitPerConnection(ctx: CollectContext<Options>, records: ConnectionReco
     }
     const vhost = labelOf(r.vhost);
     const user = labelOf(r.user);
-    const id = `${name}\u0000${vhost}\u0000${user}`;
-    if (seen.has(id)) {
+    const key = `${name}\u0000${vhost}\u0000${user}`;
+    if (seen.has(key)) {
       sink.drop('duplicate');
       continue;
     }
-    seen.add(id);
-    sink.add(M.info, [
-      name, vhost, user, labelOf(r.node), labelOf(r.protocol), labelOf(r.type), labelOf(r.peer_host),
-      labelOf(r.user_provided_name), labelOf(getPath(r, ['client_properties', 'product'])),
-      labelOf(getPath(r, ['client_properties', 'version'])), labelOf(r.auth_mechanism), labelOf(r.ssl),
-    ], 1);
-    if (typeof r.state === 'string') sink.add(M.state, [name, vhost, user, r.state], 1);
+    seen.add(key);
+    const id = { connection: name, vhost, user };
+    sink.add(M.info, {
+      ...id,
+      node: labelOf(r.node),
+      protocol: labelOf(r.protocol),
+      type: labelOf(r.type),
+      peer_host: labelOf(r.peer_host),
+      client_name: labelOf(r.user_provided_name),
+      client_product: labelOf(getPath(r, ['client_properties', 'product'])),
+      client_version: labelOf(getPath(r, ['client_properties', 'version'])),
+      auth_mechanism: labelOf(r.auth_mechanism),
+      ssl: labelOf(r.ssl),
+    }, 1);
+    if (typeof r.state === 'string') sink.add(M.state, { ...id, state: r.state }, 1);
     const labels = renderLabels(M.connChannels.labels, [name, vhost, user]);
     emitRecord(sink, perConnection, r, labels, { rates: ctx.options.rates });
-    // Milliseconds: divided rather than scaled by 0.001, which would print 1795318444.6130002.
-    if (r.connected_at !== undefined) {
-      const ms = toSampleValue(r.connected_at);
-      sink.addRendered(M.connConnectedAt, labels, ms === undefined ? r.connected_at : ms / 1000);
-    }
   }
 }

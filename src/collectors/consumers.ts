@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { consumerMetrics as M } from '../catalogue/consumers.js';
 import { apiPath } from '../client/management-client.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
 import { getPath } from './field-table.js';
 import { logOnce } from './log-once.js';
@@ -32,7 +33,7 @@ export const consumersCollector: Collector<Options> = {
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: options,
-  metrics: [M.byAckMode, M.byPrefetch, M.byActivity, M.perQueue],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const { sink, options: o } = ctx;
     if (ctx.broker.statisticsDisabled) {

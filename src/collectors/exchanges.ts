@@ -1,19 +1,15 @@
 import { z } from 'zod';
 import { exchangeMetrics as M } from '../catalogue/exchanges.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector } from './collector.js';
-import { emitRecord, fieldTable } from './field-table.js';
+import { emitRecord, fieldTableOf } from './field-table.js';
 import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
+import { Tally } from './tally.js';
 
-const table = fieldTable([
-  { field: 'message_stats.publish_in', metric: M.publishedIn },
-  { field: 'message_stats.publish_out', metric: M.publishedOut },
-  { field: 'message_stats.confirm', metric: M.confirmed },
-  { field: 'message_stats.return_unroutable', metric: M.returnedUnroutable },
-  { field: 'message_stats.drop_unroutable', metric: M.droppedUnroutable },
-]);
+const table = fieldTableOf(M);
 
 const options = z.strictObject({
   /** `_details.rate` gauges: false, true, or a list of fields such as ["message_stats.publish_in"]. */
@@ -41,7 +37,7 @@ export const exchangesCollector: Collector<Options> = {
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: options,
-  metrics: [M.info, ...table.metrics, M.vhostExchanges, M.vhostBindings, M.seriesFiltered],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const { sink, options: o } = ctx;
     const rateFields = o.rates === true || o.rates === false ? o.rates : new Set(o.rates);
@@ -60,7 +56,7 @@ export const exchangesCollector: Collector<Options> = {
     const vhostFilter = new NameFilter(o.vhosts);
     const exchangeFilter = new NameFilter(o.exchanges);
     const counters = MonotonicCounters.in(ctx.memory);
-    const perVhost = new Map<string, number>();
+    const byType = new Tally();
     let filtered = 0;
     for (const exchange of exchanges) {
       if (typeof exchange.vhost !== 'string' || typeof exchange.name !== 'string') {
@@ -68,8 +64,7 @@ export const exchangesCollector: Collector<Options> = {
         continue;
       }
       if (!vhostFilter.matches(exchange.vhost)) continue;
-      const typeKey = `${exchange.vhost}\u0000${str(exchange.type)}`;
-      perVhost.set(typeKey, (perVhost.get(typeKey) ?? 0) + 1);
+      byType.add([exchange.vhost, str(exchange.type)]);
       if (!exchangeFilter.matches(exchange.name)) {
         filtered++;
         continue;
@@ -77,22 +72,22 @@ export const exchangesCollector: Collector<Options> = {
       const labels = renderLabels(['vhost', 'exchange'], [exchange.vhost, exchange.name]);
       emitRecord(sink, table, exchange, labels, { rates: rateFields, counters });
       if (o.info) {
-        sink.add(M.info, [exchange.vhost, exchange.name, str(exchange.type), str(exchange.durable), str(exchange.auto_delete), str(exchange.internal)], 1);
+        const { vhost, name: exchangeName, type, durable, auto_delete, internal } = exchange;
+        sink.add(M.info, { vhost, exchange: exchangeName, type: str(type), durable: str(durable), auto_delete: str(auto_delete), internal: str(internal) }, 1);
       }
     }
     counters.commit();
-    for (const [key, count] of perVhost) sink.add(M.vhostExchanges, key.split('\u0000'), count);
+    for (const group of byType) sink.add(M.vhostExchanges, group.labels, group.count);
     sink.add(M.seriesFiltered, [], filtered);
     if (o.bindings) {
       const bindings = await ctx.api.get<{ vhost?: unknown; destination_type?: unknown }[]>('/api/bindings', { columns: 'vhost,destination_type' });
       if (!Array.isArray(bindings)) throw new Error('/api/bindings did not answer a JSON list');
-      const counts = new Map<string, number>();
+      const byDestination = new Tally();
       for (const b of bindings) {
         if (typeof b?.vhost !== 'string' || !vhostFilter.matches(b.vhost)) continue;
-        const key = `${b.vhost}\u0000${str(b.destination_type)}`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
+        byDestination.add([b.vhost, str(b.destination_type)]);
       }
-      for (const [key, count] of counts) sink.add(M.vhostBindings, key.split('\u0000'), count);
+      for (const group of byDestination) sink.add(M.vhostBindings, group.labels, group.count);
     }
   },
 };

@@ -1,4 +1,5 @@
 import { featureFlagMetrics as M } from '../catalogue/feature-flags.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
 import { collectParts, jsonList, optionalBody, part } from './optional-requests.js';
 
@@ -14,7 +15,7 @@ export const featureFlagsCollector: Collector = {
     'GET /api/feature-flags (before 3.13 it needs the administrator tag: without it no series and one warning; from 3.13 any management user may read it) and, from 3.13, /api/deprecated-features/used.',
   defaultEnabled: true,
   defaultIntervalMultiplier: 4,
-  metrics: [M.enabled, M.deprecatedInUse],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const parts = [
       part(

@@ -1,4 +1,5 @@
 import { FEDERATION_LINK_STATES, federationMetrics as M } from '../catalogue/federation.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
 import { getRemembered, jsonList } from './optional-requests.js';
 
@@ -17,7 +18,7 @@ export const federationCollector: Collector = {
   description: `GET ${PATH} (federation management plugin; absent plugin: no series): state of every federation link.`,
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
-  metrics: [M.linkUp, M.linkState, M.linkInfo, M.links],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const answer = await getRemembered<unknown>(ctx, {
       path: PATH,
@@ -37,11 +38,11 @@ export const federationCollector: Collector = {
     for (const link of links.values()) {
       const status = text(link.status) || 'unknown';
       byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-      const id = [text(link.vhost), text(link.upstream), text(link.exchange), text(link.queue)];
+      const id = { vhost: text(link.vhost), upstream: text(link.upstream), exchange: text(link.exchange), queue: text(link.queue) };
       sink.add(M.linkUp, id, status === 'running' ? 1 : 0);
       const states: readonly string[] = FEDERATION_LINK_STATES.includes(status as never) ? FEDERATION_LINK_STATES : [...FEDERATION_LINK_STATES, status];
-      for (const state of states) sink.add(M.linkState, [...id, state], state === status ? 1 : 0);
-      sink.add(M.linkInfo, [...id, text(link.type), text(link.upstream_exchange), text(link.upstream_queue), text(link.node)], 1);
+      for (const state of states) sink.add(M.linkState, { ...id, state }, state === status ? 1 : 0);
+      sink.add(M.linkInfo, { ...id, type: text(link.type), upstream_exchange: text(link.upstream_exchange), upstream_queue: text(link.upstream_queue), node: text(link.node) }, 1);
     }
     for (const [status, count] of byStatus) sink.add(M.links, [status], count);
   },

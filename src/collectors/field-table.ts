@@ -1,18 +1,7 @@
-import type { MetricDef } from '../metrics/metric-def.js';
+import { metricsOf, type MetricDef } from '../metrics/metric-def.js';
 import type { SampleWriter } from '../render/sample-sink.js';
 import { toSampleValue } from '../render/sample-sink.js';
 import type { MonotonicCounters } from './monotonic-counters.js';
-
-/**
- * One row of a collector's table: which field of a record feeds which metric. A field is a
- * dot path (`message_stats.publish`); `scale` converts to base units (ms → s is 0.001). When
- * the metric defines a rate gauge, the row also reads `<field>_details.rate`.
- */
-export interface FieldRow {
-  readonly field: string;
-  readonly metric: MetricDef;
-  readonly scale?: number;
-}
 
 interface CompiledRow {
   readonly field: string;
@@ -27,19 +16,31 @@ export interface FieldTable {
   readonly metrics: readonly MetricDef[];
 }
 
-export function fieldTable(rows: readonly FieldRow[]): FieldTable {
-  const compiled = rows.map((row) => {
-    const path = row.field.split('.');
+/**
+ * The families of a record that are plain fields of it, read together (catalogue rows with a
+ * `source`). When a family defines a rate gauge, the table also reads `<field>_details.rate`.
+ */
+export function fieldTable(defs: readonly MetricDef[]): FieldTable {
+  const compiled = defs.map((metric) => {
+    const field = fieldOf(metric);
+    const scale = metric.source?.scale ?? 1;
+    const path = field.split('.');
     const last = path[path.length - 1];
-    const ratePath = row.metric.rate ? [...path.slice(0, -1), `${last}_details`, 'rate'] : undefined;
-    return { field: row.field, path, ratePath, metric: row.metric, scale: row.scale ?? 1 };
+    const ratePath = metric.rate ? [...path.slice(0, -1), `${last}_details`, 'rate'] : undefined;
+    return { field, path, ratePath, metric, scale };
   });
-  const metrics: MetricDef[] = [];
-  for (const row of compiled) {
-    metrics.push(row.metric);
-    if (row.metric.rate) metrics.push(row.metric.rate);
-  }
-  return { rows: compiled, metrics };
+  return { rows: compiled, metrics: metricsOf(defs) };
+}
+
+/** The record field a catalogue row is read from; an error for a computed row. */
+export function fieldOf(metric: MetricDef): string {
+  if (!metric.source) throw new Error(`${metric.name} has no source field: it cannot be read from a record`);
+  return metric.source.field;
+}
+
+/** The table of every row of a catalogue part that names a source field, in row order. */
+export function fieldTableOf(part: Readonly<Record<string, MetricDef>>): FieldTable {
+  return fieldTable(Object.values(part).filter((def) => def.source !== undefined));
 }
 
 export function getPath(record: unknown, path: readonly string[]): unknown {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { healthMetrics as M } from '../catalogue/health.js';
 import { apiPath } from '../client/management-client.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { collectParts, getRemembered, httpStatus, majorVersion, part } from './optional-requests.js';
@@ -102,7 +103,7 @@ export const healthChecksCollector: Collector<Options> = {
   defaultIntervalMultiplier: 2,
   lane: 'health',
   optionsSchema: options,
-  metrics: [M.checkUp],
+  metrics: metricsOf(M),
   async collect(ctx) {
     await checkWhoami(ctx);
     const checks = await checksFor(ctx);

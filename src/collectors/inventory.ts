@@ -1,5 +1,5 @@
 import { inventoryMetrics as M } from '../catalogue/inventory.js';
-import type { MetricDef } from '../metrics/metric-def.js';
+import { metricsOf, type MetricDef } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
 import { collectParts, jsonList, optionalBody, part, type Part } from './optional-requests.js';
 
@@ -36,7 +36,7 @@ export const inventoryCollector: Collector = {
     '/api/global-parameters, each with columns= of names only. Users and parameters need the administrator (or policymaker) tag.',
   defaultEnabled: true,
   defaultIntervalMultiplier: 4,
-  metrics: COUNTS.map((c) => c.metric),
+  metrics: metricsOf(M),
   async collect(ctx) {
     await collectParts(ctx, COUNTS.map((spec) => countPart(ctx, spec)));
   },

@@ -1,5 +1,5 @@
 import { limitsMetrics as M } from '../catalogue/limits.js';
-import type { MetricDef } from '../metrics/metric-def.js';
+import { metricsOf, type MetricDef } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
 import { collectParts, jsonList, optionalBody, part } from './optional-requests.js';
 
@@ -11,7 +11,7 @@ export const limitsCollector: Collector = {
   description: 'GET /api/vhost-limits and /api/user-limits: the limits set on virtual hosts and users.',
   defaultEnabled: true,
   defaultIntervalMultiplier: 4,
-  metrics: [M.vhostLimit, M.userLimit],
+  metrics: metricsOf(M),
   async collect(ctx) {
     await collectParts(ctx, [
       part(

@@ -1,61 +1,15 @@
 import { z } from 'zod';
 import { nodeMetrics as M } from '../catalogue/nodes.js';
 import { apiPath } from '../client/management-client.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector, CollectContext } from './collector.js';
-import { emitRecord, fieldTable } from './field-table.js';
+import { emitRecord, fieldTableOf } from './field-table.js';
 import { majorVersion } from './optional-requests.js';
 
-const MS = 0.001;
 const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';
 
-const table = fieldTable([
-  { field: 'running', metric: M.running },
-  { field: 'being_drained', metric: M.beingDrained },
-  { field: 'mem_used', metric: M.memUsed },
-  { field: 'mem_limit', metric: M.memLimit },
-  { field: 'mem_alarm', metric: M.memAlarm },
-  { field: 'disk_free', metric: M.diskFree },
-  { field: 'disk_free_limit', metric: M.diskFreeLimit },
-  { field: 'disk_free_alarm', metric: M.diskAlarm },
-  { field: 'fd_used', metric: M.fdUsed },
-  { field: 'fd_total', metric: M.fdTotal },
-  { field: 'sockets_used', metric: M.socketsUsed },
-  { field: 'sockets_total', metric: M.socketsTotal },
-  { field: 'proc_used', metric: M.procUsed },
-  { field: 'proc_total', metric: M.procTotal },
-  { field: 'run_queue', metric: M.runQueue },
-  { field: 'processors', metric: M.processors },
-  { field: 'uptime', metric: M.uptime, scale: MS },
-  { field: 'net_ticktime', metric: M.netTicktime },
-  { field: 'gc_num', metric: M.gcRuns },
-  { field: 'gc_bytes_reclaimed', metric: M.gcReclaimed },
-  { field: 'context_switches', metric: M.contextSwitches },
-  { field: 'io_read_count', metric: M.ioReadOps },
-  { field: 'io_read_bytes', metric: M.ioReadBytes },
-  { field: 'io_read_avg_time', metric: M.ioReadTime, scale: MS },
-  { field: 'io_write_count', metric: M.ioWriteOps },
-  { field: 'io_write_bytes', metric: M.ioWriteBytes },
-  { field: 'io_write_avg_time', metric: M.ioWriteTime, scale: MS },
-  { field: 'io_sync_count', metric: M.ioSyncOps },
-  { field: 'io_sync_avg_time', metric: M.ioSyncTime, scale: MS },
-  { field: 'io_seek_count', metric: M.ioSeekOps },
-  { field: 'io_seek_avg_time', metric: M.ioSeekTime, scale: MS },
-  { field: 'io_reopen_count', metric: M.ioReopenOps },
-  { field: 'mnesia_disk_tx_count', metric: M.schemaDiskTx },
-  { field: 'mnesia_ram_tx_count', metric: M.schemaRamTx },
-  { field: 'msg_store_read_count', metric: M.msgStoreRead },
-  { field: 'msg_store_write_count', metric: M.msgStoreWrite },
-  { field: 'queue_index_read_count', metric: M.queueIndexRead },
-  { field: 'queue_index_write_count', metric: M.queueIndexWrite },
-  { field: 'connection_created', metric: M.connectionsOpened },
-  { field: 'connection_closed', metric: M.connectionsClosed },
-  { field: 'channel_created', metric: M.channelsOpened },
-  { field: 'channel_closed', metric: M.channelsClosed },
-  { field: 'queue_declared', metric: M.queuesDeclared },
-  { field: 'queue_created', metric: M.queuesCreated },
-  { field: 'queue_deleted', metric: M.queuesDeleted },
-]);
+const table = fieldTableOf(M);
 
 /** Fields the table reads plus those handled by hand: the `columns=` of the request. */
 const COLUMNS = [
@@ -80,10 +34,7 @@ export const nodesCollector: Collector<Options> = {
   defaultEnabled: true,
   defaultIntervalMultiplier: 1,
   optionsSchema: options,
-  metrics: [
-    M.info, M.partitions, M.clusterLinks, M.clusterLinkSent, M.clusterLinkReceived,
-    M.metricsGcQueue, M.raOpenFiles, M.memoryArea, M.memoryTotal, ...table.metrics,
-  ],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const nodes = await ctx.api.get<NodeRecord[]>('/api/nodes', { columns: COLUMNS });
     if (!Array.isArray(nodes)) throw new Error('/api/nodes did not answer a JSON array');
@@ -102,7 +53,7 @@ export const nodesCollector: Collector<Options> = {
       seen.add(name);
       if (node.running === true) running.push(name);
       const labels = renderLabels(['node'], [name]);
-      sink.add(M.info, [name, str(node.type), str(node.mem_calculation_strategy), str(node.rates_mode)], 1);
+      sink.add(M.info, { node: name, type: str(node.type), mem_calculation_strategy: str(node.mem_calculation_strategy), rates_mode: str(node.rates_mode) }, 1);
       emitRecord(sink, table, withoutSockets ? { ...node, sockets_used: undefined, sockets_used_details: undefined, sockets_total: undefined } : node, labels, { rates: ctx.options.rates });
       // A stopped node's record carries only name, type and running: no zeros for what is unknown.
       if (Array.isArray(node.partitions)) sink.addRendered(M.partitions, labels, node.partitions.length);

@@ -1,41 +1,11 @@
 import { z } from 'zod';
 import { brokerInfoFromOverview } from '../broker/broker-info.js';
 import { overviewMetrics as M } from '../catalogue/overview.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
-import { emitRecord, fieldTable } from './field-table.js';
+import { emitRecord, fieldTableOf } from './field-table.js';
 
-const table = fieldTable([
-  { field: 'statistics_db_event_queue', metric: M.statsDbEventQueue },
-  { field: 'object_totals.connections', metric: M.connections },
-  { field: 'object_totals.channels', metric: M.channels },
-  { field: 'object_totals.consumers', metric: M.consumers },
-  { field: 'object_totals.queues', metric: M.queues },
-  { field: 'object_totals.exchanges', metric: M.exchanges },
-  { field: 'queue_totals.messages', metric: M.messages },
-  { field: 'queue_totals.messages_ready', metric: M.messagesReady },
-  { field: 'queue_totals.messages_unacknowledged', metric: M.messagesUnacked },
-  { field: 'message_stats.publish', metric: M.received },
-  { field: 'message_stats.confirm', metric: M.receivedConfirm },
-  { field: 'message_stats.deliver_get', metric: M.delivered },
-  { field: 'message_stats.deliver', metric: M.deliveredConsumeManualAck },
-  { field: 'message_stats.deliver_no_ack', metric: M.deliveredConsumeAutoAck },
-  { field: 'message_stats.get', metric: M.deliveredGetManualAck },
-  { field: 'message_stats.get_no_ack', metric: M.deliveredGetAutoAck },
-  { field: 'message_stats.get_empty', metric: M.getEmpty },
-  { field: 'message_stats.redeliver', metric: M.redelivered },
-  { field: 'message_stats.ack', metric: M.acknowledged },
-  { field: 'message_stats.return_unroutable', metric: M.unroutableReturned },
-  { field: 'message_stats.drop_unroutable', metric: M.unroutableDropped },
-  { field: 'message_stats.disk_reads', metric: M.diskReads },
-  { field: 'message_stats.disk_writes', metric: M.diskWrites },
-  { field: 'churn_rates.connection_created', metric: M.connectionsOpened },
-  { field: 'churn_rates.connection_closed', metric: M.connectionsClosed },
-  { field: 'churn_rates.channel_created', metric: M.channelsOpened },
-  { field: 'churn_rates.channel_closed', metric: M.channelsClosed },
-  { field: 'churn_rates.queue_declared', metric: M.queuesDeclared },
-  { field: 'churn_rates.queue_created', metric: M.queuesCreated },
-  { field: 'churn_rates.queue_deleted', metric: M.queuesDeleted },
-]);
+const table = fieldTableOf(M);
 
 const options = z.strictObject({
   /** Serve the API's `_details.rate` values as `_per_second` gauges. */
@@ -56,7 +26,7 @@ export const overviewCollector: Collector<z.infer<typeof options>> = {
   defaultIntervalMultiplier: 1,
   lane: 'overview',
   optionsSchema: options,
-  metrics: [M.identity, M.build, M.statisticsEnabled, M.listener, ...table.metrics],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const overview = await ctx.api.get<Record<string, unknown>>('/api/overview');
     if (overview === null || typeof overview !== 'object' || Array.isArray(overview)) {
@@ -67,12 +37,18 @@ export const overviewCollector: Collector<z.infer<typeof options>> = {
     ctx.updateBroker?.(overview);
     const { sink } = ctx;
     sink.add(M.identity, [broker.clusterName], 1);
-    sink.add(M.build, [broker.rabbitmqVersion, broker.erlangVersion, broker.managementVersion, broker.productName, broker.productVersion], 1);
+    sink.add(M.build, {
+      rabbitmq_version: broker.rabbitmqVersion,
+      erlang_version: broker.erlangVersion,
+      management_version: broker.managementVersion,
+      product_name: broker.productName,
+      product_version: broker.productVersion,
+    }, 1);
     sink.add(M.statisticsEnabled, [], broker.statisticsDisabled ? 0 : 1);
     emitRecord(sink, table, overview, '', { rates: ctx.options.rates });
     const listeners = Array.isArray(overview.listeners) ? (overview.listeners as Listener[]) : [];
     for (const l of listeners) {
-      sink.add(M.listener, [String(l.node ?? ''), String(l.protocol ?? ''), String(l.ip_address ?? ''), String(l.port ?? '')], 1);
+      sink.add(M.listener, { node: String(l.node ?? ''), protocol: String(l.protocol ?? ''), ip_address: String(l.ip_address ?? ''), port: String(l.port ?? '') }, 1);
     }
   },
 };

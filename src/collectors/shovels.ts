@@ -1,9 +1,14 @@
 import { SHOVEL_STATES, shovelMetrics as M } from '../catalogue/shovels.js';
+import { metricsOf } from '../metrics/metric-def.js';
+import { renderLabels } from '../render/exposition.js';
 import type { Collector } from './collector.js';
+import { emitRecord, fieldTableOf } from './field-table.js';
 import { getRemembered, jsonList } from './optional-requests.js';
 
 const PATH = '/api/shovels';
-const COLUMNS = 'vhost,name,type,state,node,src_protocol,dest_protocol,forwarded,pending';
+/** Message counts, from 4.1 (absent before). */
+const table = fieldTableOf(M);
+const COLUMNS = ['vhost', 'name', 'type', 'state', 'node', 'src_protocol', 'dest_protocol', ...table.rows.map((row) => row.field)].join(',');
 /** States a shovel whose worker runs reports: running, or from 3.13 its flow-control state. */
 const RUNNING = new Set(['running', 'flow', 'blocked']);
 
@@ -18,7 +23,7 @@ export const shovelsCollector: Collector = {
   description: `GET ${PATH} (shovel management plugin; absent plugin: no series): state of every shovel, and from 4.1 its message counts.`,
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
-  metrics: [M.up, M.state, M.info, M.forwarded, M.pending, M.dynamic, M.static],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const answer = await getRemembered<unknown>(ctx, {
       path: PATH,
@@ -43,13 +48,12 @@ export const shovelsCollector: Collector = {
       const state = text(shovel.state) || 'unknown';
       const type = text(shovel.type);
       if (type === 'dynamic' || type === 'static') counts[type].set(state, (counts[type].get(state) ?? 0) + 1);
-      const id = [text(shovel.vhost), text(shovel.name)];
+      const id = { vhost: text(shovel.vhost), shovel: text(shovel.name) };
       sink.add(M.up, id, RUNNING.has(state) ? 1 : 0);
       const states: readonly string[] = SHOVEL_STATES.includes(state as never) ? SHOVEL_STATES : [...SHOVEL_STATES, state];
-      for (const s of states) sink.add(M.state, [...id, s], s === state ? 1 : 0);
-      sink.add(M.info, [...id, type, text(shovel.node), text(shovel.src_protocol), text(shovel.dest_protocol)], 1);
-      if (typeof shovel.forwarded === 'number') sink.add(M.forwarded, id, shovel.forwarded);
-      if (typeof shovel.pending === 'number') sink.add(M.pending, id, shovel.pending);
+      for (const s of states) sink.add(M.state, { ...id, state: s }, s === state ? 1 : 0);
+      sink.add(M.info, { ...id, type, node: text(shovel.node), src_protocol: text(shovel.src_protocol), dest_protocol: text(shovel.dest_protocol) }, 1);
+      emitRecord(sink, table, shovel, renderLabels(M.up.labels, [id.vhost, id.shovel]), { rates: false });
     }
     for (const [state, count] of counts.dynamic) sink.add(M.dynamic, [state], count);
     for (const [state, count] of counts.static) sink.add(M.static, [state], count);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { streamMetrics as M } from '../catalogue/streams.js';
 import { isNotFound, ManagementError } from '../client/errors.js';
+import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTable, getPath } from './field-table.js';
@@ -19,18 +20,8 @@ const options = z.strictObject({
 type Options = z.infer<typeof options>;
 type StreamRecord = Record<string, unknown>;
 
-const publisherTable = fieldTable([
-  { field: 'published', metric: M.published },
-  { field: 'confirmed', metric: M.confirmed },
-  { field: 'errored', metric: M.errored },
-]);
-
-const consumerTable = fieldTable([
-  { field: 'credits', metric: M.credits },
-  { field: 'consumed', metric: M.consumed },
-  { field: 'offset', metric: M.offset },
-  { field: 'offset_lag', metric: M.offsetLag },
-]);
+const publisherTable = fieldTable([M.published, M.confirmed, M.errored]);
+const consumerTable = fieldTable([M.credits, M.consumed, M.offset, M.offsetLag]);
 
 const PLUGIN_STATE = 'stream-plugin';
 
@@ -41,7 +32,7 @@ export const streamsCollector: Collector<Options> = {
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: options,
-  metrics: [M.connections, M.publishers, M.consumers, M.publishersByStream, M.consumersByStream, ...publisherTable.metrics, ...consumerTable.metrics],
+  metrics: metricsOf(M),
   async collect(ctx) {
     const connections = await getList(ctx, '/api/stream/connections', { columns: 'name,vhost' });
     if (connections === undefined) {

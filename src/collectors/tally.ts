@@ -21,7 +21,8 @@ export class Tally {
       this.groups.set(key, group);
     }
     group.count++;
-    for (const [name, raw] of Object.entries(values)) {
+    for (const name in values) {
+      const raw = values[name];
       if (raw === undefined) continue;
       const value = toSampleValue(raw);
       if (value === undefined) {

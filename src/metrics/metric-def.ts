@@ -7,6 +7,34 @@ export type MetricType = 'gauge' | 'counter';
 
 export type MetricUnit = 'bytes' | 'seconds' | 'ratio' | 'per_second' | 'bytes_per_second' | '';
 
+/**
+ * Where a family's value is read when it is a field of the broker's record: a dot path into
+ * the JSON (`message_stats.publish`) and the factor to base units (ms → s is 0.001). Absent on
+ * computed families (aggregates, `_info`, states), which their collector writes itself.
+ */
+export interface MetricSource {
+  readonly field: string;
+  /** Multiplier to base units; 1 when absent. */
+  readonly scale?: number;
+}
+
+/** The names a naming profile other than the default one gives a family. */
+export interface ProfileName {
+  readonly name: string;
+  readonly type?: MetricType;
+  /** Label names under that profile, when they differ from the default ones. */
+  readonly labels?: readonly string[];
+}
+
+/**
+ * Other naming profiles, one column each of the same row: the family's value, field and
+ * scaling stay those of the row; only what it is called changes. `kbudde` is reserved for
+ * kbudde/rabbitmq_exporter's names (issue 15); nothing reads it yet.
+ */
+export interface NamingProfiles {
+  readonly kbudde?: ProfileName;
+}
+
 export interface MetricDef {
   /** Full exposition name; counters end in `_total`. */
   readonly name: string;
@@ -21,6 +49,10 @@ export interface MetricDef {
   readonly rate?: MetricDef;
   /** The collector polling it in the background (absent on the exporter's own series). */
   readonly polledBy?: string;
+  /** The record field it is read from, when it is one (see fieldTable). */
+  readonly source?: MetricSource;
+  /** Its names under other naming profiles. */
+  readonly names?: NamingProfiles;
 }
 
 export interface MetricSpec {
@@ -30,6 +62,9 @@ export interface MetricSpec {
   unit?: MetricUnit;
   /** Also define the gauge for the API's `_details.rate` of the same field. */
   rate?: boolean;
+  /** The record field it is read from; absent on computed families. */
+  source?: MetricSource;
+  names?: NamingProfiles;
 }
 
 const NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -52,10 +87,27 @@ export function defineMetrics<K extends string>(
       owner,
       ...(owner === 'exporter' ? {} : { polledBy: owner }),
       ...(spec.rate ? { rate: rateDef(spec, owner) } : {}),
+      ...(spec.source ? { source: spec.source } : {}),
+      ...(spec.names ? { names: spec.names } : {}),
     };
     assertConventions(def);
     if (def.rate) assertConventions(def.rate);
     out[key] = def;
+  }
+  return out;
+}
+
+/**
+ * A collector's families in the order of its rows, each rate gauge right after its family:
+ * the collector's `metrics` list (and the order of docs/metrics.md).
+ */
+export function metricsOf(...parts: readonly (Readonly<Record<string, MetricDef>> | readonly MetricDef[])[]): MetricDef[] {
+  const out: MetricDef[] = [];
+  for (const part of parts) {
+    for (const def of Object.values(part) as MetricDef[]) {
+      out.push(def);
+      if (def.rate) out.push(def.rate);
+    }
   }
   return out;
 }

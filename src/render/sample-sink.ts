@@ -43,6 +43,33 @@ export interface SampleWriter {
   addRendered(def: MetricDef, renderedLabels: string, raw: unknown): boolean;
 }
 
+/**
+ * A series' label values: by name (`{ vhost, queue }`, any order, every label of the family
+ * given), or as a list in the family's label order.
+ */
+export type LabelValues = readonly string[] | Readonly<Record<string, string>>;
+
+/** The values in the family's label order; a clear error when one is missing or unknown. */
+export function orderedLabelValues(def: MetricDef, labels: LabelValues): readonly string[] {
+  if (isList(labels)) {
+    if (labels.length !== def.labels.length) {
+      throw new Error(`${def.name} takes ${def.labels.length} label values, got ${labels.length}`);
+    }
+    return labels;
+  }
+  // One pass when all is well (an _info series per queue goes through here); details on error.
+  const values = def.labels.map((name) => labels[name]);
+  if (values.every((value) => typeof value === 'string') && Object.keys(labels).length === def.labels.length) return values as string[];
+  const missing = def.labels.filter((name) => typeof labels[name] !== 'string');
+  const unknown = Object.keys(labels).filter((name) => !def.labels.includes(name));
+  const wrong = [...missing.map((name) => `${name} missing`), ...unknown.map((name) => `${name} unknown`)].join(', ');
+  throw new Error(`${def.name} takes the labels ${def.labels.join(', ')}: ${wrong}`);
+}
+
+function isList(labels: LabelValues): labels is readonly string[] {
+  return Array.isArray(labels);
+}
+
 /** Which series a sink keeps: another shard's are left out (see src/shard/shard-assignment.ts). */
 export interface SeriesScope {
   /** `vhost`: the series' vhost label, undefined when its family has none. */
@@ -88,10 +115,8 @@ export class SampleSink implements DropCounter, SampleWriter {
    * Adds one sample; returns false when the raw value is not a number (skipped) or the family
    * already has a sample with these labels in this poll (dropped as a duplicate: the first wins).
    */
-  add(def: MetricDef, labelValues: readonly string[], raw: unknown): boolean {
-    if (labelValues.length !== def.labels.length) {
-      throw new Error(`${def.name} takes ${def.labels.length} label values, got ${labelValues.length}`);
-    }
+  add(def: MetricDef, labels: LabelValues, raw: unknown): boolean {
+    const labelValues = orderedLabelValues(def, labels);
     if (this.scope && !this.inScope(def, labelValues)) return false;
     return this.write(def, renderLabels(def.labels, labelValues), raw);
   }

@@ -397,6 +397,14 @@ describe('queues: the query planner', () => {
     expect(columnsOf(skip)).toEqual(new Set([...IDENTITY, 'exclusive', 'auto_delete', ...COUNTS]));
   });
 
+  it('a plan is made once and not changed afterwards: whether it asks per vhost is the fetch\'s answer', () => {
+    const { plan: p } = plan({});
+    expect(Object.isFrozen(p)).toBe(true);
+    expect(p.mayAskPerVhost).toBe(true);
+    expect(plan({ per_vhost: false }).plan.mayAskPerVhost).toBe(false);
+    expect(plan({ mode: 'full', per_vhost: true }).plan.mayAskPerVhost).toBe(true);
+  });
+
   it('auto picks totals when details, message_stats and rates are all off', () => {
     const { plan: p } = plan({ details: false, message_stats: false, rates: false });
     expect(p.mode).toBe('totals');

@@ -60,6 +60,14 @@ describe('shovels collector', () => {
     expect(r.family('rabbitmq_shovel_up').every((s) => Object.keys(s.labels).join() === 'vhost,shovel')).toBe(true);
   });
 
+  it('reads the message counts as any field row: a null count is skipped and counted, never served as 0', async () => {
+    const shovel = { node: 'rabbit@vm', name: 'odd', vhost: '/', type: 'dynamic', state: 'running', forwarded: null, pending: '3' };
+    const r = await runCollector(shovelsCollector, { api: fakeApi({ '/api/shovels': [shovel] }) });
+    expect(r.family('rabbitmq_shovel_forwarded_messages_total')).toEqual([]);
+    expect(r.skipped).toBe(1);
+    expect(r.value('rabbitmq_shovel_pending_messages', { vhost: '/', shovel: 'odd' })).toBe(3);
+  });
+
   it('serves the message counts of 4.1+, and counts by type and state under the plugin\'s names', async () => {
     const r = await runCollector(shovelsCollector, { api: fakeApi({ '/api/shovels': SHOVELS }) });
     expect(r.family('rabbitmq_shovel_forwarded_messages_total')).toEqual([

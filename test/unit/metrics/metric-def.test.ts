@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { assertConventions, defineMetrics } from '../../../src/metrics/metric-def.js';
+import { emitRecord, fieldTable, fieldTableOf } from '../../../src/collectors/field-table.js';
+import { assertConventions, defineMetrics, metricsOf } from '../../../src/metrics/metric-def.js';
+import { SampleSink } from '../../../src/render/sample-sink.js';
 
 describe('defineMetrics', () => {
   it('fills unit, labels, owner, polledBy and the rate gauge', () => {
@@ -40,5 +42,39 @@ describe('defineMetrics', () => {
   it('assertConventions accepts a valid definition', () => {
     expect(() => assertConventions({ name: 'rabbitmq_ok_total', type: 'counter', unit: '', help: 'ok', labels: ['vhost'], owner: 'x' })).not.toThrow();
     expect(() => assertConventions({ name: 'rabbitmq_ok_total', type: 'gauge', unit: '', help: 'ok', labels: [], owner: 'x' })).toThrow('must not end in _total');
+  });
+});
+
+describe('one row per metric', () => {
+  const M = defineMetrics('test', {
+    info: { name: 'rabbitmq_x_info', type: 'gauge', labels: ['vhost', 'queue', 'type'], help: 'Info.' },
+    messages: { source: { field: 'messages' }, name: 'rabbitmq_x_messages', type: 'gauge', labels: ['vhost'], rate: true, help: 'Messages.' },
+    uptime: { source: { field: 'uptime', scale: 0.001 }, names: { kbudde: { name: 'rabbitmq_uptime' } }, name: 'rabbitmq_x_uptime_seconds', type: 'gauge', help: 'Uptime.' },
+  });
+
+  it('keeps the source field, scaling and other profiles\' names on the row', () => {
+    expect(M.messages.source).toEqual({ field: 'messages' });
+    expect(M.uptime.source).toEqual({ field: 'uptime', scale: 0.001 });
+    expect(M.uptime.names?.kbudde?.name).toBe('rabbitmq_uptime');
+    expect(M.info.source).toBeUndefined();
+  });
+
+  it('metricsOf lists the rows in order, each rate gauge right after its family', () => {
+    expect(metricsOf(M).map((d) => d.name)).toEqual(['rabbitmq_x_info', 'rabbitmq_x_messages', 'rabbitmq_x_messages_change_per_second', 'rabbitmq_x_uptime_seconds']);
+    expect(metricsOf([M.uptime], [M.info]).map((d) => d.name)).toEqual(['rabbitmq_x_uptime_seconds', 'rabbitmq_x_info']);
+  });
+
+  it('a field table is built from rows with a source, and refuses one without', () => {
+    const table = fieldTableOf(M);
+    expect(table.rows.map((r) => [r.field, r.scale])).toEqual([['messages', 1], ['uptime', 0.001]]);
+    expect(table.metrics).toEqual(metricsOf([M.messages, M.uptime]));
+    expect(() => fieldTable([M.info])).toThrow('rabbitmq_x_info has no source field');
+  });
+
+  it('emits a table\'s rows from a record, scaled, with the rate gauge', () => {
+    const sink = new SampleSink();
+    emitRecord(sink, fieldTable([M.messages, M.uptime]), { messages: 3, messages_details: { rate: 0.5 }, uptime: 22990 }, '{vhost="/"}', { rates: true });
+    const text = Buffer.concat(sink.finish().map((f) => f.body)).toString('utf8');
+    expect(text).toBe('rabbitmq_x_messages{vhost="/"} 3\nrabbitmq_x_messages_change_per_second{vhost="/"} 0.5\nrabbitmq_x_uptime_seconds{vhost="/"} 22.99\n');
   });
 });

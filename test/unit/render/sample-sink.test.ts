@@ -7,6 +7,10 @@ const M = defineMetrics('test', {
   c: { name: 'rabbitmq_test_things_total', type: 'counter', help: 'Things.' },
 });
 
+const I = defineMetrics('test', {
+  info: { name: 'rabbitmq_test_info', type: 'gauge', labels: ['vhost', 'queue', 'type'], help: 'Info.' },
+});
+
 function text(sink: SampleSink): string {
   return Buffer.concat(sink.finish().map((f) => f.body)).toString('utf8');
 }
@@ -67,6 +71,20 @@ describe('SampleSink', () => {
     expect(() => sink.add(M.g, [], 1)).toThrow('rabbitmq_test_value takes 1 label values, got 0');
     expect(() => sink.add(M.g, ['a', 'b'], 1)).toThrow('got 2');
     expect(() => sink.add(M.c, ['x'], 1)).toThrow('rabbitmq_test_things_total takes 0 label values, got 1');
+    expect(sink.sampleCount).toBe(0);
+  });
+
+  it('takes label values by name, rendered in the family\'s label order', () => {
+    const sink = new SampleSink();
+    expect(sink.add(I.info, { queue: 'q"1', type: 'quorum', vhost: '/' }, 1)).toBe(true);
+    expect(text(sink)).toBe('rabbitmq_test_info{vhost="/",queue="q\\"1",type="quorum"} 1\n');
+  });
+
+  it('a missing or unknown label name throws, naming the family and the labels', () => {
+    const sink = new SampleSink();
+    expect(() => sink.add(I.info, { vhost: '/', queue: 'q' }, 1)).toThrow('rabbitmq_test_info takes the labels vhost, queue, type: type missing');
+    expect(() => sink.add(I.info, { vhost: '/', queue: 'q', type: 't', node: 'n' }, 1)).toThrow('node unknown');
+    expect(() => sink.add(M.g, { k: undefined as unknown as string }, 1)).toThrow('k missing');
     expect(sink.sampleCount).toBe(0);
   });
 

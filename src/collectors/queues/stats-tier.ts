@@ -1,5 +1,5 @@
-import type { MetricDef } from '../metrics/metric-def.js';
-import { toSampleValue, type SampleWriter } from '../render/sample-sink.js';
+import type { MetricDef } from '../../metrics/metric-def.js';
+import { toSampleValue, type SampleWriter } from '../../render/sample-sink.js';
 
 /** Sums of the per-vhost-and-type aggregates that only the statistics list carries. */
 export type StatsSums = Map<string, { bytes?: number; memory?: number }>;

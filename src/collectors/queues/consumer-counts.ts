@@ -1,5 +1,5 @@
-import type { BrokerApi } from './collector.js';
-import { getPath } from './field-table.js';
+import type { BrokerApi } from '../collector.js';
+import { getPath } from '../field-table.js';
 
 /**
  * Consumers per queue (`vhost\0name` → count) from GET /api/consumers?columns=queue: one cheap

@@ -1,0 +1,74 @@
+import { isNotFound } from '../../client/errors.js';
+import { apiPath } from '../../client/management-client.js';
+import type { DropCounter } from '../../render/sample-sink.js';
+import type { BrokerApi } from '../collector.js';
+import { fetchWholeOrPaged } from '../paging.js';
+import type { QueueOptions, QueueRecord } from './options.js';
+import type { QueuePlan } from './plan.js';
+
+/** The queue list of one poll: how it is asked for, and its records as they arrive. */
+export interface QueueList {
+  /** Asked per vhost (the records are then of watched vhosts only), or as one list. */
+  readonly perVhost: boolean;
+  /** Named records (others are counted as no_name drops), one vhost's answer at a time, in vhost order. */
+  readonly records: AsyncIterable<QueueRecord>;
+}
+
+/**
+ * Lists the vhosts when the plan may ask per vhost, decides whether it does, and starts the
+ * requests. `watched`: the vhosts this poll serves.
+ */
+export async function openQueueList(
+  api: BrokerApi,
+  plan: QueuePlan,
+  watched: (vhost: string) => boolean,
+  options: QueueOptions,
+  drops: DropCounter,
+): Promise<QueueList> {
+  const named = (q: QueueRecord) => typeof q.name === 'string' && typeof q.vhost === 'string';
+  const key = (q: QueueRecord) => (named(q) ? `${q.vhost as string}\u0000${q.name as string}` : undefined);
+  const valid = (q: QueueRecord) => named(q) || (drops.drop('no_name'), false);
+  const fetch = (path: string) => fetchWholeOrPaged<QueueRecord>(api, path, plan.query, { pageSize: plan.pageSize, key, drops });
+  const vhosts = plan.mayAskPerVhost ? await watchedVhosts(api, watched, options) : undefined;
+  if (!vhosts) return { perVhost: false, records: oneList(() => fetch(plan.path), valid) };
+  return { perVhost: true, records: perVhostLists(vhosts, fetch, valid) };
+}
+
+/** The watched vhosts, or undefined when one request for the whole list is the better choice. */
+async function watchedVhosts(api: BrokerApi, watched: (vhost: string) => boolean, options: QueueOptions): Promise<string[] | undefined> {
+  const listed = await api.get<{ name?: unknown }[]>('/api/vhosts', { columns: 'name' });
+  if (!Array.isArray(listed)) throw new Error('/api/vhosts did not answer a JSON list');
+  const vhosts = [...new Set(listed.map((v) => v?.name).filter((n): n is string => typeof n === 'string' && watched(n)))];
+  // auto: a single request is as cheap when there is one vhost (or none filtered out).
+  if (options.per_vhost === 'auto' && vhosts.length <= 1 && listed.length <= 1) return undefined;
+  // Thousands of requests cost the broker and the exporter more than one list: the vhost
+  // filter is then applied to the records instead.
+  if (vhosts.length > options.per_vhost_max) return undefined;
+  return vhosts;
+}
+
+async function* oneList(fetch: () => Promise<QueueRecord[]>, valid: (q: QueueRecord) => boolean): AsyncGenerator<QueueRecord> {
+  yield* (await fetch()).filter(valid);
+}
+
+async function* perVhostLists(
+  vhosts: readonly string[],
+  fetch: (path: string) => Promise<QueueRecord[]>,
+  valid: (q: QueueRecord) => boolean,
+): AsyncGenerator<QueueRecord> {
+  // Every request is issued at once (the client bounds how many run); answers are consumed in
+  // vhost order. A vhost deleted after it was listed answers 404 and contributes nothing.
+  const pending = vhosts.map((vhost) =>
+    fetch(apiPath('queues', vhost)).catch((error: unknown) => {
+      if (isNotFound(error)) return [];
+      throw error;
+    }),
+  );
+  // If one fails, the poll fails with it; the others' outcomes are not needed any more.
+  for (const answer of pending) answer.catch(() => undefined);
+  for (let i = 0; i < pending.length; i++) {
+    const list = await pending[i]!;
+    pending[i] = Promise.resolve([]); // let the answer go once it is consumed
+    yield* list.filter(valid);
+  }
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { nameFilterSchema } from '../name-filter.js';
+
+/** `collectors.queues` in the config file. */
+export const queueOptionsSchema = z.strictObject({
+  /**
+   * How to ask: auto (the cheapest that yields the enabled metrics: totals when the broker has
+   * statistics off or only counts are wanted, else columns), columns (only the fields needed),
+   * totals (disable_stats=true&enable_queue_totals=true: counts and metadata only), full
+   * (everything), detailed (/api/queues/detailed, 3.13+).
+   */
+  mode: z.enum(['auto', 'columns', 'totals', 'full', 'detailed']).default('auto'),
+  /**
+   * Per-queue statistics (details, message_stats, rates) every this many polls, from the list
+   * with statistics (several times the broker's cost of the counts-only list); the polls between
+   * ask for counts only, take consumers from /api/consumers, and serve the statistics of the
+   * last poll that fetched them (their age: rabbitmq_queue_statistics_age_seconds). 1: every
+   * poll; 0: never (counts, consumers and metadata only).
+   */
+  stats_every: z.number().int().min(0).default(4),
+  /** Bytes, RAM/persistent splits, consumers, utilisation, memory, head timestamp, idle since, members. */
+  details: z.boolean().default(true),
+  /** message_stats counters (publish, deliver, ack, ...). */
+  message_stats: z.boolean().default(true),
+  /** `_details.rate` gauges: false, true, or a list of fields such as ["messages", "message_stats.publish"]. */
+  rates: z.union([z.boolean(), z.array(z.string())]).default(false),
+  /** One request per vhost (auto: when there is more than one vhost to watch). */
+  per_vhost: z.union([z.boolean(), z.literal('auto')]).default('auto'),
+  /** With more vhosts than this to watch, one request for the whole list instead of one per vhost. */
+  per_vhost_max: z.number().int().min(1).default(100),
+  /** 0: whole lists. Else page size (at most 500): each page costs the broker about one whole list. */
+  page_size: z.number().int().min(0).max(500).default(0),
+  vhosts: nameFilterSchema,
+  queues: nameFilterSchema,
+  /** Send queues.include to the broker (name + use_regex; forces paging). Aggregates then cover only matching queues. */
+  filter_on_broker: z.boolean().default(false),
+  skip_exclusive: z.boolean().default(false),
+  skip_auto_delete: z.boolean().default(false),
+  /** Most queues with per-queue series on this target; 0 is no cap. Aggregates always cover all. */
+  max_queues: z.number().int().min(0).default(0),
+  /** Serve rabbitmq_queue_info. */
+  info: z.boolean().default(true),
+});
+
+export type QueueOptions = z.infer<typeof queueOptionsSchema>;
+/** One queue as the API lists it. */
+export type QueueRecord = Record<string, unknown>;
+/** How the list is asked for (auto resolved). */
+export type Mode = 'columns' | 'totals' | 'full' | 'detailed';
+
+/** A queue state in which it serves its clients. */
+export const RUNNING_STATES: ReadonlySet<string> = new Set(['running', 'live', 'idle', 'flow']);

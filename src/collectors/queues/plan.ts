@@ -1,0 +1,88 @@
+import type { CollectContext } from '../collector.js';
+import type { FieldTable } from '../field-table.js';
+import { logOnce } from '../log-once.js';
+import type { Mode, QueueOptions } from './options.js';
+import { consumersTable, countsTable, detailsTable, messageStatsTable, moreDetailsTable } from './tables.js';
+
+/** Fields read outside the tables: always (identity, aggregates, running) and for rabbitmq_queue_info. */
+const IDENTITY_COLUMNS = ['name', 'vhost', 'type', 'state'];
+const INFO_COLUMNS = ['durable', 'auto_delete', 'exclusive', 'policy', 'operator_policy', 'node', 'leader', 'arguments'];
+const DETAIL_COLUMNS = ['idle_since', 'members', 'online'];
+
+/** What one poll asks the broker for, decided before it asks; not changed afterwards. */
+export interface QueuePlan {
+  readonly mode: Mode;
+  readonly path: string;
+  readonly query: Readonly<Record<string, string | boolean>>;
+  /** Whether the list may be asked for per vhost; the vhost list then decides (see openQueueList). */
+  readonly mayAskPerVhost: boolean;
+  readonly pageSize: number;
+  readonly degraded: boolean;
+  /** Count consumers per queue from /api/consumers (the counts-only list has none). */
+  readonly consumerCounts: boolean;
+  /** The field tables emitted for each queue, in order. */
+  readonly tables: readonly FieldTable[];
+}
+
+/** The cheapest request that yields the enabled metrics on this broker. */
+export function planQueueQuery(
+  ctx: Pick<CollectContext<QueueOptions>, 'broker' | 'options' | 'log' | 'memory'>,
+  statsDue = true,
+): QueuePlan {
+  const { options, broker } = ctx;
+  const wantsRates = options.rates === true || (Array.isArray(options.rates) && options.rates.length > 0);
+  const wantsStats = options.details || options.message_stats || wantsRates;
+  let mode: Mode;
+  if (options.mode === 'auto') mode = broker.statisticsDisabled || !wantsStats || !statsDue ? 'totals' : 'columns';
+  else mode = statsDue ? options.mode : 'totals';
+  if (mode === 'detailed' && broker.variant === 'A') {
+    logOnce(ctx, 'warn', 'no-detailed', {}, '/api/queues/detailed exists from 3.13 on: using mode columns');
+    mode = 'columns';
+  }
+  const consumerCounts = mode === 'totals' && options.details && !broker.statisticsDisabled;
+  const tables = [countsTable];
+  if (mode !== 'totals' && options.details) tables.push(detailsTable);
+  if (options.details && (mode !== 'totals' || consumerCounts)) tables.push(consumersTable);
+  if (mode !== 'totals') {
+    if (options.details) tables.push(moreDetailsTable);
+    if (options.message_stats) tables.push(messageStatsTable);
+  }
+  const metadata = [...IDENTITY_COLUMNS];
+  if (options.info) metadata.push(...INFO_COLUMNS);
+  else {
+    if (options.skip_exclusive) metadata.push('exclusive');
+    if (options.skip_auto_delete) metadata.push('auto_delete');
+  }
+  const query: Record<string, string | boolean> = {};
+  if (mode === 'totals') {
+    query.disable_stats = true;
+    query.enable_queue_totals = true;
+    query.columns = [...metadata, 'members', 'online', ...countsTable.rows.map((r) => r.field)].join(',');
+  } else if (mode === 'columns') {
+    const rates = options.rates;
+    const columns = new Set(metadata);
+    if (options.details) DETAIL_COLUMNS.forEach((c) => columns.add(c));
+    for (const table of tables) {
+      for (const row of table.rows) {
+        columns.add(row.field);
+        if (row.ratePath && (rates === true || (Array.isArray(rates) && rates.includes(row.field)))) columns.add(`${row.field}_details`);
+      }
+    }
+    query.columns = [...columns].join(',');
+  }
+  const pageSize = options.filter_on_broker && options.queues.include !== undefined ? options.page_size || 500 : options.page_size;
+  if (pageSize > 0 && options.filter_on_broker && options.queues.include !== undefined) {
+    query.name = options.queues.include;
+    query.use_regex = true;
+  }
+  return Object.freeze({
+    mode,
+    path: mode === 'detailed' ? '/api/queues/detailed' : '/api/queues',
+    query,
+    mayAskPerVhost: mode !== 'detailed' && options.per_vhost !== false,
+    pageSize,
+    degraded: broker.statisticsDisabled && wantsStats,
+    consumerCounts,
+    tables,
+  });
+}

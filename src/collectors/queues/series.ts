@@ -1,0 +1,47 @@
+import { infoLabelOf, QUEUE_INFO_ARGUMENTS, queueMetrics as M } from '../../catalogue/queues.js';
+import type { SampleSink, SampleWriter } from '../../render/sample-sink.js';
+import { RUNNING_STATES, type QueueRecord } from './options.js';
+
+/** The per-queue series that are not plain fields: state, replicas, idle since. */
+export function emitQueueState(writer: SampleWriter, queue: QueueRecord, labels: string, withDetails: boolean): void {
+  if (typeof queue.state === 'string') writer.addRendered(M.running, labels, RUNNING_STATES.has(queue.state) ? 1 : 0);
+  if (Array.isArray(queue.members)) writer.addRendered(M.members, labels, queue.members.length);
+  if (Array.isArray(queue.online)) writer.addRendered(M.membersOnline, labels, queue.online.length);
+  if (!withDetails) return;
+  const idle = parseTimestamp(queue.idle_since);
+  if (idle !== undefined) writer.addRendered(M.idleSince, labels, idle);
+}
+
+/** idle_since is `2026-11-22T03:17:56.076+00:00` in 3.10+, `2019-03-13 11:17:44` (UTC) before. */
+export function parseTimestamp(value: unknown): number | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  const iso = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms / 1000 : undefined;
+}
+
+const ARGUMENT_LABELS = QUEUE_INFO_ARGUMENTS.map((argument) => [argument, infoLabelOf(argument)] as const);
+
+/** rabbitmq_queue_info: node is the classic queue's node or the quorum/stream leader. */
+export function emitQueueInfo(sink: SampleSink, queue: QueueRecord): void {
+  const args = (queue.arguments !== null && typeof queue.arguments === 'object' ? queue.arguments : {}) as Record<string, unknown>;
+  const labels: Record<string, string> = {
+    vhost: text(queue.vhost),
+    queue: text(queue.name),
+    type: text(queue.type),
+    durable: text(queue.durable),
+    auto_delete: text(queue.auto_delete),
+    exclusive: text(queue.exclusive),
+    policy: text(queue.policy),
+    operator_policy: text(queue.operator_policy),
+    node: text(queue.leader ?? queue.node),
+    state: text(queue.state),
+  };
+  for (const [argument, label] of ARGUMENT_LABELS) labels[label] = text(args[argument]);
+  sink.add(M.info, labels, 1);
+}
+
+function text(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? value : String(value);
+}
