@@ -40,6 +40,11 @@ export interface Collector<Options = Record<string, never>> {
   readonly defaultIntervalMultiplier: number;
   /** Every family it may emit: the catalogue is built from these. */
   readonly metrics: readonly MetricDef[];
+  /**
+   * Its polls read what the broker says about itself (/api/overview): they refresh the target's
+   * BrokerInfo and decide rabbitmq_up and /-/ready. Exactly one collector does (the overview).
+   */
+  readonly describesBroker?: boolean;
   /** Which bound its requests wait behind (default `shared`): see Lane. */
   readonly lane?: Lane;
   /** Collector-specific options under `collectors.<name>` in the config file. */

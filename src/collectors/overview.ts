@@ -54,6 +54,7 @@ export const overviewCollector: Collector<z.infer<typeof options>> = {
   description: 'GET /api/overview: versions, cluster name, object and message totals, global message counters, churn, listeners. Also decides rabbitmq_up.',
   defaultEnabled: true,
   defaultIntervalMultiplier: 1,
+  describesBroker: true,
   lane: 'overview',
   optionsSchema: options,
   metrics: [M.identity, M.build, M.statisticsEnabled, M.listener, ...table.metrics],

@@ -4,7 +4,7 @@ import { isNotFound, ManagementError } from '../client/errors.js';
 import { pathTemplate } from '../client/answer-caps.js';
 import type { ManagementClient } from '../client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
-import type { CollectorConfig } from '../config/load-config.js';
+import type { CollectorConfig } from '../config/exporter-config.js';
 import { SampleSink } from '../render/sample-sink.js';
 import type { TargetShare } from '../shard/shard-assignment.js';
 import type { TargetState } from '../snapshot/target-state.js';

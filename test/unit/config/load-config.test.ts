@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliFlags } from '../../../src/cli/args.js';
 import { ConfigError } from '../../../src/config/config-error.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
-import { loadConfig, redactedConfig, type ExporterConfig } from '../../../src/config/load-config.js';
+import { loadConfig } from '../../../src/config/load-config.js';
+import { redactedConfig } from '../../../src/config/redacted-config.js';
+import type { ExporterConfig } from '../../../src/config/exporter-config.js';
 import { REPO_ROOT } from '../support/exposition.js';
 
 // Paths inside the testdata files (password_file, tls.*) are relative to the repository root,
@@ -19,7 +21,7 @@ function flags(extra: Partial<CliFlags> = {}): CliFlags {
 }
 
 function load(file: string | undefined, env: Record<string, string | undefined> = {}, extra: Partial<CliFlags> = {}): ExporterConfig {
-  return loadConfig(flags({ ...(file ? { config: file } : {}), ...extra }), env);
+  return loadConfig(flags({ ...(file ? { config: file } : {}), ...extra }), env, COLLECTORS);
 }
 
 function configError(fn: () => unknown): ConfigError {

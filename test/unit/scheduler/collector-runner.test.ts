@@ -5,7 +5,7 @@ import type { BrokerInfoCache } from '../../../src/broker/broker-info-cache.js';
 import { ManagementError } from '../../../src/client/errors.js';
 import { ManagementClient } from '../../../src/client/management-client.js';
 import type { AnyCollector, CollectContext } from '../../../src/collectors/collector.js';
-import type { CollectorConfig } from '../../../src/config/load-config.js';
+import type { CollectorConfig } from '../../../src/config/exporter-config.js';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
 import { CollectorRunner, MIN_POLL_SPACING_MS, type RunnerDeps } from '../../../src/scheduler/collector-runner.js';
 import { PollFailureLog } from '../../../src/scheduler/failure-log.js';
