@@ -12,7 +12,7 @@ import { WebServer } from './server/web-server.js';
 import { newHttpCounters } from './self/exporter-metrics.js';
 import { ProcessMetrics } from './self/process-metrics.js';
 import { Exporter, readConfig } from './exporter.js';
-import { VERSION } from './version.js';
+import { VERSION } from './self/version.js';
 
 async function main(): Promise<void> {
   let config;

@@ -11,10 +11,13 @@ import { CollectorRunner } from './scheduler/collector-runner.js';
 import { PollFailureLog } from './scheduler/failure-log.js';
 import { newHttpCounters, type HttpCounters } from './self/exporter-metrics.js';
 import { SnapshotStore, type ProcessFamilies } from './snapshot/snapshot-store.js';
-import { TargetState } from './snapshot/target-state.js';
+import type { ServedTarget } from './server/served-target.js';
+import type { Format } from './snapshot/exposition.js';
+import { TargetState } from './state/target-state.js';
+import { targetStatus, type TargetStatus } from './state/target-status.js';
 
 /** One watched broker: its client, its collectors' runners, its state and its snapshot. */
-export class Target {
+export class Target implements ServedTarget {
   readonly state: TargetState;
   readonly store: SnapshotStore;
   readonly client: ManagementClient;
@@ -65,6 +68,22 @@ export class Target {
         }),
       );
     }
+  }
+
+  get name(): string {
+    return this.state.name;
+  }
+
+  get ready(): boolean {
+    return this.state.firstPollAttempted;
+  }
+
+  exposition(gzipFormat?: Format): ReturnType<ServedTarget['exposition']> {
+    return this.store.forScrape(gzipFormat);
+  }
+
+  status(now: number): TargetStatus {
+    return targetStatus(this.state, now);
   }
 
   start(): void {

@@ -7,7 +7,7 @@ import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
 import type { CollectorConfig } from '../config/exporter-config.js';
 import { SampleSink } from '../render/sample-sink.js';
 import type { TargetShare } from '../shard/shard-assignment.js';
-import type { TargetState } from '../snapshot/target-state.js';
+import type { TargetState } from '../state/target-state.js';
 import type { PollFailureLog } from './failure-log.js';
 
 /**

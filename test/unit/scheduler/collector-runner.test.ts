@@ -9,7 +9,7 @@ import type { CollectorConfig } from '../../../src/config/exporter-config.js';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
 import { CollectorRunner, MIN_POLL_SPACING_MS, type RunnerDeps } from '../../../src/scheduler/collector-runner.js';
 import { PollFailureLog } from '../../../src/scheduler/failure-log.js';
-import { TargetState } from '../../../src/snapshot/target-state.js';
+import { TargetState } from '../../../src/state/target-state.js';
 import { serve, sleep } from '../support/http-server.js';
 import { BROKER_3_10_8 } from '../../support/run-collector.js';
 

@@ -5,7 +5,7 @@ import { SampleSink } from '../../../src/render/sample-sink.js';
 import { newHttpCounters } from '../../../src/self/exporter-metrics.js';
 import type { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
-import { TargetState } from '../../../src/snapshot/target-state.js';
+import { TargetState } from '../../../src/state/target-state.js';
 import { samples } from '../support/exposition.js';
 
 const M = defineMetrics('overview', {

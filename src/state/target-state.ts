@@ -94,14 +94,19 @@ export class TargetState {
     this.version++;
   }
 
-  /** rabbitmq_up: the overview collector's last poll. */
-  get up(): boolean {
-    return this.collectors.get('overview')?.lastSuccess === true;
+  /** The collector whose polls decide rabbitmq_up and /-/ready. */
+  get upDecidedBy(): CollectorState | undefined {
+    return this.collectors.get('overview');
   }
 
-  /** /-/ready: the first poll of the overview has finished, whatever its outcome. */
+  /** rabbitmq_up: the last poll of the broker's self-description succeeded. */
+  get up(): boolean {
+    return this.upDecidedBy?.lastSuccess === true;
+  }
+
+  /** /-/ready: the first poll of the broker's self-description has finished, whatever its outcome. */
   get firstPollAttempted(): boolean {
-    return (this.collectors.get('overview')?.attempts ?? 0) > 0;
+    return (this.upDecidedBy?.attempts ?? 0) > 0;
   }
 
   isFresh(state: CollectorState, now: number): boolean {
