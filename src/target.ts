@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { BrokerInfoCache } from './broker/broker-info-cache.js';
+import { BrokerSelf } from './broker/broker-self.js';
 import { ManagementClient } from './client/management-client.js';
 import type { AnyCollector } from './collectors/collector.js';
 import { collectorByName } from './collectors/registry.js';
@@ -21,7 +21,8 @@ export class Target implements ServedTarget {
   readonly state: TargetState;
   readonly store: SnapshotStore;
   readonly client: ManagementClient;
-  readonly brokerInfo: BrokerInfoCache;
+  /** What the broker says about itself (/api/overview), read by the polls of the collector describing it. */
+  readonly brokerSelf: BrokerSelf;
   /** Removes this target's credentials from texts made of the broker's answers. */
   readonly redactor: Redactor;
   /** What of this target this replica serves (all of it unless sharded). */
@@ -48,7 +49,7 @@ export class Target implements ServedTarget {
     this.store = new SnapshotStore(this.state, this.client, http, processMetrics, (error) =>
       targetLog.error({ err: error }, 'assembling the snapshot failed'),
     );
-    this.brokerInfo = new BrokerInfoCache(this.client);
+    this.brokerSelf = new BrokerSelf(this.client);
     const failures = new PollFailureLog(targetLog);
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
@@ -57,7 +58,7 @@ export class Target implements ServedTarget {
       this.runners.push(
         new CollectorRunner(collector, collectorConfig, {
           client: this.client,
-          brokerInfo: this.brokerInfo,
+          brokerSelf: this.brokerSelf,
           state: this.state,
           log: targetLog,
           jitter: setup.poll.jitter,
@@ -87,8 +88,8 @@ export class Target implements ServedTarget {
   }
 
   start(): void {
-    // Overview first: it tells the others which API variant they talk to.
-    this.runners.forEach((runner, i) => runner.start(i === 0 ? 0 : 50 * i));
+    // The broker's self-description first: it tells the others which API variant they talk to.
+    this.runners.forEach((runner, i) => runner.start(runner.describesBroker ? 0 : 50 * i));
   }
 
   async stop(): Promise<void> {
@@ -99,9 +100,9 @@ export class Target implements ServedTarget {
 
 /**
  * A collector none of whose series carries a vhost: on a shard that does not own the target's
- * cluster-wide series it would ask the broker only to drop every answer. The overview stays: the
- * others learn from it which API variant they talk to.
+ * cluster-wide series it would ask the broker only to drop every answer. The one describing the
+ * broker stays: the others learn from it which API variant they talk to.
  */
 function clusterWideOnly(collector: AnyCollector): boolean {
-  return collector.name !== 'overview' && !collector.metrics.some((def) => def.labels.includes('vhost'));
+  return !collector.describesBroker && !collector.metrics.some((def) => def.labels.includes('vhost'));
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { BrokerInfo } from '../broker/broker-info.js';
+import type { BrokerReport } from '../broker/broker-self.js';
 import type { Lane } from '../client/management-client.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { SampleSink } from '../render/sample-sink.js';
@@ -28,8 +29,11 @@ export interface CollectContext<Options = Record<string, never>> {
    * leaves other shards' series out; a collector that can ask per vhost asks only for its own.
    */
   readonly share?: TargetShare;
-  /** Records what the broker told us about itself (only the overview collector calls it). */
-  updateBroker?(overview: Record<string, unknown>): void;
+  /**
+   * For the collector that describesBroker: this poll's /api/overview, read once by the target
+   * (src/broker/broker-self.ts) and the source of `broker` too. Absent for every other collector.
+   */
+  readonly selfReport?: BrokerReport;
 }
 
 export interface Collector<Options = Record<string, never>> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { brokerInfoFromOverview } from '../broker/broker-info.js';
+import { brokerReport } from '../broker/broker-self.js';
 import { overviewMetrics as M } from '../catalogue/overview.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldTable } from './field-table.js';
@@ -59,13 +59,9 @@ export const overviewCollector: Collector<z.infer<typeof options>> = {
   optionsSchema: options,
   metrics: [M.identity, M.build, M.statisticsEnabled, M.listener, ...table.metrics],
   async collect(ctx) {
-    const overview = await ctx.api.get<Record<string, unknown>>('/api/overview');
-    if (overview === null || typeof overview !== 'object' || Array.isArray(overview)) {
-      throw new Error('/api/overview did not answer a JSON object');
-    }
-    // Describe the broker as this answer does (after an upgrade, not as the previous one did).
-    const broker = brokerInfoFromOverview(overview);
-    ctx.updateBroker?.(overview);
+    // The target reads /api/overview for this poll (see describesBroker); run on its own (tests), the collector reads it.
+    // The broker is described as this answer does (after an upgrade, not as the previous one did).
+    const { overview, info: broker } = ctx.selfReport ?? brokerReport(await ctx.api.get('/api/overview'));
     const { sink } = ctx;
     sink.add(M.identity, [broker.clusterName], 1);
     sink.add(M.build, [broker.rabbitmqVersion, broker.erlangVersion, broker.managementVersion, broker.productName, broker.productVersion], 1);

@@ -13,11 +13,10 @@ function routes(dir: string, file = 'overview.json') {
 }
 
 describe('overview collector on 3.10.8', () => {
-  it('asks for /api/overview once and records it as the broker info', async () => {
+  // Run on its own; on a target, the runner hands it the target's reading (test/unit/broker/broker-self.test.ts).
+  it('run on its own, asks for /api/overview once', async () => {
     const result = await runCollector(overviewCollector, routes(SINGLE), brokerFrom(SINGLE));
     expect(result.requests).toEqual([{ path: '/api/overview', query: undefined, optional: false }]);
-    expect(result.updatedWith).toHaveLength(1);
-    expect(result.updatedWith[0]!.management_version).toBe('3.10.8');
     expect(result.skipped).toBe(0);
   });
 

@@ -78,7 +78,7 @@ describe.each(PASSWORD_SOURCES)('an upstream quoting the request, password from 
       (c) =>
         new CollectorRunner(collectorByName(c.name)!, c, {
           client: target.client,
-          brokerInfo: target.brokerInfo,
+          brokerSelf: target.brokerSelf,
           state: target.state,
           log,
           jitter: 0,

@@ -51,7 +51,7 @@ afterEach(async () => {
 
 function stubTarget(url = 'http://broker.example:15672', name = 'default') {
   const state = new TargetState(name, url);
-  state.register('overview', 15_000, 45_000);
+  state.register('overview', 15_000, 45_000, { decidesUp: true });
   state.register('nodes', 15_000, 45_000);
   const store = new SnapshotStore(state, { requests: 3, bytesRead: 100 }, newHttpCounters(), { families: async () => [] } as unknown as ProcessMetrics);
   return served(state, store);
@@ -347,7 +347,7 @@ describe('health, readiness, landing page, 404', () => {
 describe('landingPage', () => {
   it('pending, ages and samples served', () => {
     const state = new TargetState('t<1>', 'http://h:15672');
-    state.register('overview', 15_000, 45_000);
+    state.register('overview', 15_000, 45_000, { decidesUp: true });
     state.register('nodes', 30_000, 90_000);
     const sink = new SampleSink();
     sink.add(M.queues, [], 1);
@@ -363,7 +363,7 @@ describe('landingPage', () => {
   // Issue 8: an operator opening / should see why a target is down without reading the log.
   it('says why a target is down on its heading', () => {
     const state = new TargetState('default', 'http://h:15672');
-    state.register('overview', 15_000, 45_000);
+    state.register('overview', 15_000, 45_000, { decidesUp: true });
     state.failed('overview', '/api/overview: HTTP 401 (not_authorized: Login failed)', 0.01, 1_000_000);
     expect(landingPage([targetStatus(state, 1_000_500)], '/metrics', 1_000_500)).toContain(
       '<h2>Target default: http://h:15672 — down: /api/overview: HTTP 401 (not_authorized: Login failed)</h2>',
