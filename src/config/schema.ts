@@ -163,7 +163,7 @@ export const TARGET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 /**
  * One entry of `targets:`. Its keys are those of `target:` plus its own `poll:` and `collectors:`;
  * what it leaves out falls back to the top level. Its values are checked once merged with the top
- * level (see load-config.ts), so here only the keys and the name are.
+ * level (see target-entries.ts), so here only the keys and the name are.
  */
 function targetEntrySchema() {
   const inherited = Object.fromEntries(Object.keys(targetSchema.shape).map((key) => [key, z.unknown().optional()]));
