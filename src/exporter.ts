@@ -2,7 +2,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import type { CliFlags } from './cli/args.js';
 import { ConfigError } from './config/config-error.js';
-import { loadConfig, targetCredentials, type ExporterConfig, type TargetSetup } from './config/load-config.js';
+import { COLLECTORS } from './collectors/registry.js';
+import type { ExporterConfig, TargetSetup } from './config/exporter-config.js';
+import { loadConfig } from './config/load-config.js';
+import { targetCredentials } from './config/redacted-config.js';
 import { Redactor } from './redaction/redactor.js';
 import type { ProcessMetrics } from './self/process-metrics.js';
 import { ReloadStatus } from './self/reload-status.js';
@@ -11,6 +14,11 @@ import { newHttpCounters, processWideFamilies, type HttpCounters } from './self/
 import { Exposition } from './snapshot/exposition.js';
 import type { ProcessFamilies } from './snapshot/snapshot-store.js';
 import { Target } from './target.js';
+
+/** The configuration in force for these flags and environment, with every collector the exporter has. */
+export function readConfig(flags: CliFlags, env: Record<string, string | undefined>): ExporterConfig {
+  return loadConfig(flags, env, COLLECTORS);
+}
 
 export type ReloadOutcome = { ok: true; changed: boolean } | { ok: false; error: string };
 
@@ -84,7 +92,7 @@ export class Exporter {
   private async reloadOnce(): Promise<ReloadOutcome> {
     let next: ExporterConfig;
     try {
-      next = loadConfig(this.flags, this.env);
+      next = readConfig(this.flags, this.env);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       this.reloadStatus.failed();

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseFlags, USAGE, type CliFlags } from './cli/args.js';
 import { ConfigError } from './config/config-error.js';
-import { loadConfig, redactedConfig, targetCredentials } from './config/load-config.js';
+import { redactedConfig, targetCredentials } from './config/redacted-config.js';
 import { parseListenAddress } from './config/schema.js';
 import { createLogger } from './log.js';
 import { Redactor } from './redaction/redactor.js';
@@ -11,8 +11,8 @@ import { webGuard } from './server/web-guard.js';
 import { WebServer } from './server/web-server.js';
 import { newHttpCounters } from './self/exporter-metrics.js';
 import { ProcessMetrics } from './self/process-metrics.js';
-import { Exporter } from './exporter.js';
-import { VERSION } from './version.js';
+import { Exporter, readConfig } from './exporter.js';
+import { VERSION } from './self/version.js';
 
 async function main(): Promise<void> {
   let config;
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
       process.stdout.write(`rabbitmq-exporter ${VERSION}\n`);
       return;
     }
-    config = loadConfig(flags, process.env);
+    config = readConfig(flags, process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`rabbitmq-exporter: ${error.message}\n`);

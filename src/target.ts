@@ -1,23 +1,28 @@
 import type { Logger } from 'pino';
-import { BrokerInfoCache } from './broker/broker-info-cache.js';
+import { BrokerSelf } from './broker/broker-self.js';
 import { ManagementClient } from './client/management-client.js';
 import type { AnyCollector } from './collectors/collector.js';
 import { collectorByName } from './collectors/registry.js';
-import { targetCredentials, type TargetSetup } from './config/load-config.js';
+import type { TargetSetup } from './config/exporter-config.js';
+import { targetCredentials } from './config/redacted-config.js';
 import { Redactor } from './redaction/redactor.js';
 import { ONE_SHARD, TargetShare } from './shard/shard-assignment.js';
 import { CollectorRunner } from './scheduler/collector-runner.js';
 import { PollFailureLog } from './scheduler/failure-log.js';
 import { newHttpCounters, type HttpCounters } from './self/exporter-metrics.js';
 import { SnapshotStore, type ProcessFamilies } from './snapshot/snapshot-store.js';
-import { TargetState } from './snapshot/target-state.js';
+import type { ServedTarget } from './server/served-target.js';
+import type { Format } from './snapshot/exposition.js';
+import { TargetState } from './state/target-state.js';
+import { targetStatus, type TargetStatus } from './state/target-status.js';
 
 /** One watched broker: its client, its collectors' runners, its state and its snapshot. */
-export class Target {
+export class Target implements ServedTarget {
   readonly state: TargetState;
   readonly store: SnapshotStore;
   readonly client: ManagementClient;
-  readonly brokerInfo: BrokerInfoCache;
+  /** What the broker says about itself (/api/overview), read by the polls of the collector describing it. */
+  readonly brokerSelf: BrokerSelf;
   /** Removes this target's credentials from texts made of the broker's answers. */
   readonly redactor: Redactor;
   /** What of this target this replica serves (all of it unless sharded). */
@@ -44,7 +49,7 @@ export class Target {
     this.store = new SnapshotStore(this.state, this.client, http, processMetrics, (error) =>
       targetLog.error({ err: error }, 'assembling the snapshot failed'),
     );
-    this.brokerInfo = new BrokerInfoCache(this.client);
+    this.brokerSelf = new BrokerSelf(this.client);
     const failures = new PollFailureLog(targetLog);
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
@@ -53,7 +58,7 @@ export class Target {
       this.runners.push(
         new CollectorRunner(collector, collectorConfig, {
           client: this.client,
-          brokerInfo: this.brokerInfo,
+          brokerSelf: this.brokerSelf,
           state: this.state,
           log: targetLog,
           jitter: setup.poll.jitter,
@@ -66,9 +71,25 @@ export class Target {
     }
   }
 
+  get name(): string {
+    return this.state.name;
+  }
+
+  get ready(): boolean {
+    return this.state.firstPollAttempted;
+  }
+
+  exposition(gzipFormat?: Format): ReturnType<ServedTarget['exposition']> {
+    return this.store.forScrape(gzipFormat);
+  }
+
+  status(now: number): TargetStatus {
+    return targetStatus(this.state, now);
+  }
+
   start(): void {
-    // Overview first: it tells the others which API variant they talk to.
-    this.runners.forEach((runner, i) => runner.start(i === 0 ? 0 : 50 * i));
+    // The broker's self-description first: it tells the others which API variant they talk to.
+    this.runners.forEach((runner, i) => runner.start(runner.describesBroker ? 0 : 50 * i));
   }
 
   async stop(): Promise<void> {
@@ -79,9 +100,9 @@ export class Target {
 
 /**
  * A collector none of whose series carries a vhost: on a shard that does not own the target's
- * cluster-wide series it would ask the broker only to drop every answer. The overview stays: the
- * others learn from it which API variant they talk to.
+ * cluster-wide series it would ask the broker only to drop every answer. The one describing the
+ * broker stays: the others learn from it which API variant they talk to.
  */
 function clusterWideOnly(collector: AnyCollector): boolean {
-  return collector.name !== 'overview' && !collector.metrics.some((def) => def.labels.includes('vhost'));
+  return !collector.describesBroker && !collector.metrics.some((def) => def.labels.includes('vhost'));
 }

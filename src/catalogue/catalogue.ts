@@ -1,14 +1,14 @@
-import { COLLECTORS } from '../collectors/registry.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import { exporterMetrics } from './exporter.js';
 
 /**
  * The one list of every family the exporter serves besides Node's process metrics: the
- * exporter's own, then each collector's. Names are checked to be unique.
+ * exporter's own, then each collector's (`collectors`: the registry's list, handed in from above:
+ * the catalogue sits below the collectors). Names are checked to be unique.
  */
-export function catalogue(): MetricDef[] {
+export function catalogue(collectors: readonly { readonly metrics: readonly MetricDef[] }[]): MetricDef[] {
   const all: MetricDef[] = [...Object.values(exporterMetrics)];
-  for (const collector of COLLECTORS) all.push(...collector.metrics);
+  for (const collector of collectors) all.push(...collector.metrics);
   const seen = new Map<string, MetricDef>();
   const unique: MetricDef[] = [];
   for (const def of all) {

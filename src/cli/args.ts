@@ -1,16 +1,10 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/config-error.js';
+import type { ConfigFlags } from '../config/sources.js';
 
-export interface CliFlags {
-  config?: string;
-  listenAddress?: string;
+/** The command line: the configuration's flags, and those of the process itself. */
+export interface CliFlags extends ConfigFlags {
   webConfigFile?: string;
-  telemetryPath?: string;
-  logLevel?: string;
-  logFormat?: string;
-  pollInterval?: string;
-  shard?: string;
-  totalShards?: string;
   help: boolean;
   version: boolean;
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { BrokerInfo } from '../broker/broker-info.js';
+import type { BrokerReport } from '../broker/broker-self.js';
 import type { Lane } from '../client/management-client.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { SampleSink } from '../render/sample-sink.js';
@@ -28,8 +29,11 @@ export interface CollectContext<Options = Record<string, never>> {
    * leaves other shards' series out; a collector that can ask per vhost asks only for its own.
    */
   readonly share?: TargetShare;
-  /** Records what the broker told us about itself (only the overview collector calls it). */
-  updateBroker?(overview: Record<string, unknown>): void;
+  /**
+   * For the collector that describesBroker: this poll's /api/overview, read once by the target
+   * (src/broker/broker-self.ts) and the source of `broker` too. Absent for every other collector.
+   */
+  readonly selfReport?: BrokerReport;
 }
 
 export interface Collector<Options = Record<string, never>> {
@@ -40,6 +44,11 @@ export interface Collector<Options = Record<string, never>> {
   readonly defaultIntervalMultiplier: number;
   /** Every family it may emit: the catalogue is built from these. */
   readonly metrics: readonly MetricDef[];
+  /**
+   * Its polls read what the broker says about itself (/api/overview): they refresh the target's
+   * BrokerInfo and decide rabbitmq_up and /-/ready. Exactly one collector does (the overview).
+   */
+  readonly describesBroker?: boolean;
   /** Which bound its requests wait behind (default `shared`): see Lane. */
   readonly lane?: Lane;
   /** Collector-specific options under `collectors.<name>` in the config file. */

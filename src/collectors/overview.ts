@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { brokerInfoFromOverview } from '../broker/broker-info.js';
+import { brokerReport } from '../broker/broker-self.js';
 import { overviewMetrics as M } from '../catalogue/overview.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
@@ -24,17 +24,14 @@ export const overviewCollector: Collector<z.infer<typeof options>> = {
   description: 'GET /api/overview: versions, cluster name, object and message totals, global message counters, churn, listeners. Also decides rabbitmq_up.',
   defaultEnabled: true,
   defaultIntervalMultiplier: 1,
+  describesBroker: true,
   lane: 'overview',
   optionsSchema: options,
   metrics: metricsOf(M),
   async collect(ctx) {
-    const overview = await ctx.api.get<Record<string, unknown>>('/api/overview');
-    if (overview === null || typeof overview !== 'object' || Array.isArray(overview)) {
-      throw new Error('/api/overview did not answer a JSON object');
-    }
-    // Describe the broker as this answer does (after an upgrade, not as the previous one did).
-    const broker = brokerInfoFromOverview(overview);
-    ctx.updateBroker?.(overview);
+    // The target reads /api/overview for this poll (see describesBroker); run on its own (tests), the collector reads it.
+    // The broker is described as this answer does (after an upgrade, not as the previous one did).
+    const { overview, info: broker } = ctx.selfReport ?? brokerReport(await ctx.api.get('/api/overview'));
     const { sink } = ctx;
     sink.add(M.identity, [broker.clusterName], 1);
     sink.add(M.build, {

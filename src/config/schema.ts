@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_LIST_CAP_BYTES } from '../client/answer-caps.js';
-import { COLLECTORS } from '../collectors/registry.js';
+import type { CollectorSpec } from './collector-spec.js';
 import { parseDuration } from './duration.js';
 
 /** A duration in the file (`15s`); milliseconds once parsed. */
@@ -147,9 +147,9 @@ const commonCollectorFields = {
   max_age: positiveDuration.optional(),
 };
 
-function collectorsSchema() {
+function collectorsSchema(collectors: readonly CollectorSpec[]) {
   const shape: Record<string, z.ZodType> = {};
-  for (const collector of COLLECTORS) {
+  for (const collector of collectors) {
     const own = collector.optionsSchema as z.ZodObject | undefined;
     const schema = own ? own.extend(commonCollectorFields) : z.strictObject(commonCollectorFields);
     shape[collector.name] = schema.prefault({});
@@ -163,7 +163,7 @@ export const TARGET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 /**
  * One entry of `targets:`. Its keys are those of `target:` plus its own `poll:` and `collectors:`;
  * what it leaves out falls back to the top level. Its values are checked once merged with the top
- * level (see load-config.ts), so here only the keys and the name are.
+ * level (see target-entries.ts), so here only the keys and the name are.
  */
 function targetEntrySchema() {
   const inherited = Object.fromEntries(Object.keys(targetSchema.shape).map((key) => [key, z.unknown().optional()]));
@@ -193,14 +193,15 @@ const totalShards = z.unknown().optional().transform((value, ctx): number => {
 /** Replicas splitting the work: see src/shard/shard-assignment.ts. */
 const shardingSchema = z.strictObject({ shard: shardOrdinal, total_shards: totalShards });
 
-export function configSchema() {
+/** `collectors`: every collector the exporter has; each gets its section under `collectors:`. */
+export function configSchema(collectors: readonly CollectorSpec[]) {
   return z.strictObject({
     web: webSchema.prefault({}),
     log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info'), format: z.enum(LOG_FORMATS).default('json') }).prefault({}),
     poll: pollSchema.prefault({}),
     sharding: shardingSchema.prefault({ shard: undefined, total_shards: undefined }),
     target: targetSchema.prefault({}),
-    collectors: collectorsSchema().prefault({}),
+    collectors: collectorsSchema(collectors).prefault({}),
     /** Several brokers: each entry falls back to target, poll and collectors above. */
     targets: z
       .array(targetEntrySchema())

@@ -17,7 +17,7 @@ function row(def: MetricDef): string {
 
 /** docs/metrics.md, whole, from the catalogue: one table per collector. */
 export async function metricsReference(): Promise<string> {
-  const defs = catalogue();
+  const defs = catalogue(COLLECTORS);
   const header = '| metric | type | unit | labels | help |\n|---|---|---|---|---|';
   const sections: string[] = [];
   sections.push(`### Exporter\n\n${header}\n${defs.filter((d) => d.owner === 'exporter').map(row).join('\n')}`);

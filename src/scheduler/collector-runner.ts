@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
-import type { BrokerInfoCache } from '../broker/broker-info-cache.js';
+import type { BrokerSelf } from '../broker/broker-self.js';
 import { isNotFound, ManagementError } from '../client/errors.js';
 import { pathTemplate } from '../client/answer-caps.js';
 import type { ManagementClient } from '../client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
-import type { CollectorConfig } from '../config/load-config.js';
+import type { CollectorConfig } from '../config/exporter-config.js';
 import { SampleSink } from '../render/sample-sink.js';
 import type { TargetShare } from '../shard/shard-assignment.js';
-import type { TargetState } from '../snapshot/target-state.js';
+import type { TargetState } from '../state/target-state.js';
 import type { PollFailureLog } from './failure-log.js';
 
 /**
@@ -21,7 +21,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface RunnerDeps {
   client: ManagementClient;
-  brokerInfo: BrokerInfoCache;
+  /** What the broker says about itself: read by the runner of the collector that describesBroker. */
+  brokerSelf: BrokerSelf;
   state: TargetState;
   log: Logger;
   /** Fraction of the interval by which each start may move early or late. */
@@ -58,7 +59,12 @@ export class CollectorRunner {
     private readonly deps: RunnerDeps,
   ) {
     this.log = deps.log.child({ collector: collector.name });
-    deps.state.register(collector.name, config.intervalMs, config.maxAgeMs);
+    deps.state.register(collector.name, config.intervalMs, config.maxAgeMs, { decidesUp: collector.describesBroker === true });
+  }
+
+  /** Its collector reads what the broker says about itself (started first). */
+  get describesBroker(): boolean {
+    return this.collector.describesBroker === true;
   }
 
   start(initialDelayMs = 0): void {
@@ -102,7 +108,7 @@ export class CollectorRunner {
 
   /** One poll; never throws. */
   async pollOnce(): Promise<void> {
-    const { state, client, brokerInfo } = this.deps;
+    const { state, client, brokerSelf } = this.deps;
     const started = performance.now();
     const deadline = AbortSignal.timeout(this.config.timeoutMs);
     // Ended when the poll ends: a failed poll's other requests stop instead of reading on.
@@ -123,7 +129,9 @@ export class CollectorRunner {
       },
     };
     try {
-      const broker = await brokerInfo.get(signal);
+      // One reading of /api/overview per poll of the collector describing the broker; the others reuse the latest.
+      const selfReport = this.collector.describesBroker ? await brokerSelf.read(signal) : undefined;
+      const broker = selfReport?.info ?? (await brokerSelf.latest(signal));
       const collecting = this.collector.collect({
         api,
         broker,
@@ -133,7 +141,7 @@ export class CollectorRunner {
         signal,
         memory: this.memory,
         share,
-        updateBroker: (overview) => brokerInfo.update(overview),
+        selfReport,
       });
       // A collect that ignores its signal must not hold the loop: the poll fails at the deadline.
       await Promise.race([collecting, failAfterAbort(signal, this.config.timeoutMs)]);

@@ -1,8 +1,8 @@
 import { exporterMetrics as M } from '../catalogue/exporter.js';
 import type { RenderedFamily } from '../render/exposition.js';
 import { DROP_REASONS, SampleSink } from '../render/sample-sink.js';
-import type { TargetState } from '../snapshot/target-state.js';
-import { REVISION, VERSION } from '../version.js';
+import type { TargetState } from '../state/target-state.js';
+import { REVISION, VERSION } from './version.js';
 import { eventLoopDelay } from './event-loop-delay.js';
 
 export interface ClientCounters {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { HttpCounters } from '../self/exporter-metrics.js';
 import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../render/exposition.js';
 import type { Exposition, Format } from '../snapshot/exposition.js';
-import type { Target } from '../target.js';
+import type { ServedTarget } from './served-target.js';
 import { landingPage } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
 
@@ -34,7 +34,7 @@ const QUOTED_NAME_CHARS = 64;
 
 /** The HTTP side: it reads finished snapshots and never talks to the broker. `targets` is asked on
  * every request: a reload may replace them. */
-export function createApp(targets: () => readonly Target[], log: Logger, { telemetryPath = '/metrics', guard, reload, scrapes, ownMetrics }: AppOptions = {}): Express {
+export function createApp(targets: () => readonly ServedTarget[], log: Logger, { telemetryPath = '/metrics', guard, reload, scrapes, ownMetrics }: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags would hash every multi-megabyte body on every scrape.
@@ -64,14 +64,14 @@ export function createApp(targets: () => readonly Target[], log: Logger, { telem
   // exporter's own series only, each target's on /probe (the multi-target pattern).
   app.get(telemetryPath, async (req: Request, res: Response) => {
     const all = targets();
-    if (all.length === 1) return serve(req, res, (gzipFormat) => all[0]!.store.forScrape(gzipFormat));
+    if (all.length === 1) return serve(req, res, (gzipFormat) => all[0]!.exposition(gzipFormat));
     if (all.length > 1 && ownMetrics) return serve(req, res, () => ownMetrics());
     res.status(503).type('text/plain').send('no target configured\n');
   });
 
   app.get(PROBE_PATH, async (req: Request, res: Response) => {
     const all = targets();
-    const names = all.map((t) => t.state.name);
+    const names = all.map((t) => t.name);
     const known = `configured targets: ${names.join(', ') || '(none)'}`;
     const asked = req.query.target;
     if (asked === undefined || asked === '') {
@@ -82,14 +82,14 @@ export function createApp(targets: () => readonly Target[], log: Logger, { telem
       res.status(400).type('text/plain').send(`parameter "target" must be given once, as one name (${known})\n`);
       return;
     }
-    const target = all.find((t) => t.state.name === asked);
+    const target = all.find((t) => t.name === asked);
     if (!target) {
       // Quoted as a JSON string, cut: no control character or markup of the request reaches the body as it was.
       const quoted = JSON.stringify([...asked].slice(0, QUOTED_NAME_CHARS).join('')) + (asked.length > QUOTED_NAME_CHARS ? '…' : '');
       res.status(404).type('text/plain').send(`unknown target ${quoted} (${known})\n`);
       return;
     }
-    return serve(req, res, (gzipFormat) => target.store.forScrape(gzipFormat));
+    return serve(req, res, (gzipFormat) => target.exposition(gzipFormat));
   });
 
   /** Writes an exposition in the format and encoding the scraper asked for. */
@@ -118,12 +118,13 @@ export function createApp(targets: () => readonly Target[], log: Logger, { telem
   });
 
   app.get('/-/ready', (_req, res) => {
-    const ready = targets().every((t) => t.state.firstPollAttempted);
+    const ready = targets().every((t) => t.ready);
     res.status(ready ? 200 : 503).type('text/plain').send(ready ? 'Ready\n' : 'Not ready: first poll not finished\n');
   });
 
   app.get('/', (_req, res) => {
-    res.type('html').send(landingPage(targets().map((t) => t.state), telemetryPath, Date.now(), PROBE_PATH));
+    const now = Date.now();
+    res.type('html').send(landingPage(targets().map((t) => t.status(now)), telemetryPath, now, PROBE_PATH));
   });
 
   if (reload) {

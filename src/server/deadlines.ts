@@ -2,7 +2,7 @@ import type { Server as HttpServer, ServerOptions } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import type { WebLimits } from '../config/load-config.js';
+import type { WebLimits } from '../config/exporter-config.js';
 import type { HttpCounters } from '../self/exporter-metrics.js';
 
 /** How often Node looks for requests past web.read_timeout (its default, 30 s, would let one run 40 s). */

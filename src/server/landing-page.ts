@@ -1,5 +1,5 @@
-import type { TargetState } from '../snapshot/target-state.js';
-import { VERSION } from '../version.js';
+import type { TargetStatus } from '../state/target-status.js';
+import { VERSION } from '../self/version.js';
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -11,20 +11,19 @@ function ago(at: number | undefined, now: number): string {
 }
 
 /** `/`: which brokers are watched, whether they answer, and each collector's last poll. */
-export function landingPage(targets: readonly TargetState[], telemetryPath = '/metrics', now = Date.now(), probePath = '/probe'): string {
+export function landingPage(targets: readonly TargetStatus[], telemetryPath = '/metrics', now = Date.now(), probePath = '/probe'): string {
   const sections = targets.map((target) => {
-    const rows = [...target.collectors.values()]
+    const rows = target.collectors
       .map(
         (c) =>
           `<tr><td>${escapeHtml(c.name)}</td><td>${c.lastSuccess === undefined ? 'pending' : c.lastSuccess ? 'ok' : 'failing'}</td>` +
           `<td>${c.intervalMs / 1000} s</td><td>${ago(c.lastAttemptAt, now)}</td><td>${ago(c.lastSuccessAt, now)}</td>` +
           `<td>${c.lastDurationSeconds === undefined ? '' : c.lastDurationSeconds.toFixed(3) + ' s'}</td>` +
-          `<td>${c.lastSuccessAt !== undefined && target.isFresh(c, now) ? c.samples : 0}</td>` +
+          `<td>${c.samplesServed}</td>` +
           `<td>${escapeHtml(c.lastError ?? '')}</td></tr>`,
       )
       .join('\n');
-    const overviewError = target.collectors.get('overview')?.lastError;
-    const status = target.up ? 'up' : overviewError ? `down: ${escapeHtml(overviewError)}` : 'down';
+    const status = target.up ? 'up' : target.downReason ? `down: ${escapeHtml(target.downReason)}` : 'down';
     const probe = `${probePath}?target=${encodeURIComponent(target.name)}`;
     return `<h2>Target ${escapeHtml(target.name)}: ${escapeHtml(target.url)} — ${status}</h2>
 <p><a href="${escapeHtml(probe)}">${escapeHtml(probe)}</a></p>

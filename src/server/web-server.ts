@@ -4,7 +4,7 @@ import { createServer as createHttpsServer, Server as HttpsServer } from 'node:h
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import type { WebLimits } from '../config/load-config.js';
+import type { WebLimits } from '../config/exporter-config.js';
 import type { HttpCounters } from '../self/exporter-metrics.js';
 import { enforceDeadlines, serverTimeouts } from './deadlines.js';
 import { readWebConfig, type WebConfig } from './web-config.js';

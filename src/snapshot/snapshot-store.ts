@@ -2,7 +2,7 @@ import type { RenderedFamily } from '../render/exposition.js';
 import { exporterFamilies, type ClientCounters, type HttpCounters } from '../self/exporter-metrics.js';
 
 import { Exposition, type Format } from './exposition.js';
-import type { TargetState } from './target-state.js';
+import type { TargetState } from '../state/target-state.js';
 
 /** Families of the exporter process rather than of a target (Node's metrics, the reload status). */
 export interface ProcessFamilies {

@@ -122,7 +122,6 @@ export async function runCollector(collector: AnyCollector, run: RunOptions): Pr
     options,
     signal: run.signal ?? new AbortController().signal,
     memory: run.memory ?? new Map(),
-    updateBroker: () => undefined,
   });
   const skipped = sink.skipped;
   const dropped = Object.fromEntries(sink.dropped);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECTORS } from '../../src/collectors/registry.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { Exporter } from '../../src/exporter.js';
 import { ProcessMetrics } from '../../src/self/process-metrics.js';
@@ -31,7 +32,7 @@ function start(yaml: string): { file: string; exporter: Exporter } {
   const file = join(dir, 'config.yaml');
   writeFileSync(file, yaml);
   const flags = { help: false, version: false, config: file };
-  exporter = new Exporter(loadConfig(flags, {}), flags, {}, new ProcessMetrics(), pino({ level: 'silent' }));
+  exporter = new Exporter(loadConfig(flags, {}, COLLECTORS), flags, {}, new ProcessMetrics(), pino({ level: 'silent' }));
   exporter.start();
   return { file, exporter };
 }

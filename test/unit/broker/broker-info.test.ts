@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { brokerInfoFromOverview, parseVersion, variantOf } from '../../../src/broker/broker-info.js';
-import { BrokerInfoCache } from '../../../src/broker/broker-info-cache.js';
-import type { ManagementClient } from '../../../src/client/management-client.js';
 import { readFixture } from '../support/exposition.js';
 
 const overview = (dir: string, file = 'overview.json') => readFixture<Record<string, unknown>>(dir, file);
@@ -67,50 +65,5 @@ describe('brokerInfoFromOverview', () => {
     expect(variantOf('3.13.0')).toBe('B');
     expect(variantOf('3.9.0')).toBe('A');
     expect(variantOf('10.0.0')).toBe('B');
-  });
-});
-
-describe('BrokerInfoCache', () => {
-  it('fetches /api/overview once for concurrent callers, then serves the cached info', async () => {
-    const calls: string[] = [];
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const client = {
-      async getJson(path: string) {
-        calls.push(path);
-        await gate;
-        return overview('rabbitmq-3.10.8');
-      },
-    } as unknown as ManagementClient;
-    const cache = new BrokerInfoCache(client);
-    expect(cache.current).toBeUndefined();
-    const signal = new AbortController().signal;
-    const a = cache.get(signal);
-    const b = cache.get(signal);
-    release();
-    expect((await a).variant).toBe('A');
-    expect(await b).toBe(await a);
-    expect(await cache.get(signal)).toBe(await a);
-    expect(calls).toEqual(['/api/overview']);
-  });
-
-  it('update replaces the info', () => {
-    const cache = new BrokerInfoCache({} as ManagementClient);
-    cache.update({ management_version: '4.0.5' });
-    expect(cache.current?.variant).toBe('B');
-  });
-
-  it('a failed fetch is not cached', async () => {
-    let fail = true;
-    const client = {
-      async getJson() {
-        if (fail) throw new Error('down');
-        return { management_version: '3.10.8' };
-      },
-    } as unknown as ManagementClient;
-    const cache = new BrokerInfoCache(client);
-    await expect(cache.get(new AbortController().signal)).rejects.toThrow('down');
-    fail = false;
-    expect((await cache.get(new AbortController().signal)).managementVersion).toBe('3.10.8');
   });
 });

@@ -4,7 +4,7 @@ import { exporterMetrics } from '../../../src/catalogue/exporter.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import type { MetricDef } from '../../../src/metrics/metric-def.js';
 
-const defs: MetricDef[] = catalogue();
+const defs: MetricDef[] = catalogue(COLLECTORS);
 
 describe('catalogue', () => {
   it('lists the exporter, overview and nodes families (and any later collector)', () => {

@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliFlags } from '../../../src/cli/args.js';
 import { ConfigError } from '../../../src/config/config-error.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
-import { loadConfig, redactedConfig, type ExporterConfig } from '../../../src/config/load-config.js';
+import { loadConfig } from '../../../src/config/load-config.js';
+import { redactedConfig } from '../../../src/config/redacted-config.js';
+import type { ExporterConfig } from '../../../src/config/exporter-config.js';
 import { REPO_ROOT } from '../support/exposition.js';
 
 // Paths inside the testdata files (password_file, tls.*) are relative to the repository root,
@@ -19,7 +21,7 @@ function flags(extra: Partial<CliFlags> = {}): CliFlags {
 }
 
 function load(file: string | undefined, env: Record<string, string | undefined> = {}, extra: Partial<CliFlags> = {}): ExporterConfig {
-  return loadConfig(flags({ ...(file ? { config: file } : {}), ...extra }), env);
+  return loadConfig(flags({ ...(file ? { config: file } : {}), ...extra }), env, COLLECTORS);
 }
 
 function configError(fn: () => unknown): ConfigError {
@@ -207,9 +209,9 @@ describe('bad files', () => {
     expect(error.message).not.toContain('\n');
   });
 
-  // BUG (src/config/load-config.ts readYaml): a duplicated key is reported with the yaml
+  // Was a bug (readYaml, now in src/config/sources.ts): a duplicated key was reported with the yaml
   // library's "Map keys must be unique at line 3, column 3" only; the key itself
-  // ("interval", or its path "poll.interval") is not named, unlike every other key error.
+  // ("interval", or its path "poll.interval") was not named, unlike every other key error.
   it('a duplicated key names the key', () => {
     const error = configError(() => load(td('bad-duplicate-key.yaml')));
     expect(error.message).toContain('poll.interval');
@@ -226,9 +228,9 @@ describe('bad files', () => {
     expect(error.message).toBe(`config file ${tmp}: cannot be read (EISDIR)`);
   });
 
-  // BUG (src/config/load-config.ts loadConfig/set): when the environment sets a key below a
-  // file value that is not a mapping (`target: localhost`), the file's value is silently
-  // replaced by {} instead of being reported, so a broken file goes unnoticed.
+  // Was a bug (readConfigTree's set, src/config/sources.ts): when the environment set a key below a
+  // file value that is not a mapping (`target: localhost`), the file's value was silently
+  // replaced by {} instead of being reported, so a broken file went unnoticed.
   it('a non-mapping "target" in the file is reported even when RABBITMQ_URL is set', () => {
     const file = join(tmp, 'target-scalar.yaml');
     writeFileSync(file, 'target: localhost\n');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { brokerUrl, brokerUrlProblem, configSchema, duration, parseListenAddress } from '../../../src/config/schema.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
 
 describe('parseListenAddress', () => {
   it.each([
@@ -62,7 +63,7 @@ describe('schema pieces', () => {
   });
 
   it('the whole schema fills defaults from an empty object', () => {
-    const parsed = configSchema().parse({});
+    const parsed = configSchema(COLLECTORS).parse({});
     expect(parsed.web.listen_address).toBe(':9419');
     expect(parsed.poll.interval).toBe(15_000);
     expect(parsed.poll.max_age).toBeUndefined();
@@ -72,7 +73,7 @@ describe('schema pieces', () => {
 
   it('is strict at every level', () => {
     for (const input of [{ extra: 1 }, { web: { port: 1 } }, { target: { tls: { verify: false } } }, { target: { timeouts: { read: '1s' } } }]) {
-      const result = configSchema().safeParse(input);
+      const result = configSchema(COLLECTORS).safeParse(input);
       expect(result.success, JSON.stringify(input)).toBe(false);
       expect(result.error?.issues[0]?.code).toBe('unrecognized_keys');
     }

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFlags } from '../../../src/cli/args.js';
 import { ConfigError } from '../../../src/config/config-error.js';
-import { loadConfig, type ExporterConfig } from '../../../src/config/load-config.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
+import { loadConfig } from '../../../src/config/load-config.js';
+import type { ExporterConfig } from '../../../src/config/exporter-config.js';
 
 let dir: string;
 beforeAll(() => {
@@ -21,7 +23,7 @@ function load(args: string[], env: Record<string, string> = {}, yaml?: string): 
     writeFileSync(file, yaml);
     extra.push('--config', file);
   }
-  return loadConfig(parseFlags([...args, ...extra]), env);
+  return loadConfig(parseFlags([...args, ...extra]), env, COLLECTORS);
 }
 
 function problem(args: string[], env: Record<string, string> = {}, yaml?: string): string {

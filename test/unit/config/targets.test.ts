@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/config-error.js';
-import { loadConfig, redactedConfig, type ExporterConfig, type TargetSetup } from '../../../src/config/load-config.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
+import { loadConfig } from '../../../src/config/load-config.js';
+import { redactedConfig } from '../../../src/config/redacted-config.js';
+import type { ExporterConfig, TargetSetup } from '../../../src/config/exporter-config.js';
 
 let dir: string;
 beforeAll(() => {
@@ -20,7 +23,7 @@ function write(yaml: string): string {
 }
 
 function load(yaml: string, env: Record<string, string> = {}): ExporterConfig {
-  return loadConfig({ help: false, version: false, config: write(yaml) }, env);
+  return loadConfig({ config: write(yaml) }, env, COLLECTORS);
 }
 
 function problem(yaml: string, env: Record<string, string> = {}): string {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalogue } from '../../../src/catalogue/catalogue.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { DASHBOARDS, dashboardFile, dashboardPath } from '../../../src/tools/dashboards/dashboard-files.js';
 import { generatedFiles } from '../../../src/tools/dashboards/generate.js';
@@ -17,7 +18,7 @@ const PROMETHEUS_SERIES = ['up', 'scrape_samples_scraped'];
 
 async function knownMetrics(): Promise<Set<string>> {
   const names = new Set<string>([...PROMETHEUS_SERIES, ...recordingRules.map((r) => r.record)]);
-  for (const def of catalogue()) names.add(def.name);
+  for (const def of catalogue(COLLECTORS)) names.add(def.name);
   for (const m of await new ProcessMetrics().names()) names.add(m.name);
   return names;
 }

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { catalogue } from '../../../src/catalogue/catalogue.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
 
 /**
  * The kbudde/rabbitmq_exporter facts the kbudde naming profile is built against
@@ -220,7 +221,7 @@ describe('awesome-prometheus-alerts kbudde rules', () => {
 describe('docs/kbudde-mapping.md', () => {
   /** Table rows whose first cell is a kbudde family: [kbudde name, the "ours" cell]. */
   const rows = [...mappingDoc.matchAll(/^\| `(rabbitmq_[a-z0-9_]+)` \| ([^|]*) \|/gm)].map((m) => [m[1]!, m[2]!] as const);
-  const ourNames = new Set(catalogue().flatMap((d) => (d.rate ? [d.name, d.rate.name] : [d.name])));
+  const ourNames = new Set(catalogue(COLLECTORS).flatMap((d) => (d.rate ? [d.name, d.rate.name] : [d.name])));
 
   it('has one row per kbudde family, and no row for anything else', () => {
     const documented = rows.map(([name]) => name);

@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { configSchema } from '../../../src/config/schema.js';
 
-const noFlags = { help: false, version: false };
+const noFlags = {};
 
 describe('config.example.yaml', () => {
   it('loads, and documents exactly the defaults', () => {
-    const example = loadConfig({ ...noFlags, config: 'config.example.yaml' }, {});
-    const defaults = loadConfig(noFlags, {});
+    const example = loadConfig({ ...noFlags, config: 'config.example.yaml' }, {}, COLLECTORS);
+    const defaults = loadConfig(noFlags, {}, COLLECTORS);
     // Only where the password came from differs: the example spells out the default one.
     const comparable = (c: typeof example) => ({
       ...c,
@@ -21,7 +22,7 @@ describe('config.example.yaml', () => {
 
   it('mentions every key of web, log, poll and target', () => {
     const text = readFileSync('config.example.yaml', 'utf8');
-    const shape = configSchema().shape;
+    const shape = configSchema(COLLECTORS).shape;
     for (const section of ['web', 'log', 'poll', 'target'] as const) {
       const keys = Object.keys((shape[section].unwrap() as unknown as { shape: Record<string, unknown> }).shape);
       const body = new RegExp(`^${section}:\\n((?:  .*\\n|\\n)*)`, 'm').exec(text)?.[1] ?? '';
@@ -31,7 +32,7 @@ describe('config.example.yaml', () => {
 
   it('mentions every collector and every option of each', () => {
     const text = readFileSync('config.example.yaml', 'utf8');
-    const defaults = loadConfig(noFlags, {});
+    const defaults = loadConfig(noFlags, {}, COLLECTORS);
     for (const collector of defaults.collectors) {
       expect(text, `collector ${collector.name}`).toMatch(new RegExp(`^  ${collector.name}:`, 'm'));
       for (const option of Object.keys(collector.options)) {

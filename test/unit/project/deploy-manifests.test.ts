@@ -17,6 +17,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { parseFlags } from '../../../src/cli/args.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { configSchema } from '../../../src/config/schema.js';
 import { PROMETHEUS_RULE_FILE } from '../../../src/tools/dashboards/rule-files.js';
@@ -213,7 +214,7 @@ function checkPod(file: string, workload: Doc, configMap: Doc): Doc {
   const configPath = `${mounts.get('config')?.mountPath}/config.yaml`;
   expect(container.args).toContain(`--config=${configPath}`);
   const config = parse(configMap.data['config.yaml'] as string) as Doc;
-  const parsed = configSchema().safeParse(config);
+  const parsed = configSchema(COLLECTORS).safeParse(config);
   expect(parsed.success, `${file}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
   expect(config.target.password).toBeUndefined();
   expect(volumes.get('secret')?.secret).toEqual({ secretName: 'rabbitmq-exporter', defaultMode: 0o440 });
@@ -253,7 +254,7 @@ describe('deploy/: the fields that matter to this exporter', () => {
     // The exporter reads these flags as the pods get them: the last pod is the last shard.
     const replicas = statefulSet.spec.replicas as number;
     const flags = parseFlags((container.args as string[]).filter((a) => !a.startsWith('--config=')));
-    expect(loadConfig(flags, { POD_NAME: `${statefulSet.metadata.name}-${replicas - 1}` }).sharding).toEqual({ shard: replicas - 1, totalShards: replicas });
+    expect(loadConfig(flags, { POD_NAME: `${statefulSet.metadata.name}-${replicas - 1}` }, COLLECTORS).sharding).toEqual({ shard: replicas - 1, totalShards: replicas });
     const service = find('deploy/sharded/service.yaml', 'Service');
     expect(statefulSet.spec.serviceName).toBe(service.metadata.name);
     expect(service.spec.clusterIP).toBe('None');

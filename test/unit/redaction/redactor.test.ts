@@ -2,7 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, targetCredentials } from '../../../src/config/load-config.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
+import { loadConfig } from '../../../src/config/load-config.js';
+import { targetCredentials } from '../../../src/config/redacted-config.js';
 import { createLogger } from '../../../src/log.js';
 import { MIN_ANYWHERE, REDACTED, Redactor } from '../../../src/redaction/redactor.js';
 import { secretForms, secretsIn } from '../../support/reflecting-upstream.js';
@@ -104,10 +106,10 @@ describe('targetCredentials', () => {
     const dir = mkdtempSync(join(tmpdir(), 'rmqexp-cred-'));
     const file = join(dir, 'password');
     writeFileSync(file, 'from-the-file\n');
-    const config = loadConfig({ help: false, version: false }, {
+    const config = loadConfig({}, {
       RABBITMQ_URL: `http://${USER}:${encodeURIComponent('url:p@ss/ü')}@localhost:15672`,
       RABBITMQ_PASSWORD_FILE: file,
-    });
+    }, COLLECTORS);
     expect(config.target.url).toBe('http://localhost:15672');
     const credentials = targetCredentials(config.target);
     expect(credentials.username).toBe(USER);

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectorByName } from '../../../src/collectors/registry.js';
-import { loadConfig, type ExporterConfig } from '../../../src/config/load-config.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
+import { loadConfig } from '../../../src/config/load-config.js';
+import type { ExporterConfig } from '../../../src/config/exporter-config.js';
 import { createLogger } from '../../../src/log.js';
 import { CollectorRunner } from '../../../src/scheduler/collector-runner.js';
 import { PollFailureLog } from '../../../src/scheduler/failure-log.js';
@@ -42,7 +44,7 @@ async function configFor(source: PasswordSource, upstream: ReflectingUpstream): 
   const { yaml, env } = source.setup(dir, upstream.url);
   const file = join(dir, 'config.yaml');
   writeFileSync(file, `log:\n  level: debug\n${yaml}`);
-  return loadConfig({ config: file, help: false, version: false }, env);
+  return loadConfig({ config: file }, env, COLLECTORS);
 }
 
 describe.each(PASSWORD_SOURCES)('an upstream quoting the request, password from the $name', (source) => {
@@ -76,7 +78,7 @@ describe.each(PASSWORD_SOURCES)('an upstream quoting the request, password from 
       (c) =>
         new CollectorRunner(collectorByName(c.name)!, c, {
           client: target.client,
-          brokerInfo: target.brokerInfo,
+          brokerSelf: target.brokerSelf,
           state: target.state,
           log,
           jitter: 0,
@@ -91,7 +93,7 @@ describe.each(PASSWORD_SOURCES)('an upstream quoting the request, password from 
         upstream.mode = mode;
         for (const runner of runners) await runner.pollOnce();
         for (const c of target.state.collectors.values()) texts.push({ where: `lastError of ${c.name} (${mode})`, text: c.lastError ?? '' });
-        texts.push({ where: `landing page (${mode}, overview ${overviewOk ? 'ok' : 'reflected'})`, text: landingPage([target.state]) });
+        texts.push({ where: `landing page (${mode}, overview ${overviewOk ? 'ok' : 'reflected'})`, text: landingPage([target.status(Date.now())]) });
       }
     }
 

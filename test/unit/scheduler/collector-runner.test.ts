@@ -1,15 +1,15 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BrokerInfo } from '../../../src/broker/broker-info.js';
-import type { BrokerInfoCache } from '../../../src/broker/broker-info-cache.js';
+import type { BrokerReport, BrokerSelf } from '../../../src/broker/broker-self.js';
 import { ManagementError } from '../../../src/client/errors.js';
 import { ManagementClient } from '../../../src/client/management-client.js';
 import type { AnyCollector, CollectContext } from '../../../src/collectors/collector.js';
-import type { CollectorConfig } from '../../../src/config/load-config.js';
+import type { CollectorConfig } from '../../../src/config/exporter-config.js';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
 import { CollectorRunner, MIN_POLL_SPACING_MS, type RunnerDeps } from '../../../src/scheduler/collector-runner.js';
 import { PollFailureLog } from '../../../src/scheduler/failure-log.js';
-import { TargetState } from '../../../src/snapshot/target-state.js';
+import { TargetState } from '../../../src/state/target-state.js';
 import { serve, sleep } from '../support/http-server.js';
 import { BROKER_3_10_8 } from '../../support/run-collector.js';
 
@@ -20,14 +20,16 @@ const BROKER: BrokerInfo = BROKER_3_10_8;
 type Collect = (ctx: CollectContext<Record<string, unknown>>) => Promise<void>;
 
 function collectorWith(collect: Collect, name = 'test'): AnyCollector {
-  return { name, description: 'test collector', defaultEnabled: true, defaultIntervalMultiplier: 1, metrics: [M.v], collect };
+  // The harness's "overview" describes the broker, as the real one does.
+  return { name, description: 'test collector', defaultEnabled: true, defaultIntervalMultiplier: 1, metrics: [M.v], collect, describesBroker: name === 'overview' };
 }
 
 interface Harness {
   runner: CollectorRunner;
   state: TargetState;
   finished: { count: number };
-  updates: Record<string, unknown>[];
+  /** How often the runner read /api/overview through BrokerSelf, and asked for the latest BrokerInfo. */
+  reads: { read: number; latest: number };
 }
 
 function harness(
@@ -38,20 +40,23 @@ function harness(
 ): Harness {
   const state = new TargetState('default', 'http://localhost:15672');
   const finished = { count: 0 };
-  const updates: Record<string, unknown>[] = [];
-  const brokerInfo = {
-    get: async () => BROKER,
-    update: (overview: Record<string, unknown>) => {
-      updates.push(overview);
+  const reads = { read: 0, latest: 0 };
+  const brokerSelf = {
+    read: async (): Promise<BrokerReport> => {
+      reads.read++;
+      return { overview: { management_version: BROKER.managementVersion }, info: BROKER };
+    },
+    latest: async () => {
+      reads.latest++;
       return BROKER;
     },
-  } as unknown as BrokerInfoCache;
+  } as unknown as BrokerSelf;
   const runner = new CollectorRunner(
     collectorWith(collect, name),
     { name, enabled: true, intervalMs: 100, timeoutMs: 60_000, maxAgeMs: 300, options: { flag: true }, ...config },
     {
       client: { getJson: async () => ({}) } as unknown as ManagementClient,
-      brokerInfo,
+      brokerSelf,
       state,
       log: pino({ level: 'silent' }),
       jitter: 0,
@@ -64,7 +69,7 @@ function harness(
       ...deps,
     },
   );
-  return { runner, state, finished, updates };
+  return { runner, state, finished, reads };
 }
 
 function diffs(times: number[]): number[] {
@@ -333,22 +338,26 @@ describe('CollectorRunner.pollOnce', () => {
 
   it('a failing broker info lookup fails the poll', async () => {
     const { runner, state } = harness(async () => undefined, {}, {
-      brokerInfo: {
-        get: async () => {
+      brokerSelf: {
+        latest: async () => {
           throw new ManagementError('network', '/api/overview', 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:15672');
         },
-      } as unknown as BrokerInfoCache,
+      } as unknown as BrokerSelf,
     });
     await runner.pollOnce();
     expect(state.collectors.get('test')!.lastError).toBe('/api/overview: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:15672');
   });
 
-  it('updateBroker reaches the broker info cache', async () => {
-    const { runner, updates } = harness(async (ctx) => {
-      ctx.updateBroker?.({ management_version: '4.0.5' });
-    });
-    await runner.pollOnce();
-    expect(updates).toEqual([{ management_version: '4.0.5' }]);
+  it('the collector describing the broker gets this poll\'s reading of /api/overview; the others the latest BrokerInfo', async () => {
+    const seen: (BrokerReport | undefined)[] = [];
+    const describing = harness(async (ctx) => void seen.push(ctx.selfReport), {}, {}, 'overview');
+    await describing.runner.pollOnce();
+    expect(describing.reads).toEqual({ read: 1, latest: 0 });
+    expect(seen[0]).toEqual({ overview: { management_version: BROKER.managementVersion }, info: BROKER });
+    const other = harness(async (ctx) => void seen.push(ctx.selfReport));
+    await other.runner.pollOnce();
+    expect(other.reads).toEqual({ read: 0, latest: 1 });
+    expect(seen[1]).toBeUndefined();
   });
 
   it('rabbitmq_up follows the runner of the overview collector', async () => {

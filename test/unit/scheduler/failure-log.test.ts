@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { PollFailureLog } from '../../../src/scheduler/failure-log.js';
 import { ProcessMetrics } from '../../../src/self/process-metrics.js';
@@ -79,7 +80,7 @@ describe('a wrong password against every collector (issue 8: 15 identical 401 li
       res.writeHead(401, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: 'not_authorized', reason: 'Login failed' }));
     });
-    const config = loadConfig({ help: false, version: false, pollInterval: '1s' }, { RABBITMQ_URL: server.url });
+    const config = loadConfig({ pollInterval: '1s' }, { RABBITMQ_URL: server.url }, COLLECTORS);
     const { log, lines } = capture();
     target = new Target(config, new ProcessMetrics(), log);
     target.start();

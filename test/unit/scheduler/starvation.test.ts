@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { afterEach, expect, it } from 'vitest';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { Target } from '../../../src/target.js';
@@ -19,7 +20,7 @@ afterEach(async () => {
 
 it('rabbitmq_up stays 1 while stalled queue lists hold every shared connection', async () => {
   server = await serveApi({ '/api/overview': OVERVIEW, '/api/vhosts': '[{"name":"a"},{"name":"b"},{"name":"c"}]', '/api/queues/*': 'stall' });
-  const config = loadConfig({ help: false, version: false, pollInterval: '1s' }, { RABBITMQ_URL: server.url });
+  const config = loadConfig({ pollInterval: '1s' }, { RABBITMQ_URL: server.url }, COLLECTORS);
   for (const c of config.collectors) c.enabled = c.name === 'overview' || c.name === 'queues';
   target = new Target(config, new ProcessMetrics(), pino({ level: 'silent' }));
   target.start();

@@ -7,8 +7,8 @@ import { overviewCollector } from '../../../src/collectors/overview.js';
 import { exporterFamilies, newHttpCounters } from '../../../src/self/exporter-metrics.js';
 import { PROCESS_METRICS_PREFIX, ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
-import { TargetState } from '../../../src/snapshot/target-state.js';
-import { REVISION, VERSION } from '../../../src/version.js';
+import { TargetState } from '../../../src/state/target-state.js';
+import { REVISION, VERSION } from '../../../src/self/version.js';
 import { Exposition } from '../../../src/snapshot/exposition.js';
 import { brokerFrom, runCollector } from '../support/fake-context.js';
 import { readFixture, REPO_ROOT, samples, seriesNames } from '../support/exposition.js';
@@ -20,7 +20,7 @@ function hasPromtool(): boolean {
 describe('exporterFamilies', () => {
   it('renders the exporter series from the target state', () => {
     const state = new TargetState('default', 'http://x');
-    state.register('overview', 1000, 3000);
+    state.register('overview', 1000, 3000, { decidesUp: true });
     state.register('nodes', 1000, 3000);
     state.succeeded('overview', [], 0.5, 4, 10_000);
     state.failed('nodes', 'down', 0.25, 10_000);
@@ -46,7 +46,7 @@ describe('exporterFamilies', () => {
 
   it('serves what the last successful poll dropped, every reason (0 when nothing), for collectors that succeeded', () => {
     const state = new TargetState('default', 'http://x');
-    state.register('overview', 1000, 3000);
+    state.register('overview', 1000, 3000, { decidesUp: true });
     state.register('queues', 1000, 3000);
     state.register('nodes', 1000, 3000);
     state.succeeded('overview', [], 0.5, 0, 10_000);
@@ -83,7 +83,7 @@ describe('ProcessMetrics', () => {
 describe('a whole snapshot from the 3.10.8 fixtures', () => {
   async function snapshot(): Promise<Exposition> {
     const state = new TargetState('default', 'http://localhost:15672');
-    state.register('overview', 15_000, 45_000);
+    state.register('overview', 15_000, 45_000, { decidesUp: true });
     state.register('nodes', 15_000, 45_000);
     const broker = brokerFrom('rabbitmq-3.10.8');
     const overview = await runCollector(overviewCollector, { '/api/overview': readFixture('rabbitmq-3.10.8', 'overview.json') }, broker);

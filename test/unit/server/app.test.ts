@@ -13,8 +13,9 @@ import { createApp, type AppOptions } from '../../../src/server/app.js';
 import { landingPage } from '../../../src/server/landing-page.js';
 import { Exposition } from '../../../src/snapshot/exposition.js';
 import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
-import { TargetState } from '../../../src/snapshot/target-state.js';
-import type { Target } from '../../../src/target.js';
+import { TargetState } from '../../../src/state/target-state.js';
+import type { ServedTarget } from '../../../src/server/served-target.js';
+import { targetStatus } from '../../../src/state/target-status.js';
 
 const M = defineMetrics('overview', {
   queues: { name: 'rabbitmq_test_queues', type: 'gauge', help: 'Queues.' },
@@ -50,10 +51,26 @@ afterEach(async () => {
 
 function stubTarget(url = 'http://broker.example:15672', name = 'default') {
   const state = new TargetState(name, url);
-  state.register('overview', 15_000, 45_000);
+  state.register('overview', 15_000, 45_000, { decidesUp: true });
   state.register('nodes', 15_000, 45_000);
   const store = new SnapshotStore(state, { requests: 3, bytesRead: 100 }, newHttpCounters(), { families: async () => [] } as unknown as ProcessMetrics);
-  return { state, store } as unknown as Target & { state: TargetState; store: SnapshotStore };
+  return served(state, store);
+}
+
+/** What src/target.ts hands the server, made of a state and its store. */
+function served<Store extends Pick<SnapshotStore, 'forScrape'>>(state: TargetState, store: Store): ServedTarget & { state: TargetState; store: Store } {
+  const target: ServedTarget & { state: TargetState; store: Store } = {
+    state,
+    store,
+    name: state.name,
+    get ready() {
+      return state.firstPollAttempted;
+    },
+    // The store in place when asked: a test may swap it.
+    exposition: (gzipFormat) => target.store.forScrape(gzipFormat),
+    status: (now) => targetStatus(state, now),
+  };
+  return target;
 }
 
 function succeedOverview(target: { state: TargetState }): void {
@@ -63,7 +80,7 @@ function succeedOverview(target: { state: TargetState }): void {
   target.state.succeeded('overview', sink.finish(), 0.05, 0);
 }
 
-async function start(targets: Target[], options: AppOptions = {}): Promise<number> {
+async function start(targets: ServedTarget[], options: AppOptions = {}): Promise<number> {
   const app = createApp(() => targets, pino({ level: 'silent' }), options);
   const server = app.listen(0, '127.0.0.1');
   servers.push(server);
@@ -139,7 +156,7 @@ describe('/metrics', () => {
   });
 
   it('a failing snapshot gives 500 and the server keeps serving', async () => {
-    const broken = { state: new TargetState('default', 'http://x'), store: { current: () => Promise.reject(new Error('boom')) } } as unknown as Target;
+    const broken = served(new TargetState('default', 'http://x'), { forScrape: () => Promise.reject(new Error('boom')) });
     const port = await start([broken]);
     const res = await get(port, '/metrics');
     expect(res.status).toBe(500);
@@ -330,25 +347,25 @@ describe('health, readiness, landing page, 404', () => {
 describe('landingPage', () => {
   it('pending, ages and samples served', () => {
     const state = new TargetState('t<1>', 'http://h:15672');
-    state.register('overview', 15_000, 45_000);
+    state.register('overview', 15_000, 45_000, { decidesUp: true });
     state.register('nodes', 30_000, 90_000);
     const sink = new SampleSink();
     sink.add(M.queues, [], 1);
     state.succeeded('overview', sink.finish(), 0.1234, 0, 1_000_000);
-    const html = landingPage([state], '/metrics', 1_002_500);
+    const html = landingPage([targetStatus(state, 1_002_500)], '/metrics', 1_002_500);
     expect(html).toContain('<h2>Target t&#60;1&#62;: http://h:15672 — up</h2>');
     expect(html).toContain('<tr><td>overview</td><td>ok</td><td>15 s</td><td>2.5 s ago</td><td>2.5 s ago</td><td>0.123 s</td><td>1</td><td></td></tr>');
     expect(html).toContain('<tr><td>nodes</td><td>pending</td><td>30 s</td><td>never</td><td>never</td><td></td><td>0</td><td></td></tr>');
     // Past max_age, no samples are served any more.
-    expect(landingPage([state], '/metrics', 1_000_000 + 45_001)).toContain('<td>overview</td><td>ok</td><td>15 s</td><td>45.0 s ago</td><td>45.0 s ago</td><td>0.123 s</td><td>0</td>');
+    expect(landingPage([targetStatus(state, 1_000_000 + 45_001)], '/metrics', 1_000_000 + 45_001)).toContain('<td>overview</td><td>ok</td><td>15 s</td><td>45.0 s ago</td><td>45.0 s ago</td><td>0.123 s</td><td>0</td>');
   });
 
   // Issue 8: an operator opening / should see why a target is down without reading the log.
   it('says why a target is down on its heading', () => {
     const state = new TargetState('default', 'http://h:15672');
-    state.register('overview', 15_000, 45_000);
+    state.register('overview', 15_000, 45_000, { decidesUp: true });
     state.failed('overview', '/api/overview: HTTP 401 (not_authorized: Login failed)', 0.01, 1_000_000);
-    expect(landingPage([state], '/metrics', 1_000_500)).toContain(
+    expect(landingPage([targetStatus(state, 1_000_500)], '/metrics', 1_000_500)).toContain(
       '<h2>Target default: http://h:15672 — down: /api/overview: HTTP 401 (not_authorized: Login failed)</h2>',
     );
   });

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WebLimits } from '../../../src/config/load-config.js';
+import type { WebLimits } from '../../../src/config/exporter-config.js';
 import { samples } from '../support/exposition.js';
 
 interface Status {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { Exporter } from '../../../src/exporter.js';
 import { ProcessMetrics } from '../../../src/self/process-metrics.js';
@@ -26,7 +27,7 @@ it('a reload that changes sharding restarts the target on its new share and repo
   const config = (sharding: string) => `log:\n  level: silent\npoll:\n  interval: 1s\ntarget:\n  url: ${broker.url}\n${sharding}`;
   writeFileSync(file, config(''));
   const flags = { help: false, version: false, config: file };
-  const exporter = new Exporter(loadConfig(flags, {}), flags, {}, new ProcessMetrics(), pino({ level: 'silent' }));
+  const exporter = new Exporter(loadConfig(flags, {}, COLLECTORS), flags, {}, new ProcessMetrics(), pino({ level: 'silent' }));
   exporter.start();
   try {
     const text = async () => (await exporter.targets[0]!.store.current()).body('text').toString();

@@ -2,6 +2,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseFlags } from '../../../src/cli/args.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { exporterFamilies, newHttpCounters } from '../../../src/self/exporter-metrics.js';
 import { ProcessMetrics } from '../../../src/self/process-metrics.js';
@@ -14,7 +15,7 @@ afterEach(async () => {
 });
 
 function targetOnShard(shard: number): Target {
-  const config = loadConfig(parseFlags([`--shard=${shard}`, '--total-shards=2']), {});
+  const config = loadConfig(parseFlags([`--shard=${shard}`, '--total-shards=2']), {}, COLLECTORS);
   const target = new Target(config.targets[0]!, new ProcessMetrics(), pino({ level: 'silent' }));
   targets.push(target);
   return target;

@@ -5,7 +5,7 @@ import { SampleSink } from '../../../src/render/sample-sink.js';
 import { newHttpCounters } from '../../../src/self/exporter-metrics.js';
 import type { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
-import { TargetState } from '../../../src/snapshot/target-state.js';
+import { TargetState } from '../../../src/state/target-state.js';
 import { samples } from '../support/exposition.js';
 
 const M = defineMetrics('overview', {
@@ -32,7 +32,7 @@ const noProcessMetrics = { families: async () => [] } as unknown as ProcessMetri
 
 function setup() {
   const state = new TargetState('default', 'http://localhost:15672');
-  state.register('overview', 1000, 3000);
+  state.register('overview', 1000, 3000, { decidesUp: true });
   state.register('nodes', 2000, 6000);
   const client = { requests: 7, bytesRead: 12_345 };
   const store = new SnapshotStore(state, client, newHttpCounters(), noProcessMetrics);
@@ -196,7 +196,7 @@ describe('SnapshotStore', () => {
 describe('TargetState', () => {
   it('tracks attempts, successes and errors', () => {
     const state = new TargetState('default', 'http://x');
-    state.register('overview', 1000, 3000);
+    state.register('overview', 1000, 3000, { decidesUp: true });
     expect(state.firstPollAttempted).toBe(false);
     expect(state.up).toBe(false);
     const v0 = state.version;

@@ -53,7 +53,6 @@ export interface CollectResult {
   /** What the collector left out, by reason (every reason, 0 when nothing). */
   dropped: Record<string, number>;
   familyNames: string[];
-  updatedWith: Record<string, unknown>[];
 }
 
 /** Runs one collect against the routes and renders what it wrote. */
@@ -66,7 +65,6 @@ export async function runCollector(
   memory: Map<string, unknown> = new Map(),
 ): Promise<CollectResult> {
   const requests: RecordedRequest[] = [];
-  const updatedWith: Record<string, unknown>[] = [];
   const sink = new SampleSink();
   const parsedOptions = collector.optionsSchema ? (collector.optionsSchema.parse(options) as Record<string, unknown>) : options;
   const ctx: CollectContext<Record<string, unknown>> = {
@@ -77,12 +75,11 @@ export async function runCollector(
     options: parsedOptions,
     signal: new AbortController().signal,
     memory,
-    updateBroker: (overview) => updatedWith.push(overview),
   };
   await collector.collect(ctx);
   const skipped = sink.skipped;
   const dropped = Object.fromEntries(sink.dropped);
   const families = sink.finish();
   const text = Exposition.of(families).body('text').toString('utf8');
-  return { text, families, requests, skipped, dropped, familyNames: families.filter((f) => f.samples > 0).map((f) => f.header.name), updatedWith };
+  return { text, families, requests, skipped, dropped, familyNames: families.filter((f) => f.samples > 0).map((f) => f.header.name) };
 }

@@ -12,7 +12,7 @@ import { newHttpCounters } from '../../../dist/src/self/exporter-metrics.js';
 import { createApp } from '../../../dist/src/server/app.js';
 import { WebServer } from '../../../dist/src/server/web-server.js';
 import { SnapshotStore } from '../../../dist/src/snapshot/snapshot-store.js';
-import { TargetState } from '../../../dist/src/snapshot/target-state.js';
+import { TargetState } from '../../../dist/src/state/target-state.js';
 
 const web = JSON.parse(process.argv[2]);
 const largeBytes = Number(process.argv[3]) * 1024 * 1024;
@@ -43,7 +43,8 @@ function publishLarge() {
   return new WeakRef(large[0].body.buffer);
 }
 
-const app = createApp(() => [{ state, store }], log, { scrapes: { maxConcurrent: web.maxConcurrentScrapes, counters } });
+const served = { name: state.name, ready: true, exposition: (gzipFormat) => store.forScrape(gzipFormat), status: () => undefined };
+const app = createApp(() => [served], log, { scrapes: { maxConcurrent: web.maxConcurrentScrapes, counters } });
 const { server } = await WebServer.start(app, { host: '127.0.0.1', port: 0, log, limits: web, counters });
 process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
 

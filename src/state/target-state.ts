@@ -30,6 +30,8 @@ export class TargetState {
   version = 0;
   /** Answers refused for their size: `collector\0path template` → count. */
   readonly refusedAnswers = new Map<string, number>();
+  /** The collector whose polls read what the broker says about itself: they decide rabbitmq_up and /-/ready. */
+  private upCollector: string | undefined;
 
   /** `servesUp`: false on a shard that does not own the target's cluster-wide series (rabbitmq_up among them). */
   constructor(
@@ -38,7 +40,9 @@ export class TargetState {
     readonly servesUp = true,
   ) {}
 
-  register(name: string, intervalMs: number, maxAgeMs: number): void {
+  /** `decidesUp`: this collector's polls decide rabbitmq_up and /-/ready (the one describing the broker). */
+  register(name: string, intervalMs: number, maxAgeMs: number, { decidesUp = false } = {}): void {
+    if (decidesUp) this.upCollector = name;
     this.collectors.set(name, {
       name,
       intervalMs,
@@ -94,14 +98,19 @@ export class TargetState {
     this.version++;
   }
 
-  /** rabbitmq_up: the overview collector's last poll. */
-  get up(): boolean {
-    return this.collectors.get('overview')?.lastSuccess === true;
+  /** The collector whose polls decide rabbitmq_up and /-/ready. */
+  get upDecidedBy(): CollectorState | undefined {
+    return this.upCollector === undefined ? undefined : this.collectors.get(this.upCollector);
   }
 
-  /** /-/ready: the first poll of the overview has finished, whatever its outcome. */
+  /** rabbitmq_up: the last poll of the broker's self-description succeeded. */
+  get up(): boolean {
+    return this.upDecidedBy?.lastSuccess === true;
+  }
+
+  /** /-/ready: the first poll of the broker's self-description has finished, whatever its outcome. */
   get firstPollAttempted(): boolean {
-    return (this.collectors.get('overview')?.attempts ?? 0) > 0;
+    return (this.upDecidedBy?.attempts ?? 0) > 0;
   }
 
   isFresh(state: CollectorState, now: number): boolean {

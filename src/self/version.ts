@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 
-/** The package version, read once from package.json (two levels above dist/src or src). */
+/** The package version, read once from package.json (three levels above dist/src/self, two above src/self). */
 function readVersion(): string {
-  for (const rel of ['../../package.json', '../package.json']) {
+  for (const rel of ['../../../package.json', '../../package.json']) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
       if (pkg.name === 'rabbitmq-exporter' && pkg.version) return pkg.version;
@@ -18,7 +18,7 @@ export const VERSION = readVersion();
 /** The source revision recorded by `npm run build` in dist/revision (see tools/write-revision.ts). */
 function readRevision(): string {
   try {
-    return readFileSync(new URL('../revision', import.meta.url), 'utf8').trim() || 'unknown';
+    return readFileSync(new URL('../../revision', import.meta.url), 'utf8').trim() || 'unknown';
   } catch {
     return 'unknown';
   }

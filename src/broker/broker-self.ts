@@ -1,0 +1,54 @@
+import type { ManagementClient } from '../client/management-client.js';
+import { brokerInfoFromOverview, type BrokerInfo } from './broker-info.js';
+
+/** One reading of /api/overview: the answer, and what it says the broker is. */
+export interface BrokerReport {
+  readonly overview: Record<string, unknown>;
+  readonly info: BrokerInfo;
+}
+
+/** Checks and parses an /api/overview answer, once. */
+export function brokerReport(overview: unknown): BrokerReport {
+  if (overview === null || typeof overview !== 'object' || Array.isArray(overview)) {
+    throw new Error('/api/overview did not answer a JSON object');
+  }
+  const record = overview as Record<string, unknown>;
+  return { overview: record, info: brokerInfoFromOverview(record) };
+}
+
+/**
+ * What a target's broker says about itself. Each poll of the collector that describes the broker
+ * (the overview) reads /api/overview here once; the record goes to that collector's rows and its
+ * BrokerInfo to every other collector. A collector that runs before the first such poll waits for
+ * a reading of its own, shared by all that ask at once.
+ */
+export class BrokerSelf {
+  private info: BrokerInfo | undefined;
+  private pending: Promise<BrokerReport> | undefined;
+
+  constructor(private readonly client: ManagementClient) {}
+
+  get current(): BrokerInfo | undefined {
+    return this.info;
+  }
+
+  /** Reads /api/overview (one request; callers at once share it) and records what it says. */
+  read(signal: AbortSignal): Promise<BrokerReport> {
+    this.pending ??= this.client
+      .getJson<unknown>('/api/overview', undefined, { signal, lane: 'overview' })
+      .then((answer) => {
+        const report = brokerReport(answer);
+        this.info = report.info;
+        return report;
+      })
+      .finally(() => {
+        this.pending = undefined;
+      });
+    return this.pending;
+  }
+
+  /** The latest BrokerInfo, read first if there is none yet. */
+  async latest(signal: AbortSignal): Promise<BrokerInfo> {
+    return this.info ?? (await this.read(signal)).info;
+  }
+}

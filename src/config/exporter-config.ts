@@ -1,0 +1,68 @@
+import type { ShardConfig } from '../shard/shard-assignment.js';
+
+/** The resolved configuration: what loadConfig() returns and the rest of the exporter reads. */
+
+export interface TargetConfig {
+  name: string;
+  /** Without credentials: they are in username and password. */
+  url: string;
+  username: string;
+  password: string;
+  /** Where the password came from, for the start-up log (never the password itself). */
+  passwordSource: string;
+  /** Other credentials met on the way, redacted like the password: one given in the URL but overridden. */
+  otherSecrets: string[];
+  tls: { ca?: Buffer; cert?: Buffer; key?: Buffer; insecureSkipVerify: boolean; caFile?: string; certFile?: string; keyFile?: string };
+  timeouts: { connectMs: number; headersMs: number; bodyMs: number; totalMs: number };
+  maxResponseBytes: number;
+  maxConcurrentRequests: number;
+}
+
+export interface CollectorConfig {
+  name: string;
+  enabled: boolean;
+  intervalMs: number;
+  timeoutMs: number;
+  maxAgeMs: number;
+  options: Record<string, unknown>;
+}
+
+/** The HTTP server's deadlines and bound (see web in config.example.yaml). */
+export interface WebLimits {
+  readTimeoutMs: number;
+  writeTimeoutMs: number;
+  idleTimeoutMs: number;
+  maxConcurrentScrapes: number;
+}
+
+export interface PollConfig {
+  intervalMs: number;
+  jitter: number;
+  backoffMaxMs: number;
+}
+
+/** What one polled broker is made from: a difference in any of it restarts that target. */
+export interface TargetSetup {
+  target: TargetConfig;
+  poll: PollConfig;
+  collectors: CollectorConfig[];
+  /** Which part of the target this replica serves (absent: all of it). */
+  sharding?: ShardConfig;
+}
+
+export interface ExporterConfig {
+  configFile?: string;
+  listenAddress: string;
+  web: WebLimits;
+  telemetryPath: string;
+  logLevel: string;
+  logFormat: 'json' | 'logfmt';
+  /** The top level's target, poll and collectors: the one target without a `targets:` list, else what its entries fall back to. */
+  poll: PollConfig;
+  target: TargetConfig;
+  collectors: CollectorConfig[];
+  /** The brokers polled, in the order configured: the top level's one target, or the entries of `targets:`. */
+  targets: TargetSetup[];
+  /** This replica's shard among --total-shards (0 of 1: everything). */
+  sharding: ShardConfig;
+}

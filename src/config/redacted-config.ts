@@ -1,0 +1,58 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Credentials } from '../redaction/redactor.js';
+import type { ExporterConfig, TargetConfig } from './exporter-config.js';
+
+/** What the redactor must remove for this target (see src/redaction/redactor.ts). */
+export function targetCredentials(target: TargetConfig): Credentials {
+  return {
+    username: target.username,
+    secrets: [target.password, ...target.otherSecrets],
+    // The private key never leaves the process; its lines are listed should some error quote them.
+    material: target.tls.key ? pemLines(target.tls.key.toString('utf8')) : [],
+  };
+}
+
+function pemLines(pem: string): string[] {
+  return pem.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('-----') && !l.includes(':'));
+}
+
+/** The effective configuration for the start-up log: no secret, no key material. */
+export function redactedConfig(config: ExporterConfig): Record<string, unknown> {
+  const several = config.targets.length > 1 || config.targets[0]?.target !== config.target;
+  return {
+    configFile: config.configFile ?? null,
+    listenAddress: config.listenAddress,
+    web: config.web,
+    telemetryPath: config.telemetryPath,
+    logLevel: config.logLevel,
+    logFormat: config.logFormat,
+    poll: config.poll,
+    sharding: config.sharding,
+    target: redactedTarget(config.target),
+    collectors: config.collectors,
+    // Each entry of `targets:`, its collectors shown only where they differ from the top level's.
+    ...(several
+      ? {
+          targets: config.targets.map((setup) => ({
+            ...redactedTarget(setup.target),
+            poll: setup.poll,
+            ...(isDeepStrictEqual(setup.collectors, config.collectors) ? {} : { collectors: setup.collectors }),
+          })),
+        }
+      : {}),
+  };
+}
+
+function redactedTarget(target: TargetConfig): Record<string, unknown> {
+  return {
+    name: target.name,
+    url: target.url,
+    username: target.username,
+    password: '<redacted>',
+    passwordSource: target.passwordSource,
+    tls: { caFile: target.tls.caFile, certFile: target.tls.certFile, keyFile: target.tls.keyFile, insecureSkipVerify: target.tls.insecureSkipVerify },
+    timeouts: target.timeouts,
+    maxResponseBytes: target.maxResponseBytes,
+    maxConcurrentRequests: target.maxConcurrentRequests,
+  };
+}

@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { ConfigError } from './config-error.js';
+
+/** What the command line may set of the configuration (parsed in src/cli/args.ts). */
+export interface ConfigFlags {
+  config?: string;
+  listenAddress?: string;
+  telemetryPath?: string;
+  logLevel?: string;
+  logFormat?: string;
+  pollInterval?: string;
+  shard?: string;
+  totalShards?: string;
+}
+
+export type Env = Record<string, string | undefined>;
+
+/** The file's tree with environment and flags written into it, and which of them set what. */
+export interface ConfigTree {
+  raw: Record<string, unknown>;
+  /** Dotted key → the flag or variable that set it. */
+  sources: Map<string, string>;
+  /** `sharding.*` keys the file itself set (their defaults are reported differently). */
+  shardingInFile: Set<string>;
+}
+
+/**
+ * The YAML file (none: an empty tree) with environment and flags written into it before
+ * validation, so every value passes the same checks; messages then name where a bad value came from.
+ */
+export function readConfigTree(flags: ConfigFlags, env: Env): ConfigTree {
+  const file = flags.config;
+  const raw = file ? readYaml(file) : {};
+  const sources = new Map<string, string>();
+  const shardingInFile = new Set(Object.keys(mapping(raw.sharding) ?? {}).map((key) => `sharding.${key}`));
+  const set = (path: string[], value: string | undefined, source: string, parse: (v: string) => unknown = (v) => v) => {
+    if (value === undefined) return;
+    let node = raw as Record<string, unknown>;
+    for (const key of path.slice(0, -1)) {
+      if (node[key] === undefined || node[key] === null) node[key] = {};
+      // A file value that is not a mapping stays, so validation reports it.
+      if (typeof node[key] !== 'object' || Array.isArray(node[key])) return;
+      node = node[key] as Record<string, unknown>;
+    }
+    node[path[path.length - 1] as string] = parse(value);
+    sources.set(path.join('.'), source);
+  };
+  if (env.RABBITMQ_PASSWORD !== undefined && env.RABBITMQ_PASSWORD_FILE !== undefined) {
+    throw new ConfigError('environment: set RABBITMQ_PASSWORD or RABBITMQ_PASSWORD_FILE, not both');
+  }
+  set(['target', 'url'], env.RABBITMQ_URL, 'environment variable RABBITMQ_URL');
+  set(['target', 'username'], env.RABBITMQ_USERNAME, 'environment variable RABBITMQ_USERNAME');
+  if (env.RABBITMQ_PASSWORD !== undefined || env.RABBITMQ_PASSWORD_FILE !== undefined) {
+    const target = ((raw as Record<string, unknown>).target ?? {}) as Record<string, unknown>;
+    if (target !== null && typeof target === 'object') {
+      delete target.password;
+      delete target.password_file;
+    }
+  }
+  set(['target', 'password'], env.RABBITMQ_PASSWORD, 'environment variable RABBITMQ_PASSWORD');
+  set(['target', 'password_file'], env.RABBITMQ_PASSWORD_FILE, 'environment variable RABBITMQ_PASSWORD_FILE');
+  set(['web', 'listen_address'], flags.listenAddress, 'flag --web.listen-address');
+  set(['log', 'level'], flags.logLevel, 'flag --log.level');
+  set(['log', 'format'], flags.logFormat, 'flag --log.format');
+  set(['web', 'telemetry_path'], flags.telemetryPath, 'flag --web.telemetry-path');
+  set(['poll', 'interval'], flags.pollInterval, 'flag --poll.interval');
+  const integerOrText = (v: string) => (/^\s*-?\d+\s*$/.test(v) ? Number(v) : v);
+  set(['sharding', 'shard'], flags.shard, 'flag --shard', integerOrText);
+  set(['sharding', 'total_shards'], flags.totalShards, 'flag --total-shards', integerOrText);
+  return { raw, sources, shardingInFile };
+}
+
+export function mapping(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function readYaml(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`config file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    const duplicate = first.code === 'DUPLICATE_KEY' ? duplicateKeyPath(text, first.linePos?.[0]?.line) : undefined;
+    if (duplicate) throw new ConfigError(`config file ${file}: key "${duplicate}": appears twice`);
+    throw new ConfigError(`config file ${file}: not valid YAML: ${first.message.split('\n')[0]}`);
+  }
+  const value = doc.toJS() as unknown;
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError(`config file ${file}: the top level must be a mapping of keys (web, log, poll, sharding, target, targets, collectors)`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The dotted path of the key on a (1-based) line, from the indentation of the lines above it. */
+function duplicateKeyPath(text: string, line: number | undefined): string | undefined {
+  if (line === undefined) return undefined;
+  const lines = text.split('\n').slice(0, line);
+  const keyOf = (l: string) => /^(\s*)([A-Za-z0-9_.-]+)\s*:/.exec(l);
+  const own = keyOf(lines[line - 1] ?? '');
+  if (!own) return undefined;
+  const path = [own[2] as string];
+  let indent = (own[1] as string).length;
+  for (let i = line - 2; i >= 0 && indent > 0; i--) {
+    const m = keyOf(lines[i] as string);
+    if (m && (m[1] as string).length < indent) {
+      path.unshift(m[2] as string);
+      indent = (m[1] as string).length;
+    }
+  }
+  return path.join('.');
+}

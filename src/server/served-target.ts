@@ -1,0 +1,16 @@
+import type { Exposition, Format } from '../snapshot/exposition.js';
+import type { TargetStatus } from '../state/target-status.js';
+
+/**
+ * A polled broker as the HTTP side sees it: finished expositions and a status copy, never the
+ * live poll state (src/target.ts provides it).
+ */
+export interface ServedTarget {
+  readonly name: string;
+  /** /-/ready: the first poll of the broker's self-description has finished, whatever its outcome. */
+  readonly ready: boolean;
+  /** The latest finished exposition; `gzipFormat`: the format its gzip is wanted in. */
+  exposition(gzipFormat?: Format): Promise<Exposition>;
+  /** For the landing page. */
+  status(now: number): TargetStatus;
+}
