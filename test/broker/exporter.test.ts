@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkMetricsWithPromtool } from './support/broker.js';
 import { describeWithBroker } from './support/with-broker.js';
-import { eventually, parseExposition, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { samples } from '../support/parse-exposition.js';
+import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 
 const INTERVAL_S = 1;
 
@@ -50,19 +51,19 @@ collectors:
     );
     const labels = `{node="${node!.name}"}`;
     // The overview and nodes polls publish separately: wait for the snapshot holding both.
-    const samples = await eventually(
+    const values = await eventually(
       async () => {
-        const parsed = parseExposition((await exporter.metrics()).text);
+        const parsed = samples((await exporter.metrics()).text);
         return parsed.has(`rabbitmq_resident_memory_limit_bytes${labels}`) ? parsed : undefined;
       },
       15_000,
       'the node series',
     );
     // Static per run: equal exactly.
-    expect(samples.get(`rabbitmq_resident_memory_limit_bytes${labels}`)).toBe(node!.mem_limit);
-    expect(samples.get(`rabbitmq_process_max_fds${labels}`)).toBe(node!.fd_total);
-    expect(samples.get(`rabbitmq_erlang_processes_limit${labels}`)).toBe(node!.proc_total);
-    expect(samples.get(`rabbitmq_disk_space_available_limit_bytes${labels}`)).toBe(node!.disk_free_limit);
+    expect(values.get(`rabbitmq_resident_memory_limit_bytes${labels}`)).toBe(node!.mem_limit);
+    expect(values.get(`rabbitmq_process_max_fds${labels}`)).toBe(node!.fd_total);
+    expect(values.get(`rabbitmq_erlang_processes_limit${labels}`)).toBe(node!.proc_total);
+    expect(values.get(`rabbitmq_disk_space_available_limit_bytes${labels}`)).toBe(node!.disk_free_limit);
     // Memory moves with every statistics sample: read both until one sample is seen by both.
     const matched = await eventually(
       async () => {
@@ -75,7 +76,7 @@ collectors:
     );
     expect(matched).toBeGreaterThan(0);
     const overview = await api<{ cluster_name: string; rabbitmq_version: string }>('/api/overview');
-    expect(samples.get(`rabbitmq_identity_info{rabbitmq_cluster="${overview.cluster_name}"}`)).toBe(1);
+    expect(values.get(`rabbitmq_identity_info{rabbitmq_cluster="${overview.cluster_name}"}`)).toBe(1);
   });
 
   it('follows a queue total that changes', async () => {

@@ -1,8 +1,8 @@
 // The health_checks collector against the private RabbitMQ node (test/broker/support).
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { healthChecksCollector } from '../../src/collectors/health-checks.js';
-import { eventually } from '../support/exporter-process.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
+import { eventually } from '../support/exporter-process.js';
 import { atLeast } from './support/versions.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
 

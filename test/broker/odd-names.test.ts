@@ -13,8 +13,9 @@ import type { ManagementClient } from '../../src/client/management-client.js';
 import { queuesCollector } from '../../src/collectors/queues.js';
 import { COLLECTORS } from '../../src/collectors/registry.js';
 import { vhostsCollector } from '../../src/collectors/vhosts.js';
-import { eventually, parseExposition, startExporter } from '../support/exporter-process.js';
+import { samples } from '../support/parse-exposition.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
+import { eventually, startExporter } from '../support/exporter-process.js';
 import { checkMetricsWithPromtool } from './support/broker.js';
 import { atLeast } from './support/versions.js';
 import { describeWithBroker } from './support/with-broker.js';
@@ -137,13 +138,13 @@ target:
       env: { RABBITMQ_PASSWORD: broker.password },
     });
     const success = async () => {
-      const samples = parseExposition((await exporter.metrics()).text);
+      const values = samples((await exporter.metrics()).text);
       const byCollector = new Map<string, number>();
       for (const c of COLLECTORS) {
-        const value = samples.get(`rabbitmq_exporter_collector_success{collector="${c.name}"}`);
+        const value = values.get(`rabbitmq_exporter_collector_success{collector="${c.name}"}`);
         if (value !== undefined) byCollector.set(c.name, value);
       }
-      return { samples, byCollector };
+      return { samples: values, byCollector };
     };
     try {
       // Every collector the exporter runs by default has polled once, all of them successfully.

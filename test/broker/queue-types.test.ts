@@ -5,8 +5,8 @@ import amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ManagementClient } from '../../src/client/management-client.js';
 import { queuesCollector } from '../../src/collectors/queues.js';
-import { eventually } from '../support/exporter-process.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
+import { eventually } from '../support/exporter-process.js';
 import { atLeast } from './support/versions.js';
 import { describeWithBroker } from './support/with-broker.js';
 

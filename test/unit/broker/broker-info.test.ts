@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { brokerInfoFromOverview, parseVersion, variantOf } from '../../../src/broker/broker-info.js';
 import { BrokerInfoCache } from '../../../src/broker/broker-info-cache.js';
 import type { ManagementClient } from '../../../src/client/management-client.js';
-import { readFixture } from '../support/exposition.js';
+import { readFixture } from '../../support/fixtures.js';
 
 const overview = (dir: string, file = 'overview.json') => readFixture<Record<string, unknown>>(dir, file);
 

@@ -7,7 +7,7 @@ import type { CliFlags } from '../../../src/cli/args.js';
 import { ConfigError } from '../../../src/config/config-error.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig, redactedConfig, type ExporterConfig } from '../../../src/config/load-config.js';
-import { REPO_ROOT } from '../support/exposition.js';
+import { REPO_ROOT } from '../../support/fixtures.js';
 
 // Paths inside the testdata files (password_file, tls.*) are relative to the repository root,
 // which is where vitest runs; the config file paths below are relative to it as well.
