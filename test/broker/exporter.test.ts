@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkMetricsWithPromtool } from './support/broker.js';
+import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { samples } from '../support/parse-exposition.js';
 import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
@@ -8,13 +9,7 @@ const INTERVAL_S = 1;
 
 describeWithBroker('the built exporter against a real RabbitMQ', (broker) => {
   let exporter: ExporterProcess;
-  const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
-  const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
-    const response = await fetch(`${broker.managementUrl}${path}`, { ...init, headers: { authorization: auth, 'content-type': 'application/json', ...init.headers } });
-    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-    const text = await response.text();
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
+  const api = managementApi(broker);
 
   beforeAll(async () => {
     exporter = await startExporter({
@@ -45,7 +40,7 @@ collectors:
     type NodeRecord = { name: string; mem_limit: number; fd_total: number; proc_total: number; disk_free_limit: number };
     // Just after start the node's record can lack its statistics for a moment: wait for them.
     const node = await eventually(
-      async () => (await api<NodeRecord[]>('/api/nodes')).find((n) => n.mem_limit !== undefined && n.fd_total !== undefined),
+      async () => (await api<NodeRecord[]>('GET', '/api/nodes')).find((n) => n.mem_limit !== undefined && n.fd_total !== undefined),
       15_000,
       '/api/nodes to carry the node statistics',
     );
@@ -67,7 +62,7 @@ collectors:
     // Memory moves with every statistics sample: read both until one sample is seen by both.
     const matched = await eventually(
       async () => {
-        const [fresh] = await api<{ mem_used: number }[]>('/api/nodes?columns=mem_used');
+        const [fresh] = await api<{ mem_used: number }[]>('GET', '/api/nodes?columns=mem_used');
         const served = await exporter.value(`rabbitmq_process_resident_memory_bytes${labels}`);
         return served === fresh!.mem_used ? served : undefined;
       },
@@ -75,18 +70,15 @@ collectors:
       'served node memory to equal /api/nodes mem_used',
     );
     expect(matched).toBeGreaterThan(0);
-    const overview = await api<{ cluster_name: string; rabbitmq_version: string }>('/api/overview');
+    const overview = await api<{ cluster_name: string; rabbitmq_version: string }>('GET', '/api/overview');
     expect(values.get(`rabbitmq_identity_info{rabbitmq_cluster="${overview.cluster_name}"}`)).toBe(1);
   });
 
   it('follows a queue total that changes', async () => {
-    await api('/api/queues/%2F/e2e-total', { method: 'PUT', body: JSON.stringify({ durable: false }) });
+    await api('PUT', '/api/queues/%2F/e2e-total', { durable: false });
     try {
       for (let i = 0; i < 7; i++) {
-        await api('/api/exchanges/%2F/amq.default/publish', {
-          method: 'POST',
-          body: JSON.stringify({ properties: {}, routing_key: 'e2e-total', payload: `m${i}`, payload_encoding: 'string' }),
-        });
+        await api('POST', '/api/exchanges/%2F/amq.default/publish', { properties: {}, routing_key: 'e2e-total', payload: `m${i}`, payload_encoding: 'string' });
       }
       const listed = await broker.ctl(['list_queues', '-q', '--no-table-headers', 'name', 'messages']);
       expect(listed).toMatch(/^e2e-total\s+7$/m);
@@ -98,7 +90,7 @@ collectors:
       // The cluster-wide total equals what /api/overview says at the same moment.
       await eventually(
         async () => {
-          const overview = await api<{ queue_totals?: { messages?: number } }>('/api/overview');
+          const overview = await api<{ queue_totals?: { messages?: number } }>('GET', '/api/overview');
           const served = await exporter.value('rabbitmq_messages');
           return served !== undefined && served === overview.queue_totals?.messages && served >= 7 ? served : undefined;
         },
@@ -106,7 +98,7 @@ collectors:
         'rabbitmq_messages to equal /api/overview queue_totals.messages',
       );
     } finally {
-      await api('/api/queues/%2F/e2e-total', { method: 'DELETE' });
+      await api('DELETE', '/api/queues/%2F/e2e-total');
     }
   });
 
