@@ -3,6 +3,7 @@ import { checkMetricsWithPromtool, startBroker, type BrokerHandle } from './supp
 import { describeWithBroker, getBroker } from './support/with-broker.js';
 import { samples } from '../support/parse-exposition.js';
 import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { managementApi } from './support/management-api.js';
 
 // A second private node with management statistics off, the direction of RabbitMQ 4: the
 // exporter must keep working on what the broker still gives, and say it is degraded.
@@ -16,16 +17,10 @@ describeWithBroker('the exporter against a broker with statistics disabled', () 
       nodeNamePrefix: 'rmqexp-nostats',
       extraConfig: ['management.disable_stats = true', 'management_agent.disable_metrics_collector = true'],
     });
-    const auth = `Basic ${Buffer.from('guest:guest').toString('base64')}`;
-    const put = (path: string, body: unknown) =>
-      fetch(`${broker.managementUrl}${path}`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    await put('/api/queues/%2F/nostats-q', { durable: true });
+    const api = managementApi({ managementUrl: broker.managementUrl, username: 'guest', password: 'guest' });
+    await api('PUT', '/api/queues/%2F/nostats-q', { durable: true });
     for (let i = 0; i < 3; i++) {
-      await fetch(`${broker.managementUrl}/api/exchanges/%2F/amq.default/publish`, {
-        method: 'POST',
-        headers: { authorization: auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ properties: {}, routing_key: 'nostats-q', payload: 'x', payload_encoding: 'string' }),
-      });
+      await api('POST', '/api/exchanges/%2F/amq.default/publish', { properties: {}, routing_key: 'nostats-q', payload: 'x', payload_encoding: 'string' });
     }
     exporter = await startExporter({
       configYaml: `poll:\n  interval: 1s\ntarget:\n  url: ${broker.managementUrl}\n  username: guest\n  password: guest\n`,
