@@ -16,7 +16,7 @@ import { vhostsCollector } from '../../src/collectors/vhosts.js';
 import { samples } from '../support/parse-exposition.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { eventually, startExporter } from '../support/exporter-process.js';
-import { checkMetricsWithPromtool } from './support/broker.js';
+import { checkMetricsWithPromtool } from './support/promtool.js';
 import { atLeast } from './support/versions.js';
 import { managementApi, managementRequest } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { checkMetricsWithPromtool, startBroker, type BrokerHandle } from './support/broker.js';
+import { startBroker, type BrokerHandle } from './support/broker.js';
+import { checkMetricsWithPromtool } from './support/promtool.js';
 import { describeWithBroker, getBroker } from './support/with-broker.js';
 import { samples } from '../support/parse-exposition.js';
 import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
