@@ -9,7 +9,12 @@ import { CLK_TCK } from './settings.js';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export const now = () => performance.now();
-export const log = (...args: unknown[]) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...args);
+let logName = 'bench';
+/** Names the benchmark in the log lines (`[bench 12:00:00] ...`, `[scale ...]`). */
+export const logAs = (name: string): void => {
+  logName = name;
+};
+export const log = (...args: unknown[]) => console.error(`[${logName} ${new Date().toISOString().slice(11, 19)}]`, ...args);
 
 export function median(xs: number[]): number {
   if (xs.length === 0) return NaN;

@@ -18,10 +18,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { S } from '../run/settings.js';
-import { log } from '../run/util.js';
+import { log, logAs } from '../run/util.js';
 import { measure, type SizeResult } from './measure.js';
 import { stopChildren } from './processes.js';
 import { INTERVAL, POLLS, SIZES, VHOSTS } from './settings.js';
+
+logAs('scale');
 
 const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
