@@ -10,6 +10,7 @@ import { streamsCollector } from '../../src/collectors/streams.js';
 import type { AnyCollector } from '../../src/collectors/collector.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
+import { managementApi, managementRequest } from './support/management-api.js';
 
 type Rec = Record<string, unknown>;
 
@@ -18,22 +19,8 @@ const QUEUE_MANUAL = 'conn-test-manual';
 const QUEUE_AUTO = 'conn-test-auto';
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function auth(b: BrokerHandle): Record<string, string> {
-  return { authorization: 'Basic ' + Buffer.from(`${b.username}:${b.password}`).toString('base64') };
-}
-
-async function http(b: BrokerHandle, path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${b.managementUrl}${path}`, {
-    ...init,
-    headers: { ...auth(b), 'content-type': 'application/json' },
-    signal: AbortSignal.timeout(10_000),
-  });
-}
-
 async function list(b: BrokerHandle, path: string): Promise<Rec[]> {
-  const res = await http(b, path);
-  expect(res.status, path).toBe(200);
-  return (await res.json()) as Rec[];
+  return managementApi(b)<Rec[]>('GET', path);
 }
 
 /** Polls until `check` passes (management statistics refresh every second here). */
@@ -95,12 +82,9 @@ describeWithBroker('connections, channels and consumers collectors on a real bro
 
   beforeAll(async () => {
     client = clientFor(broker);
-    expect((await http(broker, `/api/vhosts/${encodeURIComponent(VHOST)}`, { method: 'PUT', body: '{}' })).status).toBeLessThan(300);
-    const perm = await http(broker, `/api/permissions/${encodeURIComponent(VHOST)}/${broker.username}`, {
-      method: 'PUT',
-      body: JSON.stringify({ configure: '.*', write: '.*', read: '.*' }),
-    });
-    expect(perm.status).toBeLessThan(300);
+    const api = managementApi(broker);
+    await api('PUT', `/api/vhosts/${encodeURIComponent(VHOST)}`, {});
+    await api('PUT', `/api/permissions/${encodeURIComponent(VHOST)}/${broker.username}`, { configure: '.*', write: '.*', read: '.*' });
 
     // 3 connections with 2 channels each.
     const url = `amqp://${broker.username}:${broker.password}@127.0.0.1:${broker.amqpPort}/${encodeURIComponent(VHOST)}`;
@@ -145,7 +129,7 @@ describeWithBroker('connections, channels and consumers collectors on a real bro
 
   afterAll(async () => {
     for (const m of models) await m.close().catch(() => undefined);
-    await http(broker, `/api/vhosts/${encodeURIComponent(VHOST)}`, { method: 'DELETE' }).catch(() => undefined);
+    await managementRequest(broker)('DELETE', `/api/vhosts/${encodeURIComponent(VHOST)}`).catch(() => undefined);
     await client?.close();
   });
 
@@ -289,8 +273,7 @@ describeWithBroker('connections, channels and consumers collectors on a real bro
 
   it('streams: the stream management plugin is not enabled here: no series, no error, one info line', async () => {
     // 404 here; the exporter's client, sending Accept: application/json, gets 406 from 3.10.
-    const res = await http(broker, '/api/stream/connections');
-    await res.body?.cancel();
+    const res = await managementRequest(broker)('GET', '/api/stream/connections');
     if (res.status === 200) return; // a harness with the plugin enabled: nothing to check here
     const memory = new Map<string, unknown>();
     const first = await runCollector(streamsCollector, { api: client, memory });

@@ -12,6 +12,7 @@ import { RULES_FILE } from '../../src/tools/dashboards/rule-files.js';
 import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
 import { atLeast } from './support/versions.js';
+import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 
 const VHOST = 'dash-e2e';
@@ -54,15 +55,7 @@ describeWithBroker('shipped dashboards and rules on a real Prometheus', (broker)
   let prometheus: PrometheusProcess;
   const models: amqp.ChannelModel[] = [];
   let workload: NodeJS.Timeout | undefined;
-  const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${broker.managementUrl}${path}`, {
-      method,
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (res.status >= 300 && !(method === 'DELETE' && res.status === 404)) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  };
+  const api = managementApi(broker);
   const amqpUrl = (user: string, password: string) => `amqp://${user}:${password}@127.0.0.1:${broker.amqpPort}/${encodeURIComponent(VHOST)}`;
 
   beforeAll(async () => {

@@ -1,19 +1,15 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { checkMetricsWithPromtool } from './support/broker.js';
+import { checkMetricsWithPromtool } from './support/promtool.js';
+import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
-import { eventually, parseExposition, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { samples } from '../support/parse-exposition.js';
+import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 
 const INTERVAL_S = 1;
 
 describeWithBroker('the built exporter against a real RabbitMQ', (broker) => {
   let exporter: ExporterProcess;
-  const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
-  const api = async <T>(path: string, init: RequestInit = {}): Promise<T> => {
-    const response = await fetch(`${broker.managementUrl}${path}`, { ...init, headers: { authorization: auth, 'content-type': 'application/json', ...init.headers } });
-    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-    const text = await response.text();
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
+  const api = managementApi(broker);
 
   beforeAll(async () => {
     exporter = await startExporter({
@@ -44,29 +40,29 @@ collectors:
     type NodeRecord = { name: string; mem_limit: number; fd_total: number; proc_total: number; disk_free_limit: number };
     // Just after start the node's record can lack its statistics for a moment: wait for them.
     const node = await eventually(
-      async () => (await api<NodeRecord[]>('/api/nodes')).find((n) => n.mem_limit !== undefined && n.fd_total !== undefined),
+      async () => (await api<NodeRecord[]>('GET', '/api/nodes')).find((n) => n.mem_limit !== undefined && n.fd_total !== undefined),
       15_000,
       '/api/nodes to carry the node statistics',
     );
     const labels = `{node="${node!.name}"}`;
     // The overview and nodes polls publish separately: wait for the snapshot holding both.
-    const samples = await eventually(
+    const values = await eventually(
       async () => {
-        const parsed = parseExposition((await exporter.metrics()).text);
+        const parsed = samples((await exporter.metrics()).text);
         return parsed.has(`rabbitmq_resident_memory_limit_bytes${labels}`) ? parsed : undefined;
       },
       15_000,
       'the node series',
     );
     // Static per run: equal exactly.
-    expect(samples.get(`rabbitmq_resident_memory_limit_bytes${labels}`)).toBe(node!.mem_limit);
-    expect(samples.get(`rabbitmq_process_max_fds${labels}`)).toBe(node!.fd_total);
-    expect(samples.get(`rabbitmq_erlang_processes_limit${labels}`)).toBe(node!.proc_total);
-    expect(samples.get(`rabbitmq_disk_space_available_limit_bytes${labels}`)).toBe(node!.disk_free_limit);
+    expect(values.get(`rabbitmq_resident_memory_limit_bytes${labels}`)).toBe(node!.mem_limit);
+    expect(values.get(`rabbitmq_process_max_fds${labels}`)).toBe(node!.fd_total);
+    expect(values.get(`rabbitmq_erlang_processes_limit${labels}`)).toBe(node!.proc_total);
+    expect(values.get(`rabbitmq_disk_space_available_limit_bytes${labels}`)).toBe(node!.disk_free_limit);
     // Memory moves with every statistics sample: read both until one sample is seen by both.
     const matched = await eventually(
       async () => {
-        const [fresh] = await api<{ mem_used: number }[]>('/api/nodes?columns=mem_used');
+        const [fresh] = await api<{ mem_used: number }[]>('GET', '/api/nodes?columns=mem_used');
         const served = await exporter.value(`rabbitmq_process_resident_memory_bytes${labels}`);
         return served === fresh!.mem_used ? served : undefined;
       },
@@ -74,18 +70,15 @@ collectors:
       'served node memory to equal /api/nodes mem_used',
     );
     expect(matched).toBeGreaterThan(0);
-    const overview = await api<{ cluster_name: string; rabbitmq_version: string }>('/api/overview');
-    expect(samples.get(`rabbitmq_identity_info{rabbitmq_cluster="${overview.cluster_name}"}`)).toBe(1);
+    const overview = await api<{ cluster_name: string; rabbitmq_version: string }>('GET', '/api/overview');
+    expect(values.get(`rabbitmq_identity_info{rabbitmq_cluster="${overview.cluster_name}"}`)).toBe(1);
   });
 
   it('follows a queue total that changes', async () => {
-    await api('/api/queues/%2F/e2e-total', { method: 'PUT', body: JSON.stringify({ durable: false }) });
+    await api('PUT', '/api/queues/%2F/e2e-total', { durable: false });
     try {
       for (let i = 0; i < 7; i++) {
-        await api('/api/exchanges/%2F/amq.default/publish', {
-          method: 'POST',
-          body: JSON.stringify({ properties: {}, routing_key: 'e2e-total', payload: `m${i}`, payload_encoding: 'string' }),
-        });
+        await api('POST', '/api/exchanges/%2F/amq.default/publish', { properties: {}, routing_key: 'e2e-total', payload: `m${i}`, payload_encoding: 'string' });
       }
       const listed = await broker.ctl(['list_queues', '-q', '--no-table-headers', 'name', 'messages']);
       expect(listed).toMatch(/^e2e-total\s+7$/m);
@@ -97,7 +90,7 @@ collectors:
       // The cluster-wide total equals what /api/overview says at the same moment.
       await eventually(
         async () => {
-          const overview = await api<{ queue_totals?: { messages?: number } }>('/api/overview');
+          const overview = await api<{ queue_totals?: { messages?: number } }>('GET', '/api/overview');
           const served = await exporter.value('rabbitmq_messages');
           return served !== undefined && served === overview.queue_totals?.messages && served >= 7 ? served : undefined;
         },
@@ -105,7 +98,7 @@ collectors:
         'rabbitmq_messages to equal /api/overview queue_totals.messages',
       );
     } finally {
-      await api('/api/queues/%2F/e2e-total', { method: 'DELETE' });
+      await api('DELETE', '/api/queues/%2F/e2e-total');
     }
   });
 

@@ -1,15 +1,16 @@
 // The federation collector against the private RabbitMQ node (test/broker/support; federation plugins enabled).
 import { afterAll, expect, it } from 'vitest';
 import { federationCollector } from '../../src/collectors/federation.js';
-import { eventually } from '../support/exporter-process.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
+import { eventually } from '../support/exporter-process.js';
 import { describeWithBroker } from './support/with-broker.js';
+import { managementRequest } from './support/management-api.js';
 
 describeWithBroker('federation collector on a real broker', (broker) => {
   const client = clientFor(broker);
-  const auth = { authorization: 'Basic ' + Buffer.from(`${broker.username}:${broker.password}`).toString('base64'), 'content-type': 'application/json' };
-  const put = (path: string, body: unknown) => fetch(`${broker.managementUrl}${path}`, { method: 'PUT', headers: auth, body: JSON.stringify(body) });
-  const del = (path: string) => fetch(`${broker.managementUrl}${path}`, { method: 'DELETE', headers: auth });
+  const request = managementRequest(broker);
+  const put = (path: string, body: unknown) => request('PUT', path, body);
+  const del = (path: string) => request('DELETE', path);
 
   afterAll(async () => {
     await broker.ctl(['clear_policy', 'hf-fed']).catch(() => undefined);

@@ -4,27 +4,19 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkMetricsWithPromtool, promtoolPath, startBroker } from './support/broker.js';
+import { startBroker } from './support/broker.js';
+import { checkMetricsWithPromtool, promtoolPath } from './support/promtool.js';
 import { rootfsRabbitVersion } from './support/rootfs.js';
 import { brokerVersion } from './support/versions.js';
 import { describeWithBroker, getBroker, type BrokerHandle } from './support/with-broker.js';
+import { managementRequest } from './support/management-api.js';
 
-function auth(b: BrokerHandle): Record<string, string> {
-  return { authorization: 'Basic ' + Buffer.from(`${b.username}:${b.password}`).toString('base64') };
-}
-
-async function api(b: BrokerHandle, p: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${b.managementUrl}${p}`, {
-    ...init,
-    headers: { ...auth(b), 'content-type': 'application/json', ...(init.headers as Record<string, string> | undefined) },
-    signal: AbortSignal.timeout(10_000),
-  });
-}
+const api = (b: BrokerHandle, method: string, p: string, body?: unknown) => managementRequest(b)(method, p, body);
 
 describeWithBroker('private RabbitMQ node', (broker) => {
   afterAll(async () => {
     // leave the shared broker as we found it
-    await api(broker, '/api/queues/%2F/harness-q', { method: 'DELETE' }).catch(() => undefined);
+    await api(broker, 'DELETE', '/api/queues/%2F/harness-q').catch(() => undefined);
   });
 
   it('is isolated: own node name, ports on 127.0.0.1, temp dir', () => {
@@ -38,9 +30,9 @@ describeWithBroker('private RabbitMQ node', (broker) => {
   });
 
   it('answers GET /api/overview with the management_version of its project', async () => {
-    const res = await api(broker, '/api/overview');
+    const res = await api(broker, 'GET', '/api/overview');
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { management_version: string; node: string };
+    const body = JSON.parse(res.text) as { management_version: string; node: string };
     expect(body.management_version.startsWith(`${broker.brokerVersion}.`), body.management_version).toBe(true);
     expect(body.node).toBe(broker.nodeName);
     // Which broker this run tested (sid moves): printed with the test output.
@@ -62,7 +54,7 @@ describeWithBroker('private RabbitMQ node', (broker) => {
       await second.stop();
     }
     // The first node is untouched by the second one's start and stop.
-    expect((await api(broker, '/api/overview')).status).toBe(200);
+    expect((await api(broker, 'GET', '/api/overview')).status).toBe(200);
     expect(await broker.ctl(['-q', 'eval', 'node().'])).toContain(broker.nodeName);
     // /proc and the temp directory are mounted in the node's private mount namespace only.
     if (broker.rootfs) expect(fs.readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(broker.rootfs);
@@ -70,9 +62,9 @@ describeWithBroker('private RabbitMQ node', (broker) => {
 
   it('has the shovel and federation management APIs', async () => {
     for (const p of ['/api/shovels', '/api/federation-links']) {
-      const res = await api(broker, p);
+      const res = await api(broker, 'GET', p);
       expect(res.status, p).toBe(200);
-      expect(Array.isArray(await res.json())).toBe(true);
+      expect(Array.isArray(JSON.parse(res.text))).toBe(true);
     }
   });
 
@@ -89,10 +81,7 @@ describeWithBroker('private RabbitMQ node', (broker) => {
   });
 
   it('sees a queue declared over HTTP in rabbitmqctl list_queues', async () => {
-    const res = await api(broker, '/api/queues/%2F/harness-q', {
-      method: 'PUT',
-      body: JSON.stringify({ durable: false, auto_delete: false, arguments: {} }),
-    });
+    const res = await api(broker, 'PUT', '/api/queues/%2F/harness-q', { durable: false, auto_delete: false, arguments: {} });
     expect([201, 204]).toContain(res.status);
     const out = await broker.ctl(['-q', '--no-table-headers', 'list_queues', 'name', 'messages']);
     const rows = out
@@ -105,7 +94,7 @@ describeWithBroker('private RabbitMQ node', (broker) => {
   it('stopApp() takes the management API down and startApp() brings it back', async () => {
     await broker.stopApp();
     try {
-      const down = await api(broker, '/api/overview').then(
+      const down = await api(broker, 'GET', '/api/overview').then(
         (r) => r.status,
         () => 'refused',
       );
@@ -113,7 +102,7 @@ describeWithBroker('private RabbitMQ node', (broker) => {
     } finally {
       await broker.startApp();
     }
-    const res = await api(broker, '/api/overview');
+    const res = await api(broker, 'GET', '/api/overview');
     expect(res.status).toBe(200);
   });
 });

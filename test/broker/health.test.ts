@@ -1,10 +1,11 @@
 // The health_checks collector against the private RabbitMQ node (test/broker/support).
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { healthChecksCollector } from '../../src/collectors/health-checks.js';
-import { eventually } from '../support/exporter-process.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
+import { eventually } from '../support/exporter-process.js';
 import { atLeast } from './support/versions.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
+import { managementRequest } from './support/management-api.js';
 
 /**
  * The parameterless checks a version has, in the collector's order: mirroring is gone in 4.0;
@@ -80,11 +81,7 @@ describeWithBroker('health_checks collector on a real broker', (broker) => {
     const r = await poll();
     const answered: Record<string, number> = {};
     for (const path of candidates) {
-      const res = await fetch(`${broker.managementUrl}/api/health/checks/${path}`, {
-        headers: { authorization: `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}` },
-      });
-      await res.body?.cancel();
-      answered[path.replace(/\/$/, '')] = res.status;
+      answered[path.replace(/\/$/, '')] = (await managementRequest(broker)('GET', `/api/health/checks/${path}`)).status;
     }
     const served = Object.fromEntries(candidates.map((c) => c.replace(/\/$/, '')).map((c) => [c, r.value('rabbitmq_health_check_up', { check: c })]));
     const expected = Object.fromEntries(Object.entries(answered).map(([c, status]) => [c, status === 404 ? undefined : status === 200 ? 1 : 0]));

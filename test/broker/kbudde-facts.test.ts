@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually } from '../support/exporter-process.js';
 import { atLeast } from './support/versions.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
+import { managementApi, managementRequest } from './support/management-api.js';
 
 interface Family {
   name: string;
@@ -29,11 +30,8 @@ const statsKeys = (record: Json): string[] =>
   Object.keys((record.message_stats as Json | undefined) ?? {}).filter((key) => !key.endsWith('_details')).sort();
 
 describeWithBroker('kbudde fixtures against a real broker', (broker: BrokerHandle) => {
-  const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
-  const get = async (path: string): Promise<{ status: number; body: unknown }> => {
-    const response = await fetch(`${broker.managementUrl}${path}`, { headers: { authorization: auth } });
-    return { status: response.status, body: await response.json() };
-  };
+  const api = managementApi(broker);
+  const get = (path: string) => api<unknown>('GET', path);
   let exchange: Json;
   let queue: Json;
 
@@ -58,8 +56,8 @@ describeWithBroker('kbudde fixtures against a real broker', (broker: BrokerHandl
     // Statistics arrive every second; wait until both objects have counted every message.
     [exchange, queue] = await eventually(
       async () => {
-        const x = (await get(`/api/exchanges/%2F/${enc(EXCHANGE)}`)).body as Json;
-        const q = ((await get('/api/queues/%2F')).body as Json[]).find((r) => r.name === QUEUE);
+        const x = (await get(`/api/exchanges/%2F/${enc(EXCHANGE)}`)) as Json;
+        const q = ((await get('/api/queues/%2F')) as Json[]).find((r) => r.name === QUEUE);
         const xs = x.message_stats as Json | undefined;
         const qs = q?.message_stats as Json | undefined;
         // The head message's timestamp comes with the queue's own stats tick, which may come after
@@ -74,7 +72,7 @@ describeWithBroker('kbudde fixtures against a real broker', (broker: BrokerHandl
 
   afterAll(async () => {
     for (const path of [`/api/queues/%2F/${enc(QUEUE)}`, `/api/exchanges/%2F/${enc(EXCHANGE)}`]) {
-      await fetch(`${broker.managementUrl}${path}`, { method: 'DELETE', headers: { authorization: auth } });
+      await managementRequest(broker)('DELETE', path);
     }
   });
 
@@ -96,12 +94,12 @@ describeWithBroker('kbudde fixtures against a real broker', (broker: BrokerHandl
   });
 
   it('/api/overview names the node that answered (what kbudde\'s self label compares with)', async () => {
-    const overview = (await get('/api/overview')).body as Json;
+    const overview = (await get('/api/overview')) as Json;
     expect(overview.node).toBe(broker.nodeName);
   });
 
   it('the memory breakdown has every area kbudde reads except connection_readers_bytes (and, from 4.0, queue_slave_procs)', async () => {
-    const answer = (await get(`/api/nodes/${enc(broker.nodeName)}/memory`)).body as Json;
+    const answer = (await get(`/api/nodes/${enc(broker.nodeName)}/memory`)) as Json;
     const flat = new Set<string>();
     for (const [area, value] of Object.entries(answer.memory as Json)) {
       if (value !== null && typeof value === 'object') for (const measure of Object.keys(value)) flat.add(`memory.${area}.${measure}`);

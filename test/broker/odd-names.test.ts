@@ -13,10 +13,12 @@ import type { ManagementClient } from '../../src/client/management-client.js';
 import { queuesCollector } from '../../src/collectors/queues.js';
 import { COLLECTORS } from '../../src/collectors/registry.js';
 import { vhostsCollector } from '../../src/collectors/vhosts.js';
-import { eventually, parseExposition, startExporter } from '../support/exporter-process.js';
+import { samples } from '../support/parse-exposition.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
-import { checkMetricsWithPromtool } from './support/broker.js';
+import { eventually, startExporter } from '../support/exporter-process.js';
+import { checkMetricsWithPromtool } from './support/promtool.js';
 import { atLeast } from './support/versions.js';
+import { managementApi, managementRequest } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 
 const enc = encodeURIComponent;
@@ -25,22 +27,10 @@ const NOT_UTF8 = ['vh%ED%A0%80', 'vh%FF'];
 
 describeWithBroker('odd names on a real broker', (broker) => {
   let client: ManagementClient;
-  const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
-  /** `path` is sent as given: already percent-encoded. */
-  const request = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: string }> => {
-    const res = await fetch(`${broker.managementUrl}${path}`, {
-      method,
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
-    return { status: res.status, body: await res.text() };
-  };
+  // Paths are sent as given: already percent-encoded.
+  const request = managementRequest(broker);
   const http = async (method: string, path: string, body?: unknown): Promise<number> => (await request(method, path, body)).status;
-  const ok = async (method: string, path: string, body?: unknown) => {
-    const status = await http(method, path, body);
-    if (status >= 300) throw new Error(`${method} ${path}: HTTP ${status}`);
-  };
+  const ok = managementApi(broker);
   const longA = `${'v'.repeat(300)}-a`;
   const longB = `${'v'.repeat(300)}-b`;
   const created: string[] = [];
@@ -137,13 +127,13 @@ target:
       env: { RABBITMQ_PASSWORD: broker.password },
     });
     const success = async () => {
-      const samples = parseExposition((await exporter.metrics()).text);
+      const values = samples((await exporter.metrics()).text);
       const byCollector = new Map<string, number>();
       for (const c of COLLECTORS) {
-        const value = samples.get(`rabbitmq_exporter_collector_success{collector="${c.name}"}`);
+        const value = values.get(`rabbitmq_exporter_collector_success{collector="${c.name}"}`);
         if (value !== undefined) byCollector.set(c.name, value);
       }
-      return { samples, byCollector };
+      return { samples: values, byCollector };
     };
     try {
       // Every collector the exporter runs by default has polled once, all of them successfully.
@@ -154,7 +144,7 @@ target:
       for (const encoded of NOT_UTF8) await createVhost(encoded);
       try {
         // The broker itself: an empty 500, and rabbitmqctl cannot list them either.
-        expect(await request('GET', '/api/vhosts')).toEqual({ status: 500, body: '' });
+        expect(await request('GET', '/api/vhosts')).toEqual({ status: 500, text: '' });
         await expect(broker.ctl(['-q', 'list_vhosts', 'name'])).rejects.toThrow(/exited with code/);
 
         // The collectors, one by one: those whose lists name the vhost fail with the path and the

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithBroker } from './support/with-broker.js';
 import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
+import { managementApi } from './support/management-api.js';
 
 // A real Prometheus scrapes the built exporter, negotiating OpenMetrics and gzip as it does in
 // production, and we ask it what it stored.
@@ -54,13 +55,8 @@ describeWithBroker('a real Prometheus scraping the exporter', (broker) => {
 
   it('computes rate() over a broker counter the exporter serves', async () => {
     // Publish while waiting, so the cluster-wide publish counter moves between scrapes.
-    const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
     const publish = () =>
-      fetch(`${broker.managementUrl}/api/exchanges/%2F/amq.default/publish`, {
-        method: 'POST',
-        headers: { authorization: auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ properties: {}, routing_key: 'nowhere', payload: 'x', payload_encoding: 'string' }),
-      });
+      managementApi(broker)('POST', '/api/exchanges/%2F/amq.default/publish', { properties: {}, routing_key: 'nowhere', payload: 'x', payload_encoding: 'string' });
     const rate = await eventually(
       async () => {
         await publish();

@@ -5,9 +5,10 @@ import amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ManagementClient } from '../../src/client/management-client.js';
 import { queuesCollector } from '../../src/collectors/queues.js';
-import { eventually } from '../support/exporter-process.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
+import { eventually } from '../support/exporter-process.js';
 import { atLeast } from './support/versions.js';
+import { managementApi, managementRequest } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 
 const QUEUES = [
@@ -33,13 +34,8 @@ function caughtUp(q: (typeof QUEUES)[number], row: Row | undefined): boolean {
 describeWithBroker('classic, quorum and stream queues', (broker) => {
   let client: ManagementClient;
   let conn: amqp.ChannelModel;
-  const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${broker.managementUrl}${path}`, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  };
+  const api = managementApi(broker);
+  const request = managementRequest(broker);
   const served = (r: RunResult, queue: string): Row => ({
     messages: r.value('rabbitmq_queue_messages', { vhost: '/', queue }),
     ready: r.value('rabbitmq_queue_messages_ready', { vhost: '/', queue }),
@@ -86,7 +82,7 @@ describeWithBroker('classic, quorum and stream queues', (broker) => {
         const results = new Map<string, RunResult>();
         for (const mode of modes()) results.set(mode, await runCollector(queuesCollector, { api: client, options: { mode, queues: { include: '^qt-' } } }));
         for (const q of QUEUES) {
-          const fromApi = await api('GET', `/api/queues/%2F/${q.name}`);
+          const fromApi = await api<Record<string, unknown>>('GET', `/api/queues/%2F/${q.name}`);
           const apiRow: Row = { messages: fromApi.messages as number, ready: fromApi.messages_ready as number, unacked: fromApi.messages_unacknowledged as number, consumers: fromApi.consumers as number };
           if (JSON.stringify(apiRow) !== JSON.stringify(ctl.get(q.name))) return undefined;
           for (const r of results.values()) if (JSON.stringify(served(r, q.name)) !== JSON.stringify(apiRow)) return undefined;
@@ -110,15 +106,10 @@ describeWithBroker('classic, quorum and stream queues', (broker) => {
   it('on 3.13+, the reduced /api/queues (mode full) serves the same counts and queue series as /api/queues/detailed', async () => {
     if (!atLeast(broker.version!, '3.13')) {
       // 3.10 has no /api/queues/detailed (404) and its /api/queues carries every field.
-      const res = await fetch(`${broker.managementUrl}/api/queues/detailed`, { headers: { authorization: auth } });
-      await res.body?.cancel();
-      expect(res.status).toBe(404);
+      expect((await request('GET', '/api/queues/detailed')).status).toBe(404);
       return;
     }
-    const raw = async (path: string) => {
-      const res = await fetch(`${broker.managementUrl}${path}`, { headers: { authorization: auth } });
-      return (await res.json()) as Record<string, unknown>[];
-    };
+    const raw = (path: string) => api<Record<string, unknown>[]>('GET', path);
     const reduced = (await raw('/api/queues/%2F')).find((q) => q.name === 'qt-classic')!;
     const detailed = (await raw('/api/queues/detailed')).find((q) => q.name === 'qt-classic')!;
     // The reduced record drops fields the detailed one has (garbage_collection, the consumer

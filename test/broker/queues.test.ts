@@ -5,8 +5,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ManagementClient } from '../../src/client/management-client.js';
 import { queuesCollector } from '../../src/collectors/queues.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
-import { checkMetricsWithPromtool } from './support/broker.js';
+import { checkMetricsWithPromtool } from './support/promtool.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
+import { managementApi, managementRequest } from './support/management-api.js';
 
 const enc = encodeURIComponent;
 
@@ -32,22 +33,8 @@ interface Counts {
 
 describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) => {
   let client: ManagementClient;
-  const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
-  const http = async <T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; json: T }> => {
-    const res = await fetch(`${broker.managementUrl}${path}`, {
-      method,
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
-    const text = await res.text();
-    return { status: res.status, json: (text ? JSON.parse(text) : undefined) as T };
-  };
-  const ok = async <T = unknown>(method: string, path: string, body?: unknown): Promise<T> => {
-    const r = await http<T>(method, path, body);
-    if (r.status >= 300) throw new Error(`${method} ${path}: HTTP ${r.status} ${JSON.stringify(r.json)}`);
-    return r.json;
-  };
+  const request = managementRequest(broker);
+  const ok = managementApi(broker);
   const connect = (vhost = '/') =>
     amqp.connect({ protocol: 'amqp', hostname: '127.0.0.1', port: broker.amqpPort, username: broker.username, password: broker.password, vhost });
   const collect = (options: Record<string, unknown> = {}, memory?: Map<string, unknown>) =>
@@ -189,7 +176,7 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
       const paged = await collect({ page_size: 2, filter_on_broker: true, queues: { include: '"' } });
       expect(paged.family('rabbitmq_queue_messages').filter((s) => s.labels.vhost === vhost).map((s) => s.labels.queue).sort()).toEqual(['with "quotes"', 'очередь "x" \\ y']);
     } finally {
-      await http('DELETE', `/api/vhosts/${enc(vhost)}`);
+      await request('DELETE', `/api/vhosts/${enc(vhost)}`);
     }
   });
 
@@ -209,8 +196,9 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
     // machine the single queue can already show new statistics while the list still answers
     // the old ones. Once the list shows them, every later list answer does too.
     const raw = async () => {
-      const r = await http<{ name?: string; vhost?: string; message_stats?: Record<string, number> }[]>('GET', '/api/queues?columns=name,vhost,message_stats');
-      const record = r.status === 200 ? r.json.find((q) => q.vhost === '/' && q.name === queue) : undefined;
+      const r = await request('GET', '/api/queues?columns=name,vhost,message_stats');
+      type Listed = { name?: string; vhost?: string; message_stats?: Record<string, number> };
+      const record = r.status === 200 ? (JSON.parse(r.text) as Listed[]).find((q) => q.vhost === '/' && q.name === queue) : undefined;
       return record ? Object.fromEntries(FIELDS.map((f) => [f, record.message_stats?.[f]])) : undefined;
     };
     /** One poll of the collector; every counter present before and now must not have gone down. */
@@ -256,7 +244,7 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
       return undefined;
     };
 
-    await http('DELETE', path);
+    await request('DELETE', path);
     await ok('PUT', path, { durable: true, arguments: {} });
     const pubConn = await publish(10, 'channel', 10);
     await rawIs({ publish: 10 });
@@ -310,7 +298,7 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
     } finally {
       await broker.startApp();
     }
-    await eventually(async () => expect((await http('GET', path)).status).toBe(200));
+    await eventually(async () => expect((await request('GET', path)).status).toBe(200));
     await publish(1, 'connection', 1);
     await rawIs({ publish: 1 });
     expect((await poll('node restarted, 1 published')).rabbitmq_queue_messages_published_total).toBe(12);
@@ -350,7 +338,7 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
       await ch.waitForConfirms();
       await conn.close();
     };
-    await http('DELETE', path);
+    await request('DELETE', path);
     await ok('PUT', path, { durable: true, arguments: {} });
     await publish(5);
     await eventually(async () => expect(await publishedRaw()).toBe(5));

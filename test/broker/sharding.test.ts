@@ -8,7 +8,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TargetShare } from '../../src/shard/shard-assignment.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
-import { eventually, parseExposition, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { samples } from '../support/parse-exposition.js';
+import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
 
 const enc = encodeURIComponent;
@@ -26,7 +27,7 @@ describeWithBroker('shards against a real RabbitMQ: the union is one exporter, t
   const series = async (exporter: ExporterProcess) => {
     const { status, text } = await exporter.metrics();
     expect(status).toBe(200);
-    return parseExposition(text);
+    return samples(text);
   };
 
   beforeAll(async () => {

@@ -1,8 +1,8 @@
 // The shovels collector against the private RabbitMQ node (test/broker/support; shovel plugins enabled).
 import { afterAll, expect, it } from 'vitest';
 import { shovelsCollector } from '../../src/collectors/shovels.js';
-import { eventually } from '../support/exporter-process.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
+import { eventually } from '../support/exporter-process.js';
 import { describeWithBroker } from './support/with-broker.js';
 
 describeWithBroker('shovels collector on a real broker', (broker) => {

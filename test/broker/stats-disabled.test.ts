@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { checkMetricsWithPromtool, startBroker, type BrokerHandle } from './support/broker.js';
+import { startBroker, type BrokerHandle } from './support/broker.js';
+import { checkMetricsWithPromtool } from './support/promtool.js';
 import { describeWithBroker, getBroker } from './support/with-broker.js';
-import { eventually, parseExposition, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { samples } from '../support/parse-exposition.js';
+import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { managementApi } from './support/management-api.js';
 
 // A second private node with management statistics off, the direction of RabbitMQ 4: the
 // exporter must keep working on what the broker still gives, and say it is degraded.
@@ -15,16 +18,10 @@ describeWithBroker('the exporter against a broker with statistics disabled', () 
       nodeNamePrefix: 'rmqexp-nostats',
       extraConfig: ['management.disable_stats = true', 'management_agent.disable_metrics_collector = true'],
     });
-    const auth = `Basic ${Buffer.from('guest:guest').toString('base64')}`;
-    const put = (path: string, body: unknown) =>
-      fetch(`${broker.managementUrl}${path}`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    await put('/api/queues/%2F/nostats-q', { durable: true });
+    const api = managementApi({ managementUrl: broker.managementUrl, username: 'guest', password: 'guest' });
+    await api('PUT', '/api/queues/%2F/nostats-q', { durable: true });
     for (let i = 0; i < 3; i++) {
-      await fetch(`${broker.managementUrl}/api/exchanges/%2F/amq.default/publish`, {
-        method: 'POST',
-        headers: { authorization: auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ properties: {}, routing_key: 'nostats-q', payload: 'x', payload_encoding: 'string' }),
-      });
+      await api('POST', '/api/exchanges/%2F/amq.default/publish', { properties: {}, routing_key: 'nostats-q', payload: 'x', payload_encoding: 'string' });
     }
     exporter = await startExporter({
       configYaml: `poll:\n  interval: 1s\ntarget:\n  url: ${broker.managementUrl}\n  username: guest\n  password: guest\n`,
@@ -47,25 +44,25 @@ describeWithBroker('the exporter against a broker with statistics disabled', () 
     expect(listed).toMatch(/^nostats-q\s+3$/m);
 
     const { text } = await exporter.metrics();
-    const samples = parseExposition(text);
-    expect(samples.get('rabbitmq_up')).toBe(1);
-    expect(samples.get('rabbitmq_management_statistics_enabled')).toBe(0);
-    expect(samples.get('rabbitmq_queue_statistics_degraded')).toBe(1);
-    expect(samples.get('rabbitmq_queue_query_info{mode="totals",per_vhost="false",paged="false"}')).toBe(1);
+    const values = samples(text);
+    expect(values.get('rabbitmq_up')).toBe(1);
+    expect(values.get('rabbitmq_management_statistics_enabled')).toBe(0);
+    expect(values.get('rabbitmq_queue_statistics_degraded')).toBe(1);
+    expect(values.get('rabbitmq_queue_query_info{mode="totals",per_vhost="false",paged="false"}')).toBe(1);
     // What statistics would give is absent, not zero.
     expect(text).not.toMatch(/^rabbitmq_queue_consumers\{/m);
     expect(text).not.toMatch(/^rabbitmq_global_messages_received_total /m);
     expect(text).not.toMatch(/^rabbitmq_process_resident_memory_bytes\{/m);
-    expect(samples.get(`rabbitmq_node_running{node="${broker.nodeName}"}`)).toBe(1);
+    expect(values.get(`rabbitmq_node_running{node="${broker.nodeName}"}`)).toBe(1);
     // The count depends on what the exporter itself does to the broker: with the aliveness test
     // on (it was on by default until issue 8) it declared a second queue, aliveness-test, before or
     // after the overview poll this reads, depending on the machine's speed. By default it declares
     // nothing, so the broker has exactly the one queue this test made, as rabbitmqctl says.
     const names = (await broker.ctl(['list_queues', '-q', '--no-table-headers', 'name'])).split('\n').map((l) => l.trim()).filter(Boolean);
     expect(names).toEqual(['nostats-q']);
-    expect(samples.get('rabbitmq_queues')).toBe(names.length);
+    expect(values.get('rabbitmq_queues')).toBe(names.length);
     // Every collector still polls successfully: absent statistics are not failures.
-    const failing = [...samples.entries()].filter(([k, v]) => k.startsWith('rabbitmq_exporter_collector_success') && v !== 1);
+    const failing = [...values.entries()].filter(([k, v]) => k.startsWith('rabbitmq_exporter_collector_success') && v !== 1);
     expect(failing).toEqual([]);
     expect(exporter.logs()).toMatch(/statistics disabled/);
     const lint = await checkMetricsWithPromtool(text);

@@ -9,11 +9,12 @@ import { connect, Offset, type Client } from 'rabbitmq-stream-js-client';
 import { Connection } from 'rabbitmq-stream-js-client/dist/connection.js';
 import type { ManagementClient } from '../../src/client/management-client.js';
 import { streamsCollector } from '../../src/collectors/streams.js';
-import { eventually } from '../support/exporter-process.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
+import { eventually } from '../support/exporter-process.js';
 import { atLeast } from './support/versions.js';
 import { DEFAULT_PLUGINS, startBroker, type BrokerHandle } from './support/broker.js';
 import { describeWithBroker, getBroker } from './support/with-broker.js';
+import { managementApi } from './support/management-api.js';
 
 const STREAM = 'st-events';
 const PUBLISHED = 12;
@@ -35,11 +36,7 @@ describeWithBroker('stream connections, publishers and consumers from a real str
   let client: ManagementClient;
   let stream: Client;
   let received = 0;
-  const get = async (path: string): Promise<ApiRecord[]> => {
-    const res = await fetch(`${broker.managementUrl}${path}`, { headers: { authorization: `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}` } });
-    if (res.status !== 200) throw new Error(`GET ${path}: HTTP ${res.status} ${await res.text()}`);
-    return (await res.json()) as ApiRecord[];
-  };
+  const get = (path: string) => managementApi(broker)<ApiRecord[]>('GET', path);
   /** rabbitmqctl list_stream_<what> with the given info items (these commands take no --no-table-headers, but JSON). */
   const ctlRows = async (what: string, items: string[]): Promise<Record<string, unknown>[]> =>
     JSON.parse(await broker.ctl([`list_stream_${what}`, '-q', '--formatter', 'json', ...items])) as Record<string, unknown>[];

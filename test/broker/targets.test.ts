@@ -5,10 +5,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { checkMetricsWithPromtool } from './support/broker.js';
+import { checkMetricsWithPromtool } from './support/promtool.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
-import { eventually, parseExposition, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { samples } from '../support/parse-exposition.js';
+import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 import { prometheusAvailable, startPrometheus } from '../support/prometheus-process.js';
 
 const enc = encodeURIComponent;
@@ -107,7 +108,7 @@ targets:
       const seen = await eventually(
         async () => {
           const answer = await probe(name);
-          const parsed = parseExposition(answer.text);
+          const parsed = samples(answer.text);
           if (answer.status !== 200 || parsed.get('rabbitmq_up') !== 1) return undefined;
           const inApi = new Map<string, number>();
           for (const queue of Object.keys(queues)) {
@@ -121,14 +122,14 @@ targets:
         30_000,
         `the API to count the messages published to ${vhost} and target ${name} to serve them`,
       );
-      const samples = seen.samples;
+      const values = seen.samples;
       for (const queue of Object.keys(queues)) {
         expect(seen.api.get(queue), `${vhost}/${queue} in the API`).toBe(queues[queue]);
-        expect(queueValue(samples, 'rabbitmq_queue_messages_ready', vhost, queue), `${name}: ${vhost}/${queue}`).toBe(seen.api.get(queue));
+        expect(queueValue(values, 'rabbitmq_queue_messages_ready', vhost, queue), `${name}: ${vhost}/${queue}`).toBe(seen.api.get(queue));
       }
-      expect([...samples.keys()].filter((k) => k.includes(`vhost="${other}"`))).toEqual([]);
+      expect([...values.keys()].filter((k) => k.includes(`vhost="${other}"`))).toEqual([]);
       // A target's answer carries its own series only: the exporter's process series are on /metrics.
-      expect(samples.has('rabbitmq_exporter_config_last_reload_successful')).toBe(false);
+      expect(values.has('rabbitmq_exporter_config_last_reload_successful')).toBe(false);
       const promtool = await checkMetricsWithPromtool((await probe(name)).text);
       expect(promtool.ok, promtool.output).toBe(true);
     }
@@ -137,10 +138,10 @@ targets:
   it("/metrics carries the exporter's own series, no target's; the reader's password appears nowhere", async () => {
     const own = await exporter.metrics();
     expect(own.status).toBe(200);
-    const samples = parseExposition(own.text);
-    expect(samples.get('rabbitmq_exporter_config_last_reload_successful')).toBe(1);
-    expect(samples.has('rabbitmq_up')).toBe(false);
-    expect([...samples.keys()].filter((k) => k.startsWith('rabbitmq_queue_'))).toEqual([]);
+    const values = samples(own.text);
+    expect(values.get('rabbitmq_exporter_config_last_reload_successful')).toBe(1);
+    expect(values.has('rabbitmq_up')).toBe(false);
+    expect([...values.keys()].filter((k) => k.startsWith('rabbitmq_queue_'))).toEqual([]);
     const unknown = await probe('c');
     expect(unknown.status).toBe(404);
     expect(unknown.text).toBe('unknown target "c" (configured targets: a, b)\n');

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { samples } from './parse-exposition.js';
 
 export interface ExporterProcess {
   url: string;
@@ -30,16 +31,6 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-export function parseExposition(text: string): Map<string, number> {
-  const samples = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const space = line.lastIndexOf(' ');
-    samples.set(line.slice(0, space), Number(line.slice(space + 1)));
-  }
-  return samples;
 }
 
 export interface StartOptions {
@@ -81,7 +72,7 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
     },
     async value(series) {
       const { text } = await handle.metrics();
-      return parseExposition(text).get(series);
+      return samples(text).get(series);
     },
     signal(name) {
       child.kill(name);

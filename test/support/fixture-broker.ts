@@ -7,10 +7,10 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ManagementError, isNotFound } from '../../src/client/errors.js';
-import type { BrokerApi } from '../../src/collectors/collector.js';
+import { ManagementError } from '../../src/client/errors.js';
+import { brokerApiAnswering, notFound, type FakeApi } from './fake-broker-api.js';
 
-type Query = Record<string, string | number | boolean> | undefined;
+type Query = Record<string, string>;
 
 /** Request path (decoded, without /api) → recorded file, and the status it was recorded with. */
 const FILES: Record<string, { file: string; status?: number }> = {
@@ -83,8 +83,7 @@ export const CLUSTER_NODE_DOWN: Record<string, string> = {
  * `overrides` maps a path to another file of the directory (e.g. the cluster's answers recorded
  * while a node was down). A file entry may list alternatives separated by `|`.
  */
-export function fixtureBroker(dir: string, overrides: Record<string, string> = {}): BrokerApi & { calls: string[] } {
-  const calls: string[] = [];
+export function fixtureBroker(dir: string, overrides: Record<string, string> = {}): FakeApi {
   const files: Record<string, { file: string }> = { ...FILES };
   const pick = (entry: { file: string } | undefined) => entry?.file.split('|').find((f) => f !== '' && existsSync(join(dir, f)));
   const read = (file: string) => JSON.parse(readFileSync(join(dir, file), 'utf8')) as unknown;
@@ -99,8 +98,7 @@ export function fixtureBroker(dir: string, overrides: Record<string, string> = {
     if (l.protocol === 'amqp' && l.port !== undefined) files[`/health/checks/port-listener/${l.port}`] ??= { file: 'health-port-listener.json' };
   }
   for (const [path, file] of Object.entries(overrides)) files[path] = { file };
-  const answer = (path: string, query: Query): unknown => {
-    calls.push(path);
+  return brokerApiAnswering((path: string, query: Query): unknown => {
     const decoded = path.replace(/^\/api/, '').split('/').map(decodeURIComponent).join('/');
     // Matched before decoding: the vhost '/' is %2F in the path.
     const perVhostRaw = /^(?:\/api)?\/(queues|exchanges|connections|channels|consumers)\/([^/]+)$/.exec(path);
@@ -115,11 +113,11 @@ export function fixtureBroker(dir: string, overrides: Record<string, string> = {
     else if (perVhost && listFile) {
       body = itemsOf(read(listFile)).filter((item) => (item as { vhost?: string }).vhost === perVhost[2]);
     } else {
-      throw new ManagementError('http_status', path, 'HTTP 404 (Object Not Found: Not Found)', 404);
+      throw notFound(path);
     }
     // A recorded 404 (e.g. a path this version lacks) answers 404, as the broker did.
     if ((body as { error?: string } | null)?.error === 'Object Not Found') {
-      throw new ManagementError('http_status', path, 'HTTP 404 (Object Not Found: Not Found)', 404);
+      throw notFound(path);
     }
     if (/^\/health\//.test(decoded) && (body as { status?: string }).status === 'failed') {
       throw new ManagementError('http_status', path, `HTTP 503 (${(body as { reason?: string }).reason ?? ''})`, 503);
@@ -133,19 +131,7 @@ export function fixtureBroker(dir: string, overrides: Record<string, string> = {
       return { items: items.slice((page - 1) * pageSize, page * pageSize), page, page_size: pageSize, page_count: Math.ceil(items.length / pageSize), total_count: items.length, filtered_count: items.length, item_count: items.length };
     }
     return items;
-  };
-  return {
-    calls,
-    get: async <T>(path: string, query?: Query) => structuredClone(answer(path, query)) as T,
-    getOptional: async <T>(path: string, query?: Query) => {
-      try {
-        return structuredClone(answer(path, query)) as T;
-      } catch (error) {
-        if (isNotFound(error)) return undefined;
-        throw error;
-      }
-    },
-  };
+  });
 }
 
 /** The queue list recorded for the same query parameters, when the collector asks for totals. */

@@ -1,6 +1,6 @@
 /**
  * Runs one collector once, outside the scheduler, and hands back what it wrote: the rendered
- * text exposition and the samples parsed from it. For unit tests (a fake BrokerApi answering
+ * text exposition and the samples parsed from it. For unit tests (fake-broker-api.ts answering
  * recorded fixtures) and broker tests (a ManagementClient against a real node) alike.
  *
  *   const r = await runCollector(connectionsCollector, { api: fakeApi, options: { per_connection: true } });
@@ -9,21 +9,17 @@
  *
  * Options go through the collector's own zod schema, so defaults apply as in the exporter.
  */
-import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { brokerInfoFromOverview, type BrokerInfo } from '../../src/broker/broker-info.js';
-import { isNotFound, ManagementError } from '../../src/client/errors.js';
+import { isNotFound } from '../../src/client/errors.js';
 import { ManagementClient } from '../../src/client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../../src/collectors/collector.js';
 import { concatFamilies, type RenderedFamily } from '../../src/render/exposition.js';
 import { SampleSink } from '../../src/render/sample-sink.js';
 import type { TargetShare } from '../../src/shard/shard-assignment.js';
-
-export interface ParsedSample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
+import type { FakeCall } from './fake-broker-api.js';
+import { readFixture } from './fixtures.js';
+import { parseExposition, type ParsedSample } from './parse-exposition.js';
 
 export interface LogLine {
   level: number;
@@ -44,6 +40,10 @@ export interface RunResult {
   dropped: Record<string, number>;
   /** What the collector logged (pino JSON lines, level debug and up). */
   logs: LogLine[];
+  /** The requests the collector made in this run, in order (whatever the api). */
+  requests: FakeCall[];
+  /** Families with at least one sample, in rendering order. */
+  familyNames: string[];
   /** The value of the one sample of `name` whose labels are exactly `labels`, or undefined. */
   value(name: string, labels?: Record<string, string>): number | undefined;
   /** Every sample of a family. */
@@ -75,6 +75,11 @@ export const BROKER_3_10_8: BrokerInfo = {
   statisticsDisabled: false,
 };
 
+/** The BrokerInfo of a recorded directory's overview.json: `brokerFrom('rabbitmq-3.10.8')`. */
+export function brokerFrom(dir: string, overrides: Record<string, unknown> = {}): BrokerInfo {
+  return brokerInfoFromOverview({ ...readFixture<Record<string, unknown>>(dir, 'overview.json'), ...overrides });
+}
+
 export function apiOf(client: ManagementClient, signal?: AbortSignal): BrokerApi {
   const opts = signal ? { signal } : {};
   return {
@@ -104,7 +109,8 @@ export function clientFor(broker: { managementUrl: string; username: string; pas
 
 export async function runCollector(collector: AnyCollector, run: RunOptions): Promise<RunResult> {
   const isClient = run.api instanceof ManagementClient;
-  const api = run.api instanceof ManagementClient ? apiOf(run.api, run.signal) : run.api;
+  const requests: FakeCall[] = [];
+  const api = recording(run.api instanceof ManagementClient ? apiOf(run.api, run.signal) : run.api, requests);
   let broker = run.broker;
   if (!broker) {
     broker = isClient ? brokerInfoFromOverview(await api.get<Record<string, unknown>>('/api/overview')) : BROKER_3_10_8;
@@ -136,6 +142,8 @@ export async function runCollector(collector: AnyCollector, run: RunOptions): Pr
     skipped,
     dropped,
     logs,
+    requests,
+    familyNames: families.filter((f) => f.samples > 0).map((f) => f.header.name),
     value(name, labels = {}) {
       const hits = parsed.filter((s) => s.name === name && sameLabels(s.labels, labels));
       if (hits.length > 1) throw new Error(`${name} ${JSON.stringify(labels)} has ${hits.length} samples`);
@@ -147,97 +155,16 @@ export async function runCollector(collector: AnyCollector, run: RunOptions): Pr
   };
 }
 
+function recording(api: BrokerApi, requests: FakeCall[]): BrokerApi {
+  const record = (path: string, query: Record<string, string | number | boolean> | undefined, optional: boolean) =>
+    requests.push({ path, query: Object.fromEntries(Object.entries(query ?? {}).map(([k, v]) => [k, String(v)])), optional });
+  return {
+    get: (path, query) => (record(path, query, false), api.get(path, query)),
+    getOptional: (path, query) => (record(path, query, true), api.getOptional(path, query)),
+  };
+}
+
 function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => b[k] === a[k]);
-}
-
-/** Parses sample lines of the text format (comments skipped); label values are unescaped. */
-export function parseExposition(text: string): { samples: Map<string, number>; parsed: ParsedSample[] } {
-  const samples = new Map<string, number>();
-  const parsed: ParsedSample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const space = line.lastIndexOf(' ');
-    const key = line.slice(0, space);
-    const raw = line.slice(space + 1);
-    const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw);
-    if (samples.has(key)) throw new Error(`duplicate sample ${key}`);
-    samples.set(key, value);
-    const brace = key.indexOf('{');
-    const name = brace < 0 ? key : key.slice(0, brace);
-    parsed.push({ name, labels: brace < 0 ? {} : parseLabels(key.slice(brace + 1, -1)), value });
-  }
-  return { samples, parsed };
-}
-
-function parseLabels(body: string): Record<string, string> {
-  const labels: Record<string, string> = {};
-  let i = 0;
-  while (i < body.length) {
-    const eq = body.indexOf('="', i);
-    const name = body.slice(i, eq);
-    let j = eq + 2;
-    let value = '';
-    while (body[j] !== '"') {
-      if (body[j] === '\\') {
-        const next = body[j + 1];
-        value += next === 'n' ? '\n' : next;
-        j += 2;
-      } else {
-        value += body[j];
-        j++;
-      }
-    }
-    labels[name] = value;
-    i = j + 2; // past the closing quote and the comma
-  }
-  return labels;
-}
-
-/** A recorded answer under test/fixtures, parsed: `loadFixture('rabbitmq-3.10.8/connections-page1.json')`. */
-export function loadFixture<T = unknown>(relative: string): T {
-  return JSON.parse(readFileSync(new URL(`../fixtures/${relative}`, import.meta.url), 'utf8')) as T;
-}
-
-/** Answer of a fake route: the path is absent (HTTP 404), as when a plugin is not enabled. */
-export const NOT_FOUND = Symbol('404');
-
-export type FakeRoute = unknown | ((query: Record<string, string>) => unknown);
-
-export interface FakeApi extends BrokerApi {
-  /** Every request, in order, with its query as strings. */
-  readonly calls: { path: string; query: Record<string, string> }[];
-}
-
-/**
- * A BrokerApi answering from a table keyed by path (no query). A route may be a value, NOT_FOUND,
- * or a function of the query (it may throw a ManagementError). A path not in the table fails the
- * test with a plain Error, so unexpected requests are never silently treated as absent.
- */
-export function fakeApi(routes: Record<string, FakeRoute>): FakeApi {
-  const calls: { path: string; query: Record<string, string> }[] = [];
-  const answer = (path: string, query?: Record<string, string | number | boolean>): unknown => {
-    const q: Record<string, string> = {};
-    for (const [k, v] of Object.entries(query ?? {})) q[k] = String(v);
-    calls.push({ path, query: q });
-    if (!Object.hasOwn(routes, path)) throw new Error(`fakeApi: unexpected request GET ${path}`);
-    const route = routes[path];
-    const value = typeof route === 'function' ? (route as (query: Record<string, string>) => unknown)(q) : route;
-    if (value === NOT_FOUND) throw new ManagementError('http_status', path, 'HTTP 404 (Object Not Found: Not Found)', 404);
-    // A copy, so a collector can never alter the shared fixture.
-    return value === undefined ? undefined : structuredClone(value);
-  };
-  return {
-    calls,
-    get: async <T>(path: string, query?: Record<string, string | number | boolean>) => answer(path, query) as T,
-    getOptional: async <T>(path: string, query?: Record<string, string | number | boolean>) => {
-      try {
-        return answer(path, query) as T;
-      } catch (error) {
-        if (isNotFound(error)) return undefined;
-        throw error;
-      }
-    },
-  };
 }

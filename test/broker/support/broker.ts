@@ -26,7 +26,7 @@
  * rabbitmqctl is taken from the same directory. PROMTOOL_BIN overrides promtool.
  *
  * API
- *   brokerAvailability(version = '3.10'): { available: boolean; reason?: string; serverBin?; ctlBin?; epmdBin? }
+ *   (brokerAvailability(version) is in availability.ts; promtoolPath() and checkMetricsWithPromtool() in promtool.ts)
  *   startBroker(opts?: StartBrokerOptions): Promise<BrokerHandle>
  *       StartBrokerOptions = { version? ('3.10'), startTimeoutMs? (90 000), nodeNamePrefix? ('rmqexp-test'),
  *         plugins? (DEFAULT_PLUGINS: management, prometheus, shovel(+_management),
@@ -42,10 +42,6 @@
  *   connectBroker(info: BrokerInfo): BrokerHandle
  *       Rebuilds a controller from the plain, JSON-serialisable BrokerInfo
  *       (what global-setup provides to test workers as inject('broker')).
- *   promtoolPath(): string | undefined
- *   checkMetricsWithPromtool(text: string): Promise<{ ok: boolean; output: string }>
- *       Pipes an exposition to `promtool check metrics`; ok = exit code 0.
- *       Throws if promtool is not installed.
  *
  *   BrokerHandle = BrokerInfo & {
  *     info: BrokerInfo;                       // plain data copy
@@ -83,7 +79,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { epmdInRootfs, ensureRootfs, writeLauncher, rootfsUnavailableReason } from './rootfs.js';
+import { brokerAvailability } from './availability.js';
+import { canBind, childEnv, HOST, isListening, logTailOf, pickPorts, pidAlive, readPid, settlesWithin, sleep, tailFile, tryKill, waitFor } from './node-process.js';
+import { epmdInRootfs, ensureRootfs, writeLauncher } from './rootfs.js';
 import { brokerVersion } from './versions.js';
 
 export interface BrokerInfo {
@@ -152,14 +150,6 @@ export interface StartBrokerOptions {
   peerOf?: BrokerInfo;
 }
 
-export interface BrokerAvailability {
-  available: boolean;
-  reason?: string;
-  serverBin?: string;
-  ctlBin?: string;
-  epmdBin?: string;
-}
-
 export const DEFAULT_PLUGINS = [
   'rabbitmq_management',
   'rabbitmq_prometheus',
@@ -169,241 +159,11 @@ export const DEFAULT_PLUGINS = [
   'rabbitmq_federation_management',
 ];
 
-const HOST = '127.0.0.1';
 const USER = 'guest';
 const PASS = 'guest';
 
 // ---------------------------------------------------------------------------
-// discovery
-
-function isExecutable(p: string): boolean {
-  try {
-    fs.accessSync(p, fs.constants.X_OK);
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function which(name: string, extraDirs: string[] = []): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), ...extraDirs].filter(Boolean);
-  for (const d of dirs) {
-    const p = path.join(d, name);
-    if (isExecutable(p)) return p;
-  }
-  return undefined;
-}
-
-/**
- * Can a node of `version` run here? For the chroot versions the root file system need not be
- * built yet (global setup builds it), only buildable.
- */
-export function brokerAvailability(version = '3.10'): BrokerAvailability {
-  const { suite } = brokerVersion(version);
-  if (suite) {
-    const reason = rootfsUnavailableReason(suite);
-    if (reason) return { available: false, reason };
-    return { available: true, serverBin: '/usr/lib/rabbitmq/bin/rabbitmq-server', ctlBin: '/usr/lib/rabbitmq/bin/rabbitmqctl' };
-  }
-  return hostBrokerAvailability();
-}
-
-/** Is a usable rabbitmq-server (plus rabbitmqctl and epmd) installed on the host? */
-function hostBrokerAvailability(): BrokerAvailability {
-  let serverBin: string | undefined;
-  const override = process.env.RABBITMQ_SERVER_BIN;
-  if (override) {
-    if (!isExecutable(override)) {
-      return { available: false, reason: `rabbitmq-server is not installed at RABBITMQ_SERVER_BIN=${override}` };
-    }
-    serverBin = override;
-  } else {
-    const candidates = ['/usr/lib/rabbitmq/bin/rabbitmq-server'];
-    const onPath = which('rabbitmq-server', ['/usr/sbin', '/usr/local/sbin']);
-    if (onPath) candidates.push(onPath);
-    for (const c of candidates) {
-      if (!isExecutable(c)) continue;
-      let real = c;
-      try {
-        real = fs.realpathSync(c);
-      } catch {
-        /* keep c */
-      }
-      // Debian's /usr/sbin/rabbitmq-server is a wrapper that su's to the rabbitmq user.
-      if (path.basename(real) === 'rabbitmq-script-wrapper') continue;
-      serverBin = c;
-      break;
-    }
-    if (!serverBin) return { available: false, reason: 'rabbitmq-server is not installed' };
-  }
-  const ctlBin = path.join(path.dirname(serverBin), 'rabbitmqctl');
-  if (!isExecutable(ctlBin)) {
-    return { available: false, reason: `rabbitmqctl not found next to ${serverBin}` };
-  }
-  const epmdBin = which('epmd', ['/usr/lib/erlang/bin']);
-  if (!epmdBin) return { available: false, reason: 'epmd (Erlang) is not installed' };
-  return { available: true, serverBin, ctlBin, epmdBin };
-}
-
-/** Path of promtool (PROMTOOL_BIN overrides), or undefined when not installed. */
-export function promtoolPath(): string | undefined {
-  const override = process.env.PROMTOOL_BIN;
-  if (override) return isExecutable(override) ? override : undefined;
-  return which('promtool', ['/usr/bin', '/usr/local/bin']);
-}
-
-/** Pipe a Prometheus text exposition to `promtool check metrics`. Throws if promtool is missing. */
-export async function checkMetricsWithPromtool(text: string): Promise<{ ok: boolean; output: string }> {
-  const bin = promtoolPath();
-  if (!bin) throw new Error('promtool is not installed (apt-get install prometheus, or set PROMTOOL_BIN)');
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (signal) reject(new Error(`promtool killed by ${signal}: ${output}`));
-      else resolve({ ok: code === 0, output });
-    });
-    child.stdin.on('error', () => {
-      /* promtool may exit before reading everything; the exit code tells */
-    });
-    child.stdin.end(text);
-  });
-}
-
-// ---------------------------------------------------------------------------
 // helpers
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Resolves true if `p` settles within `ms`, false otherwise; never leaves a timer behind. */
-async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
-  try {
-    return await Promise.race([p.then(() => true as const, () => true as const), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** process.env without RABBITMQ_* / ERL_* (so nothing leaks from a system broker setup) plus `extra`. */
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('RABBITMQ_') || k.startsWith('ERL_')) continue;
-    env[k] = v;
-  }
-  return { ...env, ...extra };
-}
-
-function canBind(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen({ port, host: HOST, exclusive: true }, () => srv.close(() => resolve(true)));
-  });
-}
-
-function isListening(port: number, host = HOST, timeoutMs = 500): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = net.connect({ port, host });
-    const done = (v: boolean) => {
-      sock.destroy();
-      resolve(v);
-    };
-    sock.setTimeout(timeoutMs, () => done(false));
-    sock.once('connect', () => done(true));
-    sock.once('error', () => done(false));
-  });
-}
-
-// Ports that default RabbitMQ / epmd / rabbitmqctl use: never pick them.
-const RESERVED = new Set([4369, 5672, 5671, 15672, 15692, 25672, 61613, 1883, 5552]);
-for (let p = 35672; p <= 35682; p++) RESERVED.add(p);
-
-async function pickPorts(n: number): Promise<number[]> {
-  const chosen = new Set<number>();
-  for (let attempts = 0; chosen.size < n; attempts++) {
-    if (attempts > 2000) throw new Error('could not find free ports in 20000..31999');
-    const p = 20000 + Math.floor(Math.random() * 12000);
-    if (RESERVED.has(p) || chosen.has(p)) continue;
-    if (await canBind(p)) chosen.add(p);
-  }
-  return [...chosen];
-}
-
-function tailFile(file: string, lines: number): string {
-  try {
-    const text = fs.readFileSync(file, 'utf8');
-    return text.split('\n').slice(-lines).join('\n');
-  } catch {
-    return '';
-  }
-}
-
-function logTailOf(info: Pick<BrokerInfo, 'dir' | 'logDir'>, lines = 40): string {
-  const parts: string[] = [];
-  const files = [path.join(info.dir, 'server.out')];
-  try {
-    for (const f of fs.readdirSync(info.logDir)) {
-      if (f.endsWith('.log')) files.push(path.join(info.logDir, f));
-    }
-  } catch {
-    /* no log dir yet */
-  }
-  for (const f of files) {
-    const t = tailFile(f, lines).trim();
-    if (t) parts.push(`--- ${f} (last ${lines} lines) ---\n${t}`);
-  }
-  return parts.join('\n') || '(no log output)';
-}
-
-function pidAlive(pid: number | undefined): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie still answers kill(0); treat it as dead.
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z';
-  } catch {
-    return true;
-  }
-}
-
-function readPid(file: string): number | undefined {
-  try {
-    const n = Number.parseInt(fs.readFileSync(file, 'utf8').trim(), 10);
-    return Number.isFinite(n) && n > 0 ? n : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function tryKill(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(pid, signal);
-  } catch {
-    /* already gone */
-  }
-}
-
-async function waitFor(pred: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 100): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await pred()) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(stepMs);
-  }
-}
 
 async function overviewStatus(info: BrokerInfo): Promise<{ status: number; body?: unknown } | { error: string }> {
   try {

@@ -14,7 +14,8 @@
  *                     An installed broker that fails to start still fails the run.
  */
 import type { TestProject } from 'vitest/node';
-import { brokerAvailability, startBroker, type BrokerHandle, type BrokerInfo } from './broker.js';
+import { brokerAvailability } from './availability.js';
+import { startBroker, type BrokerHandle, type BrokerInfo } from './broker.js';
 import { ensureRootfs, rootfsErlangVersion, rootfsRabbitVersion } from './rootfs.js';
 import { brokerVersion } from './versions.js';
 

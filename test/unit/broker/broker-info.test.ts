@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { brokerInfoFromOverview, parseVersion, variantOf } from '../../../src/broker/broker-info.js';
-import { readFixture } from '../support/exposition.js';
+import { readFixture } from '../../support/fixtures.js';
 
 const overview = (dir: string, file = 'overview.json') => readFixture<Record<string, unknown>>(dir, file);
 

@@ -9,7 +9,7 @@ import { PollFailureLog } from '../../../src/scheduler/failure-log.js';
 import { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { Target } from '../../../src/target.js';
 import { startSimulator } from '../../support/management-simulator.js';
-import { readFixture } from '../support/exposition.js';
+import { readFixture } from '../../support/fixtures.js';
 
 const overview = () => readFixture<Record<string, unknown>>('rabbitmq-3.10.8', 'overview.json');
 

@@ -2,18 +2,7 @@
 // for invalid JSON, however the bytes are chunked and batched.
 import { describe, expect, it } from 'vitest';
 import { JsonSlicer, JsonUnitTooLarge, parseSliced } from '../../../src/client/json-slicer.js';
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../support/prng.js';
 
 const STRINGS = ['', 'q1', 'a "quoted" \\ name', 'vh/1', 'ünïcødé ✓ 😀', 'line\nbreak', '[{,:}]', '\\', '"', '__proto__', 'x'.repeat(300)];
 

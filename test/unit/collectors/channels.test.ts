@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { channelsCollector } from '../../../src/collectors/channels.js';
-import { BROKER_3_10_8, fakeApi, loadFixture, NOT_FOUND, runCollector } from '../../support/run-collector.js';
+import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { loadFixture } from '../../support/fixtures.js';
+import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';
 
 type Rec = Record<string, unknown>;
 

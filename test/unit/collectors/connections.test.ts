@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
 import { connectionsCollector } from '../../../src/collectors/connections.js';
-import { BROKER_3_10_8, fakeApi, loadFixture, NOT_FOUND, runCollector } from '../../support/run-collector.js';
+import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { loadFixture } from '../../support/fixtures.js';
+import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';
 
 type Rec = Record<string, unknown>;
 interface PageAnswer {

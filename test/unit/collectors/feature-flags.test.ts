@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { BrokerInfo } from '../../../src/broker/broker-info.js';
 import { ManagementError } from '../../../src/client/errors.js';
 import { featureFlagsCollector } from '../../../src/collectors/feature-flags.js';
-import { BROKER_3_10_8, fakeApi, loadFixture, NOT_FOUND, runCollector, type FakeRoute } from '../../support/run-collector.js';
+import { fakeApi, type FakeRoute, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { loadFixture } from '../../support/fixtures.js';
+import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';
 
 const F = 'rabbitmq-3.10.8';
 const BROKER_4_1: BrokerInfo = { ...BROKER_3_10_8, managementVersion: '4.1.4', rabbitmqVersion: '4.1.4', productVersion: '4.1.4', variant: 'B' };
@@ -30,7 +32,7 @@ describe('feature_flags collector', () => {
       ['rabbitmq_feature_flag_enabled{name="virtual_host_metadata",stability="stable"}', 1],
     ]);
     expect(flags).toHaveLength(9);
-    expect(api.calls).toEqual([{ path: '/api/feature-flags', query: { columns: 'name,state,stability' } }]);
+    expect(api.calls).toEqual([{ path: '/api/feature-flags', query: { columns: 'name,state,stability' }, optional: false }]);
   });
 
   it('serves 0 for disabled, state_changing and unavailable flags', async () => {

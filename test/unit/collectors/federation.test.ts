@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
 import { federationCollector } from '../../../src/collectors/federation.js';
-import { fakeApi, loadFixture, NOT_FOUND, runCollector } from '../../support/run-collector.js';
+import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { loadFixture } from '../../support/fixtures.js';
+import { runCollector } from '../../support/run-collector.js';
 
 // Recorded from a real 3.10.8 (with ?columns=): upstream up1 reaches the broker itself, upbad a closed port.
 const LINKS = [
@@ -17,7 +19,7 @@ describe('federation collector', () => {
     const r = await runCollector(federationCollector, { api });
     expect(r.samples.size).toBe(0);
     expect(api.calls).toEqual([
-      { path: '/api/federation-links', query: { columns: 'vhost,upstream,type,exchange,queue,upstream_exchange,upstream_queue,node,status' } },
+      { path: '/api/federation-links', query: { columns: 'vhost,upstream,type,exchange,queue,upstream_exchange,upstream_queue,node,status' }, optional: false },
     ]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
 import { fetchWholeOrPaged } from '../../../src/collectors/paging.js';
-import { fakeApi } from '../../support/run-collector.js';
+import { fakeApi } from '../../support/fake-broker-api.js';
 
 interface Item {
   name: string;
@@ -26,7 +26,7 @@ describe('fetchWholeOrPaged', () => {
     const api = fakeApi({ '/api/x': [...items('a', 'b', 'a'), null, 7] });
     const got = await fetchWholeOrPaged<Item>(api, '/api/x', { columns: 'name' }, { pageSize: 0, key });
     expect(got).toEqual(items('a', 'b'));
-    expect(api.calls).toEqual([{ path: '/api/x', query: { columns: 'name' } }]);
+    expect(api.calls).toEqual([{ path: '/api/x', query: { columns: 'name' }, optional: false }]);
   });
 
   it('page size 0 accepts a page object answer, rejects anything else', async () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { BrokerInfo } from '../../../src/broker/broker-info.js';
 import { ManagementError } from '../../../src/client/errors.js';
 import { healthChecksCollector, userTags } from '../../../src/collectors/health-checks.js';
-import { BROKER_3_10_8, fakeApi, loadFixture, NOT_FOUND, runCollector, type FakeRoute } from '../../support/run-collector.js';
+import { fakeApi, type FakeRoute, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { loadFixture } from '../../support/fixtures.js';
+import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';
 
 const F = 'rabbitmq-3.10.8';
 const C = 'rabbitmq-3.10.8-cluster';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
 import { inventoryCollector } from '../../../src/collectors/inventory.js';
-import { fakeApi, NOT_FOUND, runCollector, type FakeRoute } from '../../support/run-collector.js';
+import { fakeApi, type FakeRoute, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { runCollector } from '../../support/run-collector.js';
 
 function failing(status: number, detail: string): FakeRoute {
   return () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
 import { limitsCollector } from '../../../src/collectors/limits.js';
-import { fakeApi, loadFixture, NOT_FOUND, runCollector, type FakeRoute } from '../../support/run-collector.js';
+import { fakeApi, type FakeRoute, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { loadFixture } from '../../support/fixtures.js';
+import { runCollector } from '../../support/run-collector.js';
 
 const F = 'rabbitmq-3.10.8';
 

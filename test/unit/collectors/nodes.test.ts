@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { nodesCollector } from '../../../src/collectors/nodes.js';
-import { brokerFrom, runCollector, type Routes } from '../support/fake-context.js';
-import { readFixture, samples, seriesNames, seriesOf } from '../support/exposition.js';
+import { fakeApi, NOT_FOUND, type FakeRoute } from '../../support/fake-broker-api.js';
+import { readFixture } from '../../support/fixtures.js';
+import { samples, seriesNames, seriesOf } from '../../support/parse-exposition.js';
+import { brokerFrom, runCollector } from '../../support/run-collector.js';
 
 const SINGLE = 'rabbitmq-3.10.8';
 const CLUSTER = 'rabbitmq-3.10.8-cluster';
@@ -11,7 +13,7 @@ const MEMORY_A = '/api/nodes/rabbit%40vm';
 const MEMORY_B = '/api/nodes/rabbit%40vm/memory';
 const MEMORY2_B = '/api/nodes/rabbit2%40vm/memory';
 
-function singleRoutes(): Routes {
+function singleRoutes(): Record<string, FakeRoute> {
   return {
     '/api/nodes': readFixture(SINGLE, 'nodes.json'),
     [MEMORY_A]: readFixture(SINGLE, 'node-memory.json'),
@@ -23,7 +25,7 @@ const N = 'node="rabbit@vm"';
 
 describe('nodes collector on 3.10.8 (variant A)', () => {
   it('requests /api/nodes with columns, then the memory breakdown from /api/nodes/{node}/memory', async () => {
-    const { requests, text } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    const { requests, text } = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE) });
     expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B]);
     expect(samples(text).get(`rabbitmq_node_memory_bytes{${N},area="binary"}`)).toBe(394455432);
     const columns = String(requests[0]!.query?.columns).split(',');
@@ -34,28 +36,28 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
 
   it('a 3.x broker without /memory is asked with ?memory=true, and only that from then on', async () => {
     const routes = singleRoutes();
-    delete routes[MEMORY_B];
+    routes[MEMORY_B] = NOT_FOUND;
     const memory = new Map<string, unknown>();
-    const first = await runCollector(nodesCollector, routes, brokerFrom(SINGLE), {}, memory);
+    const first = await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE), options: {}, memory });
     expect(first.requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B, MEMORY_A]);
-    expect(first.requests[2]).toEqual({ path: MEMORY_A, query: { memory: true, columns: 'memory' }, optional: true });
+    expect(first.requests[2]).toEqual({ path: MEMORY_A, query: { memory: 'true', columns: 'memory' }, optional: true });
     expect(samples(first.text).get(`rabbitmq_node_memory_bytes{${N},area="binary"}`)).toBe(394447152);
-    const second = await runCollector(nodesCollector, routes, brokerFrom(SINGLE), {}, memory);
+    const second = await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE), options: {}, memory });
     expect(second.requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_A]);
   });
 
   it('a node gone from both memory paths does not switch the path for good', async () => {
     const routes = singleRoutes();
-    delete routes[MEMORY_B];
-    delete routes[MEMORY_A];
+    routes[MEMORY_B] = NOT_FOUND;
+    routes[MEMORY_A] = NOT_FOUND;
     const memory = new Map<string, unknown>();
-    await runCollector(nodesCollector, routes, brokerFrom(SINGLE), {}, memory);
-    const again = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE), {}, memory);
+    await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE), options: {}, memory });
+    const again = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE), options: {}, memory });
     expect(again.requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B]);
   });
 
   it('node values from nodes.json', async () => {
-    const { text, skipped } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    const { text, skipped } = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE) });
     const s = samples(text);
     expect(s.get(`rabbitmq_node_info{${N},type="disc",mem_calculation_strategy="rss",rates_mode="basic"}`)).toBe(1);
     expect(s.get(`rabbitmq_node_running{${N}}`)).toBe(1);
@@ -87,7 +89,7 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
   });
 
   it('uptime and average times are converted from milliseconds to seconds', async () => {
-    const s = samples((await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE))).text);
+    const s = samples((await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE) })).text);
     expect(s.get(`rabbitmq_erlang_uptime_seconds{${N}}`)).toBe(153.745);
     expect(s.get(`rabbitmq_io_read_average_time_seconds{${N}}`)).toBeCloseTo(0.000021, 15);
     expect(s.get(`rabbitmq_io_write_average_time_seconds{${N}}`)).toBeCloseTo(0.0006419990566037737, 15);
@@ -106,12 +108,12 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
   it("milliseconds are divided by 1000, so the seconds are the broker's milliseconds exactly (22990 ms is 22.99 s)", async () => {
     const routes = singleRoutes();
     (routes['/api/nodes'] as { uptime: number }[])[0]!.uptime = 22990; // 22990 * 0.001 is 22.990000000000002
-    const s = samples((await runCollector(nodesCollector, routes, brokerFrom(SINGLE))).text);
+    const s = samples((await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE) })).text);
     expect(s.get(`rabbitmq_erlang_uptime_seconds{${N}}`)).toBe(22.99);
   });
 
   it('churn counters per node', async () => {
-    const s = samples((await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE))).text);
+    const s = samples((await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE) })).text);
     expect(s.get(`rabbitmq_connections_opened_total{${N}}`)).toBe(100);
     expect(s.get(`rabbitmq_channels_opened_total{${N}}`)).toBe(200);
     expect(s.get(`rabbitmq_connections_closed_total{${N}}`)).toBe(0);
@@ -120,7 +122,7 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
   });
 
   it('metrics_gc_queue_length and ra_open_file_metrics as labelled gauges', async () => {
-    const { text } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    const { text } = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE) });
     expect(seriesOf(text, 'rabbitmq_management_metrics_gc_queue_length').size).toBe(8);
     expect(samples(text).get(`rabbitmq_management_metrics_gc_queue_length{${N},table="queue_deleted"}`)).toBe(0);
     expect([...seriesOf(text, 'rabbitmq_raft_open_files')]).toEqual([
@@ -130,14 +132,14 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
   });
 
   it('being_drained, absent in 3.10, is not served as 0', async () => {
-    const { text } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    const { text } = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE) });
     expect(seriesNames(text).has('rabbitmq_node_being_drained')).toBe(false);
   });
 
   it('memory breakdown from node-memory.json (the ?memory=true answer)', async () => {
     const routes = singleRoutes();
-    delete routes[MEMORY_B];
-    const { text } = await runCollector(nodesCollector, routes, brokerFrom(SINGLE));
+    routes[MEMORY_B] = NOT_FOUND;
+    const { text } = await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE) });
     const s = samples(text);
     expect(s.get(`rabbitmq_node_memory_bytes{${N},area="binary"}`)).toBe(394447152);
     expect(s.get(`rabbitmq_node_memory_bytes{${N},area="queue_procs"}`)).toBe(184496096);
@@ -153,20 +155,20 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
   });
 
   it('rates: false leaves the _per_second and _change_per_second gauges out', async () => {
-    const { text } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE), { rates: false });
+    const { text } = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE), options: { rates: false } });
     expect([...seriesNames(text)].filter((n) => n.endsWith('_per_second'))).toEqual([]);
     expect(samples(text).get(`rabbitmq_erlang_gc_runs_total{${N}}`)).toBe(928697);
   });
 
   it('memory_breakdown: false makes no memory request', async () => {
-    const { text, requests } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE), { memory_breakdown: false });
+    const { text, requests } = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE), options: { memory_breakdown: false } });
     expect(requests.map((r) => r.path)).toEqual(['/api/nodes']);
     expect(seriesNames(text).has('rabbitmq_node_memory_bytes')).toBe(false);
     expect(seriesNames(text).has('rabbitmq_node_memory_total_bytes')).toBe(false);
   });
 
   it('emits only families it declares', async () => {
-    const { familyNames } = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    const { familyNames } = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE) });
     const declared = new Set(nodesCollector.metrics.map((m) => m.name));
     for (const name of familyNames) expect(declared.has(name), name).toBe(true);
     expect(familyNames.length).toBeGreaterThan(60);
@@ -176,7 +178,7 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
     const routes = singleRoutes();
     const nodes = readFixture<unknown[]>(SINGLE, 'nodes.json');
     routes['/api/nodes'] = [...nodes, ...nodes];
-    const { text } = await runCollector(nodesCollector, routes, brokerFrom(SINGLE), { memory_breakdown: false });
+    const { text } = await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE), options: { memory_breakdown: false } });
     // samples() throws on a duplicated series.
     expect(samples(text).get(`rabbitmq_node_running{${N}}`)).toBe(1);
     expect(text.match(/^rabbitmq_process_resident_memory_bytes\{/gm)).toHaveLength(1);
@@ -190,22 +192,22 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
     const routes = singleRoutes();
     const nodes = readFixture<unknown[]>(SINGLE, 'nodes.json');
     routes['/api/nodes'] = [...nodes, ...nodes];
-    const { text, requests } = await runCollector(nodesCollector, routes, brokerFrom(SINGLE));
+    const { text, requests } = await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE) });
     expect(text.match(/^rabbitmq_node_memory_bytes\{node="rabbit@vm",area="binary"\}/gm)).toHaveLength(1);
     expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B]);
   });
 
   it('a node whose memory answer is a 404 (stopped in between) just has no breakdown', async () => {
     const routes = singleRoutes();
-    delete routes[MEMORY_A];
-    delete routes[MEMORY_B];
-    const { text } = await runCollector(nodesCollector, routes, brokerFrom(SINGLE));
+    routes[MEMORY_A] = NOT_FOUND;
+    routes[MEMORY_B] = NOT_FOUND;
+    const { text } = await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE) });
     expect(seriesNames(text).has('rabbitmq_node_memory_bytes')).toBe(false);
     expect(samples(text).get(`rabbitmq_node_running{${N}}`)).toBe(1);
   });
 
   it('an answer that is not an array fails the poll', async () => {
-    await expect(runCollector(nodesCollector, { '/api/nodes': { error: 'x' } }, brokerFrom(SINGLE))).rejects.toThrow(
+    await expect(runCollector(nodesCollector, { api: fakeApi({ '/api/nodes': { error: 'x' } }), broker: brokerFrom(SINGLE) })).rejects.toThrow(
       '/api/nodes did not answer a JSON array',
     );
   });
@@ -219,9 +221,9 @@ describe('nodes collector on 4.0 and 4.3 (variant B), recorded answers', () => {
     const node = nodes[0]!.name;
     const memoryPath = `/api/nodes/${encodeURIComponent(node)}/memory`;
     const recorded = readFixture<{ memory: Record<string, number | Record<string, number>> }>(dir, 'node-memory-b.json').memory;
-    const { text, requests } = await runCollector(nodesCollector, { '/api/nodes': nodes, [memoryPath]: { memory: recorded } }, broker);
+    const { text, requests } = await runCollector(nodesCollector, { api: fakeApi({ '/api/nodes': nodes, [memoryPath]: { memory: recorded } }), broker });
     expect(requests.map((r) => r.path)).toEqual(['/api/nodes', memoryPath]);
-    expect(requests[1]!.query).toBeUndefined();
+    expect(requests[1]!.query).toEqual({});
     const s = samples(text);
     expect(s.get(`rabbitmq_node_memory_bytes{node="${node}",area="binary"}`)).toBe(recorded.binary);
     expect(s.get(`rabbitmq_node_memory_bytes{node="${node}",area="queue_procs"}`)).toBe(recorded.queue_procs);
@@ -231,24 +233,25 @@ describe('nodes collector on 4.0 and 4.3 (variant B), recorded answers', () => {
   it.each(['rabbitmq-4.0.x', 'rabbitmq-4.3.x'])('%s: no socket series, though the API still says sockets_used and sockets_total 0', async (dir) => {
     const nodes = readFixture<Record<string, unknown>[]>(dir, 'nodes.json');
     expect([nodes[0]!.sockets_used, nodes[0]!.sockets_total]).toEqual([0, 0]);
-    const { text } = await runCollector(nodesCollector, { '/api/nodes': nodes }, brokerFrom(dir), { memory_breakdown: false });
+    const { text } = await runCollector(nodesCollector, { api: fakeApi({ '/api/nodes': nodes }), broker: brokerFrom(dir), options: { memory_breakdown: false } });
     expect(text).not.toMatch(/^rabbitmq_process_(open|max)_tcp_sockets/m);
     expect(text).toMatch(/^rabbitmq_process_open_fds\{/m);
     // 3.10.8 has them.
-    const old = await runCollector(nodesCollector, singleRoutes(), brokerFrom(SINGLE));
+    const old = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE) });
     expect(samples(old.text).get(`rabbitmq_process_max_tcp_sockets{${N}}`)).toBe(832);
   });
 });
 
 describe('nodes collector with statistics disabled', () => {
   it('only info and running; no zeros for what the answer does not carry', async () => {
-    const routes: Routes = {
+    const routes: Record<string, FakeRoute> = {
       '/api/nodes': readFixture(NO_STATS, 'nodes.json'),
       // A node record without a memory field: nothing to add.
       [MEMORY_A]: { name: 'rabbit@vm' },
+      [MEMORY_B]: NOT_FOUND,
     };
     const broker = brokerFrom(NO_STATS);
-    const { text, skipped } = await runCollector(nodesCollector, routes, broker);
+    const { text, skipped } = await runCollector(nodesCollector, { api: fakeApi(routes), broker });
     expect(text.split('\n').filter((l) => l && !l.startsWith('#'))).toEqual([
       'rabbitmq_node_info{node="rabbit@vm",type="disc",mem_calculation_strategy="",rates_mode=""} 1',
       'rabbitmq_node_running{node="rabbit@vm"} 1',
@@ -258,7 +261,7 @@ describe('nodes collector with statistics disabled', () => {
 });
 
 describe('nodes collector on a two-node cluster', () => {
-  function clusterRoutes(nodesFile: string): Routes {
+  function clusterRoutes(nodesFile: string): Record<string, FakeRoute> {
     return {
       '/api/nodes': readFixture(CLUSTER, nodesFile),
       [MEMORY_B]: readFixture(SINGLE, 'node-memory-b.json'),
@@ -267,7 +270,7 @@ describe('nodes collector on a two-node cluster', () => {
   }
 
   it('both running: per-node values, memory of both, cluster links without the CLI peer', async () => {
-    const { text, requests } = await runCollector(nodesCollector, clusterRoutes('nodes.json'), brokerFrom(CLUSTER));
+    const { text, requests } = await runCollector(nodesCollector, { api: fakeApi(clusterRoutes('nodes.json')), broker: brokerFrom(CLUSTER) });
     expect(requests.map((r) => r.path).sort()).toEqual(['/api/nodes', MEMORY_B, MEMORY2_B].sort());
     const s = samples(text);
     expect(s.get('rabbitmq_process_resident_memory_bytes{node="rabbit@vm"}')).toBe(1208434688);
@@ -283,7 +286,7 @@ describe('nodes collector on a two-node cluster', () => {
   });
 
   it('rabbit2 stopped: running 0, no memory series, no memory request for it', async () => {
-    const { text, requests } = await runCollector(nodesCollector, clusterRoutes('nodes-rabbit2-down.json'), brokerFrom(CLUSTER));
+    const { text, requests } = await runCollector(nodesCollector, { api: fakeApi(clusterRoutes('nodes-rabbit2-down.json')), broker: brokerFrom(CLUSTER) });
     expect(requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B]);
     const s = samples(text);
     expect(s.get('rabbitmq_node_running{node="rabbit2@vm"}')).toBe(0);
@@ -308,7 +311,7 @@ describe.each(['rabbitmq-4.0.x-cluster', 'rabbitmq-4.3.x-cluster'])('nodes colle
   const down = readFixture<NodeRecord[]>(dir, 'nodes-rabbit2-down.json');
   const [rabbit1, rabbit2] = up.map((n) => n.name) as [string, string];
   const memory = (node: string) => `/api/nodes/${encodeURIComponent(node)}/memory`;
-  const clusterRoutes = (nodesFile: string): Routes => ({
+  const clusterRoutes = (nodesFile: string): Record<string, FakeRoute> => ({
     '/api/nodes': readFixture(dir, nodesFile),
     [memory(rabbit1)]: readFixture(dir, 'node-memory-b.json'),
     [memory(rabbit2)]: readFixture(dir, 'node-memory-b.json'),
@@ -322,7 +325,7 @@ describe.each(['rabbitmq-4.0.x-cluster', 'rabbitmq-4.3.x-cluster'])('nodes colle
   });
 
   it('both running: per-node values, memory of both, cluster links without the CLI peer', async () => {
-    const { text, requests } = await runCollector(nodesCollector, clusterRoutes('nodes.json'), brokerFrom(dir));
+    const { text, requests } = await runCollector(nodesCollector, { api: fakeApi(clusterRoutes('nodes.json')), broker: brokerFrom(dir) });
     expect(requests.map((r) => r.path).sort()).toEqual(['/api/nodes', memory(rabbit1), memory(rabbit2)].sort());
     const s = samples(text);
     for (const node of up) {
@@ -342,7 +345,7 @@ describe.each(['rabbitmq-4.0.x-cluster', 'rabbitmq-4.3.x-cluster'])('nodes colle
   });
 
   it('rabbit2 stopped: running 0, info and being_drained kept, no memory series, no memory request for it', async () => {
-    const { text, requests } = await runCollector(nodesCollector, clusterRoutes('nodes-rabbit2-down.json'), brokerFrom(dir));
+    const { text, requests } = await runCollector(nodesCollector, { api: fakeApi(clusterRoutes('nodes-rabbit2-down.json')), broker: brokerFrom(dir) });
     expect(requests.map((r) => r.path)).toEqual(['/api/nodes', memory(rabbit1)]);
     const s = samples(text);
     expect(s.get(`rabbitmq_node_running{node="${rabbit2}"}`)).toBe(0);

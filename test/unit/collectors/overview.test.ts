@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
 import { overviewCollector } from '../../../src/collectors/overview.js';
-import { brokerFrom, runCollector } from '../support/fake-context.js';
-import { readFixture, samples, seriesNames, seriesOf } from '../support/exposition.js';
+import { readFixture } from '../../support/fixtures.js';
+import { samples, seriesNames, seriesOf } from '../../support/parse-exposition.js';
+import { fakeApi } from '../../support/fake-broker-api.js';
+import { brokerFrom, runCollector } from '../../support/run-collector.js';
 
 const SINGLE = 'rabbitmq-3.10.8';
 const CLUSTER = 'rabbitmq-3.10.8-cluster';
@@ -15,13 +17,13 @@ function routes(dir: string, file = 'overview.json') {
 describe('overview collector on 3.10.8', () => {
   // Run on its own; on a target, the runner hands it the target's reading (test/unit/broker/broker-self.test.ts).
   it('run on its own, asks for /api/overview once', async () => {
-    const result = await runCollector(overviewCollector, routes(SINGLE), brokerFrom(SINGLE));
-    expect(result.requests).toEqual([{ path: '/api/overview', query: undefined, optional: false }]);
+    const result = await runCollector(overviewCollector, { api: fakeApi(routes(SINGLE)), broker: brokerFrom(SINGLE) });
+    expect(result.requests).toEqual([{ path: '/api/overview', query: {}, optional: false }]);
     expect(result.skipped).toBe(0);
   });
 
   it('identity, versions and statistics mode', async () => {
-    const { text } = await runCollector(overviewCollector, routes(SINGLE), brokerFrom(SINGLE));
+    const { text } = await runCollector(overviewCollector, { api: fakeApi(routes(SINGLE)), broker: brokerFrom(SINGLE) });
     const s = samples(text);
     expect(s.get('rabbitmq_identity_info{rabbitmq_cluster="rabbit@vm"}')).toBe(1);
     expect(
@@ -34,7 +36,7 @@ describe('overview collector on 3.10.8', () => {
   });
 
   it('object totals and queue totals', async () => {
-    const s = samples((await runCollector(overviewCollector, routes(SINGLE), brokerFrom(SINGLE))).text);
+    const s = samples((await runCollector(overviewCollector, { api: fakeApi(routes(SINGLE)), broker: brokerFrom(SINGLE) })).text);
     expect(s.get('rabbitmq_queues')).toBe(10000);
     expect(s.get('rabbitmq_connections')).toBe(100);
     expect(s.get('rabbitmq_channels')).toBe(200);
@@ -49,7 +51,7 @@ describe('overview collector on 3.10.8', () => {
   });
 
   it('global message counters and their rates', async () => {
-    const s = samples((await runCollector(overviewCollector, routes(SINGLE), brokerFrom(SINGLE))).text);
+    const s = samples((await runCollector(overviewCollector, { api: fakeApi(routes(SINGLE)), broker: brokerFrom(SINGLE) })).text);
     expect(s.get('rabbitmq_global_messages_received_total')).toBe(317500);
     expect(s.get('rabbitmq_global_messages_received_per_second')).toBe(5000);
     expect(s.get('rabbitmq_global_messages_acknowledged_total')).toBe(317500);
@@ -76,7 +78,7 @@ describe('overview collector on 3.10.8', () => {
   });
 
   it('churn counters', async () => {
-    const s = samples((await runCollector(overviewCollector, routes(SINGLE), brokerFrom(SINGLE))).text);
+    const s = samples((await runCollector(overviewCollector, { api: fakeApi(routes(SINGLE)), broker: brokerFrom(SINGLE) })).text);
     expect(s.get('rabbitmq_cluster_connections_opened_total')).toBe(100);
     expect(s.get('rabbitmq_cluster_channels_opened_total')).toBe(200);
     expect(s.get('rabbitmq_cluster_connections_closed_total')).toBe(0);
@@ -88,7 +90,7 @@ describe('overview collector on 3.10.8', () => {
   });
 
   it('one listener series per listener', async () => {
-    const { text } = await runCollector(overviewCollector, routes(SINGLE), brokerFrom(SINGLE));
+    const { text } = await runCollector(overviewCollector, { api: fakeApi(routes(SINGLE)), broker: brokerFrom(SINGLE) });
     expect([...seriesOf(text, 'rabbitmq_listener_info')]).toEqual([
       ['rabbitmq_listener_info{node="rabbit@vm",protocol="amqp",ip_address="::",port="5672"}', 1],
       ['rabbitmq_listener_info{node="rabbit@vm",protocol="clustering",ip_address="::",port="25672"}', 1],
@@ -98,13 +100,13 @@ describe('overview collector on 3.10.8', () => {
   });
 
   it('rates: false leaves every _per_second gauge out', async () => {
-    const { text } = await runCollector(overviewCollector, routes(SINGLE), brokerFrom(SINGLE), { rates: false });
+    const { text } = await runCollector(overviewCollector, { api: fakeApi(routes(SINGLE)), broker: brokerFrom(SINGLE), options: { rates: false } });
     expect([...seriesNames(text)].filter((n) => n.endsWith('_per_second'))).toEqual([]);
     expect(samples(text).get('rabbitmq_global_messages_received_total')).toBe(317500);
   });
 
   it('emits only families it declares, each once', async () => {
-    const { familyNames } = await runCollector(overviewCollector, routes(SINGLE), brokerFrom(SINGLE));
+    const { familyNames } = await runCollector(overviewCollector, { api: fakeApi(routes(SINGLE)), broker: brokerFrom(SINGLE) });
     const declared = new Set(overviewCollector.metrics.map((m) => m.name));
     for (const name of familyNames) expect(declared.has(name), name).toBe(true);
     expect(new Set(familyNames).size).toBe(familyNames.length);
@@ -113,7 +115,7 @@ describe('overview collector on 3.10.8', () => {
   });
 
   it('the cluster fixture: 8 listeners over two nodes, totals of both', async () => {
-    const { text } = await runCollector(overviewCollector, routes(CLUSTER), brokerFrom(CLUSTER));
+    const { text } = await runCollector(overviewCollector, { api: fakeApi(routes(CLUSTER)), broker: brokerFrom(CLUSTER) });
     const s = samples(text);
     expect(s.get('rabbitmq_queues')).toBe(10004);
     expect(s.get('rabbitmq_messages')).toBe(171);
@@ -127,7 +129,7 @@ describe('overview collector with statistics disabled', () => {
   it('object totals that are present, no message counters, no zeros for absent fields', async () => {
     const broker = brokerFrom(NO_STATS);
     expect(broker.statisticsDisabled).toBe(true);
-    const { text, skipped } = await runCollector(overviewCollector, routes(NO_STATS), broker);
+    const { text, skipped } = await runCollector(overviewCollector, { api: fakeApi(routes(NO_STATS)), broker });
     const s = samples(text);
     expect(s.get('rabbitmq_management_statistics_enabled')).toBe(0);
     expect(s.get('rabbitmq_connections')).toBe(0);
@@ -152,7 +154,7 @@ describe('overview collector with statistics disabled', () => {
 
 describe('bad answers', () => {
   it.each([[[]], [null], ['text'], [42]])('%j instead of an object fails the poll', async (answer) => {
-    await expect(runCollector(overviewCollector, { '/api/overview': answer }, brokerFrom(SINGLE))).rejects.toThrow(
+    await expect(runCollector(overviewCollector, { api: fakeApi({ '/api/overview': answer }), broker: brokerFrom(SINGLE) })).rejects.toThrow(
       '/api/overview did not answer a JSON object',
     );
   });
@@ -161,7 +163,7 @@ describe('bad answers', () => {
     const unauthorized = () => {
       throw new ManagementError('http_status', '/api/overview', 'HTTP 401 (not_authorized: Login failed)', 401);
     };
-    await expect(runCollector(overviewCollector, { '/api/overview': unauthorized }, brokerFrom(SINGLE))).rejects.toMatchObject({
+    await expect(runCollector(overviewCollector, { api: fakeApi({ '/api/overview': unauthorized }), broker: brokerFrom(SINGLE) })).rejects.toMatchObject({
       name: 'ManagementError',
       kind: 'http_status',
       status: 401,
@@ -172,7 +174,7 @@ describe('bad answers', () => {
     const overview = readFixture<Record<string, Record<string, unknown>>>(SINGLE, 'overview.json');
     overview.object_totals!.queues = null;
     overview.object_totals!.channels = 'unknown';
-    const { text, skipped } = await runCollector(overviewCollector, { '/api/overview': overview }, brokerFrom(SINGLE));
+    const { text, skipped } = await runCollector(overviewCollector, { api: fakeApi({ '/api/overview': overview }), broker: brokerFrom(SINGLE) });
     const s = samples(text);
     expect(s.has('rabbitmq_queues')).toBe(false);
     expect(s.has('rabbitmq_channels')).toBe(false);
@@ -186,7 +188,7 @@ describe('bad answers', () => {
   // off, the first poll served the old versions / old statistics mode next to the new totals.
   it('build_info describes the overview it was read from, not the previous one', async () => {
     const upgraded = { ...readFixture<Record<string, unknown>>(SINGLE, 'overview.json'), management_version: '3.13.7', rabbitmq_version: '3.13.7', product_version: '3.13.7' };
-    const { text } = await runCollector(overviewCollector, { '/api/overview': upgraded }, brokerFrom(SINGLE));
+    const { text } = await runCollector(overviewCollector, { api: fakeApi({ '/api/overview': upgraded }), broker: brokerFrom(SINGLE) });
     expect([...seriesOf(text, 'rabbitmq_build_info').keys()][0]).toContain('rabbitmq_version="3.13.7"');
   });
 });
@@ -194,14 +196,14 @@ describe('bad answers', () => {
 describe.each(['rabbitmq-4.0.x-cluster', 'rabbitmq-4.3.x-cluster'])('overview collector on the two-node cluster of %s', (dir) => {
   it('both running: 4 listeners on each node, totals of both; rabbit2 stopped: its listeners and its queue gone from the totals', async () => {
     const [rabbit1, rabbit2] = readFixture<{ name: string }[]>(dir, 'nodes.json').map((n) => n.name) as [string, string];
-    const both = await runCollector(overviewCollector, routes(dir), brokerFrom(dir));
+    const both = await runCollector(overviewCollector, { api: fakeApi(routes(dir)), broker: brokerFrom(dir) });
     const s = samples(both.text);
     expect(s.get('rabbitmq_queues')).toBe(2);
     expect(s.get('rabbitmq_messages')).toBe(7); // fx.quorum2 4 + fx.on-rabbit2 3
     expect(seriesOf(both.text, 'rabbitmq_listener_info').size).toBe(8);
     expect(seriesOf(both.text, 'rabbitmq_listener_info', `node="${rabbit2}"`).size).toBe(4);
 
-    const down = await runCollector(overviewCollector, routes(dir, 'overview-rabbit2-down.json'), brokerFrom(dir));
+    const down = await runCollector(overviewCollector, { api: fakeApi(routes(dir, 'overview-rabbit2-down.json')), broker: brokerFrom(dir) });
     const d = samples(down.text);
     // The classic queue of the stopped node is no longer counted, nor its 3 messages.
     expect(d.get('rabbitmq_queues')).toBe(1);

@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { brokerInfoFromOverview, type BrokerInfo } from '../../../src/broker/broker-info.js';
 import { ManagementError } from '../../../src/client/errors.js';
 import { planQueueQuery, queueOptionsSchema, queuesCollector, parseTimestamp } from '../../../src/collectors/queues.js';
-import { fakeApi, loadFixture, NOT_FOUND, runCollector, BROKER_3_10_8, type FakeRoute, type RunResult } from '../../support/run-collector.js';
+import { fakeApi, type FakeRoute, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { loadFixture } from '../../support/fixtures.js';
+import { BROKER_3_10_8, runCollector, type RunResult } from '../../support/run-collector.js';
 
 type Q = Record<string, unknown>;
 interface PageFixture {
@@ -249,7 +251,7 @@ describe('queues: a broker with statistics disabled (rabbitmq-3.10.8-stats-disab
     expect(BROKER_STATS_OFF.statisticsDisabled).toBe(true);
     const { api, result } = run(vhostRoutes(SD_TOTALS), {}, { broker: BROKER_STATS_OFF });
     const r = await result;
-    expect(api.calls[0]).toEqual({ path: '/api/vhosts', query: { columns: 'name' } });
+    expect(api.calls[0]).toEqual({ path: '/api/vhosts', query: { columns: 'name' }, optional: false });
     expect(api.calls.slice(1).map((c) => c.path)).toEqual(SD_VHOSTS.map((v) => `/api/queues/${encodeURIComponent(v.name)}`));
     for (const call of api.calls.slice(1)) expect(call.query).toMatchObject({ disable_stats: 'true', enable_queue_totals: 'true' });
     expect(r.value('rabbitmq_queue_statistics_degraded')).toBe(1);
@@ -437,7 +439,7 @@ describe('queues: the query planner', () => {
   it('detailed on 3.13+ (variant B) requests /api/queues/detailed', async () => {
     const { api, result } = run({ '/api/queues/detailed': listRoute(FULL) }, { mode: 'detailed' }, { broker: BROKER_3_13 });
     const r = await result;
-    expect(api.calls).toEqual([{ path: '/api/queues/detailed', query: {} }]);
+    expect(api.calls).toEqual([{ path: '/api/queues/detailed', query: {}, optional: false }]);
     expect(r.value('rabbitmq_queue_messages', q0)).toBe(4);
     expect(r.value('rabbitmq_queue_query_info', { mode: 'detailed', per_vhost: 'false', paged: 'false' })).toBe(1);
   });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
 import { shovelsCollector } from '../../../src/collectors/shovels.js';
-import { fakeApi, loadFixture, NOT_FOUND, runCollector, type FakeRoute } from '../../support/run-collector.js';
+import { fakeApi, type FakeRoute, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { loadFixture } from '../../support/fixtures.js';
+import { runCollector } from '../../support/run-collector.js';
 
 // sh1 and sh-bad as a real 3.10.8 answered (with ?columns=); the others crafted after the plugin's
 // formatting: terminated, a static shovel (no vhost), and 4.1's flow state with message counts.

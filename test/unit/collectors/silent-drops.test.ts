@@ -9,7 +9,9 @@ import { nodesCollector } from '../../../src/collectors/nodes.js';
 import { overviewCollector } from '../../../src/collectors/overview.js';
 import { queuesCollector } from '../../../src/collectors/queues.js';
 import { vhostsCollector } from '../../../src/collectors/vhosts.js';
-import { fakeApi, loadFixture, runCollector } from '../../support/run-collector.js';
+import { fakeApi } from '../../support/fake-broker-api.js';
+import { loadFixture } from '../../support/fixtures.js';
+import { runCollector } from '../../support/run-collector.js';
 
 type Q = Record<string, unknown>;
 const FIXTURES = 'rabbitmq-3.10.8';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
 import { streamsCollector } from '../../../src/collectors/streams.js';
-import { BROKER_3_10_8, fakeApi, NOT_FOUND, runCollector } from '../../support/run-collector.js';
+import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';
 
 /*
  * Answers shaped like those of RabbitMQ 3.10.8 with rabbitmq_stream_management (field names as in

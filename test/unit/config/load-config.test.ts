@@ -9,7 +9,7 @@ import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { redactedConfig } from '../../../src/config/redacted-config.js';
 import type { ExporterConfig } from '../../../src/config/exporter-config.js';
-import { REPO_ROOT } from '../support/exposition.js';
+import { REPO_ROOT } from '../../support/fixtures.js';
 
 // Paths inside the testdata files (password_file, tls.*) are relative to the repository root,
 // which is where vitest runs; the config file paths below are relative to it as well.

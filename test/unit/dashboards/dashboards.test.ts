@@ -10,7 +10,7 @@ import { alertRules } from '../../../src/tools/dashboards/alerts.js';
 import { recordingRules } from '../../../src/tools/dashboards/recording-rules.js';
 import { replaceThresholds } from '../../../src/tools/dashboards/thresholds-doc.js';
 import { replaceShipped } from '../../../src/tools/dashboards/shipped-doc.js';
-import { REPO_ROOT } from '../support/exposition.js';
+import { REPO_ROOT } from '../../support/fixtures.js';
 import { lintDashboard, metricNames, panelsOf } from './lint.js';
 
 /** Series Prometheus itself adds to every target. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { PROMETHEUS_RULE_FILE, RULES_FILE, RULES_TEST_FILE } from '../../../src/tools/dashboards/rule-files.js';
-import { REPO_ROOT } from '../support/exposition.js';
+import { REPO_ROOT } from '../../support/fixtures.js';
 
 const promtool = process.env.PROMTOOL_BIN ?? 'promtool';
 const installed = spawnSync(promtool, ['--version'], { stdio: 'ignore' }).status === 0;

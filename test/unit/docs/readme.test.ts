@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { METRICS_DOC, metricsReference } from '../../../src/docs/metrics-reference.js';
 import { catalogue } from '../../../src/catalogue/catalogue.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
-import { REPO_ROOT } from '../support/exposition.js';
+import { REPO_ROOT } from '../../support/fixtures.js';
 
 describe('docs/metrics.md', () => {
   it('is up to date with the catalogue', async () => {

@@ -1,7 +1,8 @@
 // Conventions operators expect of an exporter, on the built binary (npm test builds dist/ first).
 import { execFileSync } from 'node:child_process';
 import { afterEach, expect, it } from 'vitest';
-import { parseExposition, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { samples } from '../../support/parse-exposition.js';
+import { startExporter, type ExporterProcess } from '../../support/exporter-process.js';
 import { closedPort } from '../support/http-server.js';
 
 let exporter: ExporterProcess | undefined;
@@ -23,7 +24,7 @@ it('--web.telemetry-path moves the metrics; --log.format logfmt; build_info name
   expect(await (await fetch(`${exporter.url}/`)).text()).toContain('<a href="/prom">');
 
   const revision = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
-  const build = [...parseExposition(text).keys()].find((k) => k.startsWith('rabbitmq_exporter_build_info{'));
+  const build = [...samples(text).keys()].find((k) => k.startsWith('rabbitmq_exporter_build_info{'));
   expect(build).toContain(`revision="${revision}"`);
 
   const starting = exporter.logs().split('\n').find((l) => l.includes('msg=starting'));

@@ -4,7 +4,8 @@
 // passes the default cap (160 MiB), the transfer stops, and nothing from that poll is served.
 import { spawn } from 'node:child_process';
 import { afterEach, expect, it } from 'vitest';
-import { eventually, parseExposition, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { samples } from '../../support/parse-exposition.js';
+import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
 import { startSimulator, type Simulator } from '../../support/management-simulator.js';
 
 let sim: Simulator | undefined;
@@ -85,7 +86,7 @@ it('a 200 MB answer: scrapes go on, the queue poll fails over the cap, nothing o
   const scraper = scrapeInChild(`${exp.url}/metrics`);
   const refusedTotal = 'rabbitmq_exporter_answers_refused_total{collector="queues",path="/api/queues"}';
   await eventually(
-    async () => (parseExposition((await exp.metrics()).text).get('rabbitmq_exporter_collector_success{collector="queues"}') === 0 ? true : undefined),
+    async () => (samples((await exp.metrics()).text).get('rabbitmq_exporter_collector_success{collector="queues"}') === 0 ? true : undefined),
     30_000,
     'the first queue poll to fail',
   );
@@ -93,8 +94,8 @@ it('a 200 MB answer: scrapes go on, the queue poll fails over the cap, nothing o
   running.fault(/^\/api\/queues/, { kind: 'huge', bytes: 200 * MB, contentLength: false });
   const failed = await eventually(
     async () => {
-      const samples = parseExposition((await exp.metrics()).text);
-      return samples.get(refusedTotal) === 1 ? samples : undefined;
+      const values = samples((await exp.metrics()).text);
+      return values.get(refusedTotal) === 1 ? values : undefined;
     },
     90_000,
     'the huge answer to be refused',

@@ -2,7 +2,8 @@
 // with two targets, each a simulated management API: one stalls every request (no answer at
 // all), the other answers. Each target has its own connection pool, runners and snapshot.
 import { afterEach, expect, it } from 'vitest';
-import { eventually, parseExposition, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { samples } from '../../support/parse-exposition.js';
+import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
 import { startSimulator, type Simulator } from '../../support/management-simulator.js';
 
 let sims: Simulator[] = [];
@@ -19,7 +20,7 @@ async function probe(exp: ExporterProcess, name: string): Promise<{ ms: number; 
   const start = Date.now();
   const res = await fetch(`${exp.url}/probe?target=${name}`);
   const text = await res.text();
-  return { ms: Date.now() - start, status: res.status, samples: parseExposition(text) };
+  return { ms: Date.now() - start, status: res.status, samples: samples(text) };
 }
 
 it("a stalled broker delays neither the healthy target's polls nor its /probe answers", async () => {
@@ -80,7 +81,7 @@ it("a stalled broker delays neither the healthy target's polls nor its /probe an
   expect(healthyNow.samples.get('rabbitmq_exporter_collector_success{collector="queues"}')).toBe(1);
   expect([...healthyNow.samples.keys()].filter((k) => k.startsWith('rabbitmq_queue_messages_ready{')).length).toBe(50);
   // /metrics carries no target's series with two targets.
-  const own = parseExposition((await exp.metrics()).text);
+  const own = samples((await exp.metrics()).text);
   expect(own.has('rabbitmq_up')).toBe(false);
   expect(own.get('rabbitmq_exporter_config_last_reload_successful')).toBe(1);
 }, 60_000);

@@ -21,7 +21,7 @@ import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { configSchema } from '../../../src/config/schema.js';
 import { PROMETHEUS_RULE_FILE } from '../../../src/tools/dashboards/rule-files.js';
-import { REPO_ROOT } from '../support/exposition.js';
+import { REPO_ROOT } from '../../support/fixtures.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = Record<string, any>;

@@ -10,8 +10,10 @@ import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
 import { TargetState } from '../../../src/state/target-state.js';
 import { REVISION, VERSION } from '../../../src/self/version.js';
 import { Exposition } from '../../../src/snapshot/exposition.js';
-import { brokerFrom, runCollector } from '../support/fake-context.js';
-import { readFixture, REPO_ROOT, samples, seriesNames } from '../support/exposition.js';
+import { readFixture, REPO_ROOT } from '../../support/fixtures.js';
+import { samples, seriesNames } from '../../support/parse-exposition.js';
+import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { brokerFrom, runCollector } from '../../support/run-collector.js';
 
 function hasPromtool(): boolean {
   return spawnSync('which', ['promtool'], { encoding: 'utf8' }).status === 0;
@@ -86,16 +88,17 @@ describe('a whole snapshot from the 3.10.8 fixtures', () => {
     state.register('overview', 15_000, 45_000, { decidesUp: true });
     state.register('nodes', 15_000, 45_000);
     const broker = brokerFrom('rabbitmq-3.10.8');
-    const overview = await runCollector(overviewCollector, { '/api/overview': readFixture('rabbitmq-3.10.8', 'overview.json') }, broker);
-    const nodes = await runCollector(
-      nodesCollector,
-      {
+    const overview = await runCollector(overviewCollector, { api: fakeApi({ '/api/overview': readFixture('rabbitmq-3.10.8', 'overview.json') }), broker });
+    const nodes = await runCollector(nodesCollector, {
+      api: fakeApi({
         '/api/nodes': readFixture('rabbitmq-3.10.8-cluster', 'nodes.json'),
         '/api/nodes/rabbit%40vm': readFixture('rabbitmq-3.10.8', 'node-memory.json'),
         '/api/nodes/rabbit2%40vm': readFixture('rabbitmq-3.10.8', 'node-memory.json'),
-      },
+        '/api/nodes/rabbit%40vm/memory': NOT_FOUND,
+        '/api/nodes/rabbit2%40vm/memory': NOT_FOUND,
+      }),
       broker,
-    );
+    });
     state.succeeded('overview', overview.families, 0.01, 0);
     state.succeeded('nodes', nodes.families, 0.02, 0);
     return new SnapshotStore(state, { requests: 4, bytesRead: 1000 }, newHttpCounters(), new ProcessMetrics()).current();

@@ -6,7 +6,7 @@ import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WebLimits } from '../../../src/config/exporter-config.js';
-import { samples } from '../support/exposition.js';
+import { samples } from '../../support/parse-exposition.js';
 
 interface Status {
   connections: number;

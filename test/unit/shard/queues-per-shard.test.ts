@@ -1,23 +1,22 @@
 // Issue 14 ("Past one process"): a shard asks the broker only for the queues of its own vhosts.
 import { describe, expect, it } from 'vitest';
-import type { BrokerApi } from '../../../src/collectors/collector.js';
 import { queuesCollector } from '../../../src/collectors/queues.js';
 import { TargetShare } from '../../../src/shard/shard-assignment.js';
+import { brokerApiAnswering, type FakeApi } from '../../support/fake-broker-api.js';
 import { runCollector } from '../../support/run-collector.js';
 
 const VHOSTS = ['orders', 'billing', 'search', 'audit', 'mail', 'reports'];
 
 /** Answers /api/vhosts and /api/queues/{vhost} (one queue "q" per vhost), and records every path asked for. */
-function recordingApi(asked: string[]): BrokerApi {
-  const answer = (path: string): unknown => {
+function recordingApi(asked: string[]): FakeApi {
+  return brokerApiAnswering((path) => {
     asked.push(path);
     if (path === '/api/vhosts') return VHOSTS.map((name) => ({ name }));
     const vhost = /^\/api\/queues\/([^/]+)$/.exec(path)?.[1];
     if (vhost !== undefined) return [{ vhost: decodeURIComponent(vhost), name: 'q', messages: 1, messages_ready: 1, messages_unacknowledged: 0, state: 'running' }];
     if (path === '/api/queues') return VHOSTS.map((v) => ({ vhost: v, name: 'q', messages: 1, messages_ready: 1, messages_unacknowledged: 0, state: 'running' }));
     throw new Error(`unexpected request ${path}`);
-  };
-  return { get: async (path) => answer(path) as never, getOptional: async (path) => answer(path) as never };
+  });
 }
 
 describe('the queues collector on a shard', () => {

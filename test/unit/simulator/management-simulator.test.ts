@@ -1,7 +1,7 @@
 // The simulated management API itself: answers shaped like the recorded ones, and each fault.
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadFixture } from '../../support/run-collector.js';
+import { loadFixture } from '../../support/fixtures.js';
 import { queueCounts, startSimulator, type Simulator } from '../../support/management-simulator.js';
 
 let sim: Simulator;

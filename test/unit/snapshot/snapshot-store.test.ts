@@ -6,7 +6,7 @@ import { newHttpCounters } from '../../../src/self/exporter-metrics.js';
 import type { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
 import { TargetState } from '../../../src/state/target-state.js';
-import { samples } from '../support/exposition.js';
+import { samples } from '../../support/parse-exposition.js';
 
 const M = defineMetrics('overview', {
   queues: { name: 'rabbitmq_test_queues', type: 'gauge', help: 'Queues.' },

@@ -1,0 +1,142 @@
+// The scale benchmark's processes: the simulated management API (simulator-server.ts, its own
+// process), the built exporter against it, and a scraper in a worker thread. All are stopped on exit.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { request } from 'undici';
+import { EXPORTER_MAIN, PROM_HEADERS, ROOT } from '../run/settings.js';
+import { freePort, sleep } from '../run/util.js';
+import { INTERVAL, VHOSTS } from './settings.js';
+
+const children = new Set<ChildProcess>();
+export const stopChildren = (): void => {
+  for (const child of children) child.kill('SIGTERM');
+};
+process.on('exit', stopChildren);
+process.on('SIGINT', () => process.exit(130));
+
+export function stop(child: ChildProcess): void {
+  child.kill('SIGTERM');
+  children.delete(child);
+}
+
+/** A finished queue-list (or vhost-list) answer, as the simulator's front reports it. */
+export interface Answer {
+  path: string;
+  query: string;
+  start: number;
+  end: number;
+  bytes: number;
+  status: number;
+}
+
+export interface SimulatorProcess {
+  url: string;
+  username: string;
+  password: string;
+  answers: Answer[];
+  child: ChildProcess;
+}
+
+export async function startSimulator(queues: number): Promise<SimulatorProcess> {
+  const server = path.join(path.dirname(fileURLToPath(import.meta.url)), 'simulator-server.js');
+  const child = spawn(process.execPath, ['--max-old-space-size=4096', server, String(queues), String(VHOSTS)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  const lines = readline.createInterface({ input: child.stdout! });
+  const answers: Answer[] = [];
+  const info = await new Promise<{ url: string; username: string; password: string }>((resolve) => {
+    lines.on('line', (line) => {
+      const msg = JSON.parse(line) as { url?: string; username: string; password: string } & Answer;
+      if (msg.url) resolve({ url: msg.url, username: msg.username, password: msg.password });
+      else answers.push(msg);
+    });
+  });
+  return { ...info, answers, child };
+}
+
+export interface ExporterProcess {
+  url: string;
+  child: ChildProcess;
+  pid: number;
+}
+
+export async function startExporter(sim: SimulatorProcess, workDir: string): Promise<ExporterProcess> {
+  const port = await freePort();
+  const config = path.join(workDir, 'config.yaml');
+  fs.writeFileSync(
+    config,
+    [
+      'poll:',
+      '  interval: 5s',
+      'target:',
+      `  url: ${sim.url}`,
+      `  username: ${sim.username}`,
+      `  password: ${sim.password}`,
+      'collectors:',
+      '  queues:',
+      `    interval: ${INTERVAL}`,
+      '    timeout: 60s',
+      '',
+    ].join('\n'),
+  );
+  const logFile = fs.openSync(path.join(workDir, 'exporter.log'), 'w');
+  const child = spawn(process.execPath, [EXPORTER_MAIN, '--config', config, '--web.listen-address', `127.0.0.1:${port}`], {
+    stdio: ['ignore', logFile, logFile],
+    env: { PATH: process.env.PATH ?? '' },
+  });
+  children.add(child);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    try {
+      const res = await request(`${url}/-/healthy`);
+      await res.body.dump();
+      if (res.statusCode === 200) return { url, child, pid: child.pid! };
+    } catch {
+      /* not yet */
+    }
+    await sleep(100);
+  }
+  throw new Error('exporter did not start');
+}
+
+export interface ScrapeRecord {
+  start: number;
+  ms: number;
+  status: number | string;
+}
+
+/** Scrapes /metrics in a loop (Prometheus headers, body read), posting {start, ms, status} for each. */
+const SCRAPER = `
+const { workerData, parentPort } = require('node:worker_threads');
+const { request } = require(${JSON.stringify(path.join(ROOT, 'node_modules/undici'))});
+(async () => {
+  for (;;) {
+    const start = Date.now();
+    const t = performance.now();
+    try {
+      const res = await request(workerData.url, { headers: workerData.headers });
+      await res.body.dump();
+      parentPort.postMessage({ start, ms: performance.now() - t, status: res.statusCode });
+    } catch (error) {
+      parentPort.postMessage({ start, ms: performance.now() - t, status: String(error) });
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+})();
+`;
+
+/**
+ * The scraper runs in a worker thread: this thread's own work (reading and decompressing the
+ * whole exposition to follow the polls) must not delay the scrapes it times.
+ */
+export function startScraper(exporterUrl: string): { scrapes: ScrapeRecord[]; stop: () => Promise<number> } {
+  const scraper = new Worker(SCRAPER, { eval: true, workerData: { url: `${exporterUrl}/metrics`, headers: PROM_HEADERS } });
+  const scrapes: ScrapeRecord[] = [];
+  scraper.on('message', (m: ScrapeRecord) => scrapes.push(m));
+  return { scrapes, stop: () => scraper.terminate() };
+}

@@ -1,0 +1,71 @@
+/**
+ * Fake BrokerApis for unit tests. `fakeApi(routes)` answers from a table keyed by path;
+ * `brokerApiAnswering(answer)` wraps any answering function (fixture-broker.ts builds on it).
+ * Both record every request and turn a 404 into `undefined` for getOptional, as the client does.
+ */
+import { isNotFound, ManagementError } from '../../src/client/errors.js';
+import type { BrokerApi } from '../../src/collectors/collector.js';
+
+type Query = Record<string, string | number | boolean> | undefined;
+
+/** Answer of a fake route: the path is absent (HTTP 404), as when a plugin is not enabled. */
+export const NOT_FOUND = Symbol('404');
+
+export type FakeRoute = unknown | ((query: Record<string, string>) => unknown);
+
+export interface FakeCall {
+  path: string;
+  /** The query as strings, as it goes on the wire. */
+  query: Record<string, string>;
+  /** Asked with getOptional (a 404 means "absent") rather than get. */
+  optional: boolean;
+}
+
+export interface FakeApi extends BrokerApi {
+  /** Every request, in order. */
+  readonly calls: FakeCall[];
+}
+
+export function notFound(path: string): ManagementError {
+  return new ManagementError('http_status', path, 'HTTP 404 (Object Not Found: Not Found)', 404);
+}
+
+/** A BrokerApi whose answers come from `answer` (it may throw a ManagementError); answers are copied. */
+export function brokerApiAnswering(answer: (path: string, query: Record<string, string>) => unknown): FakeApi {
+  const calls: FakeCall[] = [];
+  const ask = (path: string, query: Query, optional: boolean): unknown => {
+    const q: Record<string, string> = {};
+    for (const [k, v] of Object.entries(query ?? {})) q[k] = String(v);
+    calls.push({ path, query: q, optional });
+    const value = answer(path, q);
+    // A copy, so a collector can never alter the shared fixture.
+    return value === undefined ? undefined : structuredClone(value);
+  };
+  return {
+    calls,
+    get: async <T>(path: string, query?: Query) => ask(path, query, false) as T,
+    getOptional: async <T>(path: string, query?: Query) => {
+      try {
+        return ask(path, query, true) as T;
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * A BrokerApi answering from a table keyed by path (no query). A route may be a value, NOT_FOUND,
+ * or a function of the query (it may throw a ManagementError). A path not in the table fails the
+ * test with a plain Error, so unexpected requests are never silently treated as absent.
+ */
+export function fakeApi(routes: Record<string, FakeRoute>): FakeApi {
+  return brokerApiAnswering((path, query) => {
+    if (!Object.hasOwn(routes, path)) throw new Error(`fakeApi: unexpected request GET ${path}`);
+    const route = routes[path];
+    const value = typeof route === 'function' ? (route as (query: Record<string, string>) => unknown)(query) : route;
+    if (value === NOT_FOUND) throw notFound(path);
+    return value;
+  });
+}
