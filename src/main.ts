@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseFlags, USAGE, type CliFlags } from './cli/args.js';
 import { ConfigError } from './config/config-error.js';
+import type { ExporterConfig } from './config/exporter-config.js';
 import { redactedConfig, targetCredentials } from './config/redacted-config.js';
 import { parseListenAddress } from './config/schema.js';
 import { createLogger } from './log.js';
@@ -15,7 +16,7 @@ import { Exporter, readConfig } from './exporter.js';
 import { VERSION } from './self/version.js';
 
 async function main(): Promise<void> {
-  let config;
+  let config: ExporterConfig;
   let flags: CliFlags;
   try {
     flags = parseFlags(process.argv.slice(2));

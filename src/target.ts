@@ -89,7 +89,9 @@ export class Target implements ServedTarget {
 
   start(): void {
     // The broker's self-description first: it tells the others which API variant they talk to.
-    this.runners.forEach((runner, i) => runner.start(runner.describesBroker ? 0 : 50 * i));
+    this.runners.forEach((runner, i) => {
+      runner.start(runner.describesBroker ? 0 : 50 * i);
+    });
   }
 
   async stop(): Promise<void> {

@@ -2,7 +2,7 @@
 // the same paths, and the broker's CPU for that round.
 import type { Pool } from 'undici';
 import type { BrokerHandle } from '../../test/broker/support/broker.js';
-import { startExporter, startRecordingProxy, watchPolls } from './exporter-process.js';
+import { type Poll, startExporter, startRecordingProxy, watchPolls } from './exporter-process.js';
 import { brokerCpuOf, replay } from './measure.js';
 import { EXPORTER_CONCURRENCY, S } from './settings.js';
 import { median } from './util.js';
@@ -70,8 +70,8 @@ export function aloneSettings(collectorNames: string[], name: string, options: R
 async function recordRound(label: string, broker: BrokerHandle, settings: Record<string, unknown>, workDir: string, collector: string): Promise<RoundPath[]> {
   const proxy = await startRecordingProxy(broker.managementPort);
   const exp = await startExporter(`record-${label}`, `http://127.0.0.1:${proxy.port}`, settings, workDir);
-  let prev;
-  let poll;
+  let prev: Poll | undefined;
+  let poll: Poll | undefined;
   try {
     const polls = (await watchPolls(exp, collector, 2, 600_000, 0))[collector] ?? [];
     [prev, poll] = polls.slice(-2);
@@ -103,7 +103,7 @@ export async function measureCollector(ctx: MeasureContext, label: string, name:
   const round = await recordRound(label, broker, settings, workDir, name);
   const paths = round.map((r) => r.path);
   const e = await startExporter(label, broker.managementUrl, settings, workDir);
-  let list;
+  let list: Poll[];
   try {
     list = (await watchPolls(e, name, polls, (polls + 2) * 300_000))[name] ?? [];
   } finally {

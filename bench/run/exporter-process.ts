@@ -188,7 +188,10 @@ export async function readSelfMetrics(exp: Exporter): Promise<SelfMetrics> {
   const memory: Record<string, number> = {};
   for (const line of text.split('\n')) {
     const m = SELF_LINE.exec(line);
-    if (m) (out[m[2]!] ??= {})[m[1] as keyof SelfMetrics[string]] = Number(m[3]);
+    if (m) {
+      out[m[2]!] ??= {};
+      out[m[2]!]![m[1] as keyof SelfMetrics[string]] = Number(m[3]);
+    }
     const mem = MEMORY_LINE.exec(line);
     if (mem) memory[mem[1]!] = Number(mem[2]);
   }
@@ -218,7 +221,10 @@ export async function watchPolls(exp: Exporter, collector: string, n: number, ti
       const ts = v.last_success_timestamp_seconds;
       if (ts === undefined || ts === seen[name]) continue;
       seen[name] = ts;
-      if (v.success === 1) (polls[name] ??= []).push({ end: ts, duration: v.duration_seconds ?? NaN, samples: v.samples });
+      if (v.success === 1) {
+        polls[name] ??= [];
+        polls[name]!.push({ end: ts, duration: v.duration_seconds ?? NaN, samples: v.samples });
+      }
     }
     if (self[collector]?.success === 0 && self[collector]!.duration_seconds !== seen[`${collector}:failed`]) {
       seen[`${collector}:failed`] = self[collector]!.duration_seconds;

@@ -59,6 +59,6 @@ export function describeQuery(paths: string[]): string {
   const keys = [...url.searchParams.keys()].map((k) => (k === 'columns' ? `columns(${url.searchParams.get(k)!.split(',').length})` : `${k}=${url.searchParams.get(k)}`));
   const perVhost = lists.some((p) => /^\/api\/queues\/[^/?]+/.test(p) && !p.startsWith('/api/queues/detailed'));
   const consumers = paths.some((p) => p.startsWith('/api/consumers')) ? ' + /api/consumers' : '';
-  return `${perVhost ? '/api/queues/{vhost}' : '/api/queues'}${keys.length ? ' ' + keys.join(' ') : ''}${consumers}`;
+  return `${perVhost ? '/api/queues/{vhost}' : '/api/queues'}${keys.length ? ` ${keys.join(' ')}` : ''}${consumers}`;
 }
 

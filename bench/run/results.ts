@@ -9,7 +9,7 @@ import { summaryRows } from './summary.js';
 import type { Collectors, Rounds } from './rounds.js';
 import { CLK_TCK, EXPORTER_CONCURRENCY, PROM_HEADERS, ROOT, S } from './settings.js';
 import type { Setup } from './setup.js';
-import { fmtBytes, fmtCycle, fmtInt, fmtMs, fmtRatio, fmtS, log, median, percentile } from './util.js';
+import { fmtBytes, fmtCycle, fmtInt, fmtMs, fmtRatio, fmtS, log, median, } from './util.js';
 
 export interface RunResults {
   commit: string;
@@ -86,7 +86,7 @@ export function writeResults(run: RunResults): void {
     '',
     table(
       ['asked by', 'path', 'bytes', 'wall', 'broker CPU (net)'],
-      perPath.filter((p) => p.cpu >= 0.01).map((p) => [p.owner, `\`${p.path.length > 90 ? p.path.slice(0, 87) + '...' : p.path}\``, fmtBytes(p.bytes), fmtS(p.wall), `${p.cpu.toFixed(3)} s`]),
+      perPath.filter((p) => p.cpu >= 0.01).map((p) => [p.owner, `\`${p.path.length > 90 ? `${p.path.slice(0, 87)}...` : p.path}\``, fmtBytes(p.bytes), fmtS(p.wall), `${p.cpu.toFixed(3)} s`]),
     ),
     '',
     '## Queue collector settings',
@@ -97,9 +97,9 @@ export function writeResults(run: RunResults): void {
     '',
     '## Recorded paths of one round',
     '',
-    ...perCollector.filter(measured).flatMap((r) => r.round.map((p) => `- ${r.name}: \`${p.path.length > 200 ? p.path.slice(0, 197) + '...' : p.path}\` (HTTP ${p.status}, ${fmtBytes(p.bytes)})`)),
+    ...perCollector.filter(measured).flatMap((r) => r.round.map((p) => `- ${r.name}: \`${p.path.length > 200 ? `${p.path.slice(0, 197)}...` : p.path}\` (HTTP ${p.status}, ${fmtBytes(p.bytes)})`)),
     '',
-    `promtool output: ${promtool.ok ? '(none: ok)' : '\n\n```\n' + promtool.output.trim().split('\n').slice(0, 20).join('\n') + '\n```'}`,
+    `promtool output: ${promtool.ok ? '(none: ok)' : `\n\n\`\`\`\n${promtool.output.trim().split('\n').slice(0, 20).join('\n')}\n\`\`\``}`,
     '',
   ].join('\n');
   process.stdout.write(md);

@@ -33,7 +33,7 @@ export interface VhostPlan {
 }
 
 export function brokerApi(broker: BrokerHandle): BrokerApi {
-  const auth = 'Basic ' + Buffer.from(`${broker.username}:${broker.password}`).toString('base64');
+  const auth = `Basic ${Buffer.from(`${broker.username}:${broker.password}`).toString('base64')}`;
   const base = broker.managementUrl;
   async function call(method: 'GET' | 'PUT', p: string, body?: unknown): Promise<unknown> {
     const res = await request(base + p, {
@@ -130,7 +130,7 @@ export async function startTraffic(broker: BrokerHandle, vhosts: VhostPlan[]): P
   const timers: NodeJS.Timeout[] = [];
   const counts = { published: 0, consumed: 0 };
   onCleanup(async () => {
-    timers.forEach((t) => clearInterval(t));
+    for (const t of timers) clearInterval(t);
     await Promise.all(connections.map((c) => withTimeout(c.close(), 10_000, 'close AMQP connection').catch(() => undefined)));
   });
   const totalPublishers = vhosts.reduce((n, vh) => n + (vh.active.length > 0 ? vh.publishers : 0), 0);

@@ -37,7 +37,6 @@ export function summaryRows(run: RunResults): (string | number)[][] {
   if (queuesDefault) {
     rows.push(['poll duration, queues, all collectors running (median of 2)', fmtS(queuesInContext), `alone: ${fmtS(queuesDefault.poll)}`, fmtRatio(queuesInContext / queuesDefault.poll), '', 'info']);
   }
-  {
     if (cpuAverageRound !== undefined) {
       rows.push([
         `broker CPU, one round of all ${measuredCollectors.length} default collectors, averaged over the queue collector's ${statsEvery}-poll cycle (${statsEvery - 1} counts-only + 1 statistics)`,
@@ -88,7 +87,6 @@ export function summaryRows(run: RunResults): (string | number)[][] {
       '',
       'info',
     ]);
-  }
   const p50 = percentile(scrapeMs, 50);
   const p99 = percentile(scrapeMs, 99);
   rows.push([`/metrics latency p50 (${scrapeMs.length} scrapes, Prometheus headers)`, fmtMs(p50), `per-object median: ${fmtMs(pluginMedian)}`, fmtRatio(p50 / pluginMedian), '', 'info']);

@@ -39,12 +39,12 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
   }
 }
 
-export const fmtS = (s: number): string => (Number.isFinite(s) ? (s >= 10 ? s.toFixed(1) : s >= 1 ? s.toFixed(2) : s >= 0.1 ? s.toFixed(3) : s.toFixed(4)) + ' s' : 'n/a');
+export const fmtS = (s: number): string => (Number.isFinite(s) ? `${s >= 10 ? s.toFixed(1) : s >= 1 ? s.toFixed(2) : s >= 0.1 ? s.toFixed(3) : s.toFixed(4)} s` : 'n/a');
 /** Start to start at `interval: 1s`: the end-to-end poll time when over the interval. */
 export const fmtCycle = (s: number): string => (!Number.isFinite(s) ? 'n/a' : s < 1.05 ? '≤ 1 s (the interval)' : fmtS(s));
-export const fmtMs = (ms: number): string => (Number.isFinite(ms) ? (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)) + ' ms' : 'n/a');
+export const fmtMs = (ms: number): string => (Number.isFinite(ms) ? `${ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)} ms` : 'n/a');
 export const fmtBytes = (b: number | undefined): string => (b === undefined || !Number.isFinite(b) ? 'n/a' : b >= 1e6 ? `${(b / 1e6).toFixed(2)} MB` : b >= 1e3 ? `${(b / 1e3).toFixed(1)} kB` : `${b} B`);
-export const fmtRatio = (r: number): string => (Number.isFinite(r) ? (r >= 10 ? r.toFixed(0) : r >= 1 ? r.toFixed(2) : r.toFixed(3)) + '×' : 'n/a');
+export const fmtRatio = (r: number): string => (Number.isFinite(r) ? `${r >= 10 ? r.toFixed(0) : r >= 1 ? r.toFixed(2) : r.toFixed(3)}×` : 'n/a');
 export const fmtInt = (n: number | undefined): string => (n !== undefined && Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
 
 /** CPU seconds (utime + stime) of a process. */

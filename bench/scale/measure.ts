@@ -112,7 +112,9 @@ export async function measure(queues: number): Promise<SizeResult> {
   // Warm-up: the first poll also makes the simulator build (and cache) its answers.
   const deadline = Date.now() + 600_000;
   let first: number | undefined;
-  while (!(first = await pollOf())) {
+  for (;;) {
+    first = await pollOf();
+    if (first) break;
     if (Date.now() > deadline) throw new Error('no successful queue poll');
     await sleep(1000);
   }

@@ -113,6 +113,7 @@ export class JsonSlicer {
         }
         // Most strings are short names and keys: a plain loop beats a native call per string.
         let b = 0;
+        // biome-ignore lint/suspicious/noAssignInExpressions: the byte scan is the hot loop; one read per byte
         while (i < n && (b = chunk[i]!) !== QUOTE && b !== BACKSLASH) i++;
         if (i >= n) continue;
         if (b === BACKSLASH) {
@@ -142,6 +143,7 @@ export class JsonSlicer {
         i++;
         // Inside an element only strings and nesting matter: skip numbers, commas and colons.
         let b = 0;
+        // biome-ignore lint/suspicious/noAssignInExpressions: the byte scan is the hot loop; one read per byte
         if (this.depth > 0) while (i < n && (b = chunk[i]!) !== QUOTE && b !== OPEN_ARRAY && b !== OPEN_OBJECT && b !== CLOSE_ARRAY && b !== CLOSE_OBJECT) i++;
         continue;
       }

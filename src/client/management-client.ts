@@ -1,4 +1,4 @@
-import { Pool, errors as undiciErrors } from 'undici';
+import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { Redactor } from '../redaction/redactor.js';
 import { answerCap, answerKind } from './answer-caps.js';
@@ -87,7 +87,7 @@ export class ManagementClient {
     const deadline = AbortSignal.timeout(this.options.timeouts.totalMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
     this.requests++;
-    let response;
+    let response: Dispatcher.ResponseData;
     try {
       response = await this.pool.request({
         path,
@@ -227,7 +227,7 @@ export function withQuery(path: string, query?: Record<string, string | number |
 
 /** `/api/queues/%2F/name`: every segment encoded, so vhost `/` and names with `%` or spaces work. */
 export function apiPath(...segments: string[]): string {
-  return '/api/' + segments.map((s, i) => (i === 0 ? s : encodePathSegment(s))).join('/');
+  return `/api/${segments.map((s, i) => (i === 0 ? s : encodePathSegment(s))).join('/')}`;
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

@@ -57,5 +57,5 @@ export interface Collector<Options = Record<string, never>> {
 }
 
 /** Erases the options type for lists of heterogeneous collectors. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: each collector's options type differs; lists hold them all
 export type AnyCollector = Collector<any>;

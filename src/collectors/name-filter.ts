@@ -44,7 +44,7 @@ export class NameFilter {
 
   matches(name: string): boolean {
     if (this.include && !this.include.test(name)) return false;
-    if (this.exclude && this.exclude.test(name)) return false;
+    if (this.exclude?.test(name)) return false;
     return true;
   }
 }

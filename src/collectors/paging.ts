@@ -35,7 +35,7 @@ export interface PagedOptions<T> {
   drops?: DropCounter;
 }
 
-interface Page<T> {
+interface Page<_T> {
   items?: unknown;
   page_count?: unknown;
 }

@@ -12,7 +12,7 @@ export interface CollectorSpec {
   readonly defaultIntervalMultiplier: number;
   readonly lane?: Lane;
   /** Its own keys under `collectors.<name>`. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: each collector's options type differs
   readonly optionsSchema?: z.ZodType<any>;
   /** Its polls read what the broker says about itself, which decides rabbitmq_up: it cannot be disabled. */
   readonly describesBroker?: boolean;

@@ -175,7 +175,7 @@ export class SampleSink implements DropCounter, SampleWriter {
     if (!bits || bits.length <= word) {
       // Exactly as many words as needed: 20k label sets of one or two words each.
       const grown = new Array<number>(word + 1).fill(0);
-      bits?.forEach((value, i) => (grown[i] = value));
+      if (bits) for (let i = 0; i < bits.length; i++) grown[i] = bits[i]!;
       bits = grown;
       this.written.set(renderedLabels, bits);
     }

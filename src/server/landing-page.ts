@@ -18,7 +18,7 @@ export function landingPage(targets: readonly TargetStatus[], telemetryPath = '/
         (c) =>
           `<tr><td>${escapeHtml(c.name)}</td><td>${c.lastSuccess === undefined ? 'pending' : c.lastSuccess ? 'ok' : 'failing'}</td>` +
           `<td>${c.intervalMs / 1000} s</td><td>${ago(c.lastAttemptAt, now)}</td><td>${ago(c.lastSuccessAt, now)}</td>` +
-          `<td>${c.lastDurationSeconds === undefined ? '' : c.lastDurationSeconds.toFixed(3) + ' s'}</td>` +
+          `<td>${c.lastDurationSeconds === undefined ? '' : `${c.lastDurationSeconds.toFixed(3)} s`}</td>` +
           `<td>${c.samplesServed}</td>` +
           `<td>${escapeHtml(c.lastError ?? '')}</td></tr>`,
       )

@@ -122,8 +122,14 @@ export class WebServer {
       this.options.log.warn({ remote: socket.remoteAddress, reason: why }, 'TLS client refused');
       socket.destroy();
     };
-    if (tls.clientAuth === 'RequireAnyClientCert' && !given) return refuse('no client certificate');
-    if (tls.clientAuth === 'VerifyClientCertIfGiven' && given && !socket.authorized) return refuse(`client certificate not verified: ${socket.authorizationError}`);
+    if (tls.clientAuth === 'RequireAnyClientCert' && !given) {
+      refuse('no client certificate');
+      return;
+    }
+    if (tls.clientAuth === 'VerifyClientCertIfGiven' && given && !socket.authorized) {
+      refuse(`client certificate not verified: ${socket.authorizationError}`);
+      return;
+    }
     if (tls.allowedSans && tls.allowedSans.length > 0) {
       const sans = (given ? (cert.subjectaltname ?? '') : '').split(', ').map((entry) => entry.slice(entry.indexOf(':') + 1));
       if (!tls.allowedSans.some((allowed) => sans.includes(allowed))) refuse('client certificate has no allowed subject alternative name');

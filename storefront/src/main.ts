@@ -5,7 +5,7 @@ import { startStorefront } from './app.js';
 import { loadConfig } from './config.js';
 
 async function main(): Promise<void> {
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(process.env);
   } catch (err) {
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  let running;
+  let running: Awaited<ReturnType<typeof startStorefront>>;
   try {
     running = await startStorefront(config);
   } catch (err) {

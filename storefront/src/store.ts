@@ -9,10 +9,10 @@
 // happens inside that queue, so two concurrent edits can neither interleave nor
 // both pass the same precondition. One process per db file (not locked across processes).
 
-import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { computeEtag, preconditionHolds, type Precondition } from './etag.js';
-import { JsonObject, parseJson, stringifyJson } from './json.js';
+import { JsonObject, type JsonValue, parseJson, stringifyJson } from './json.js';
 import { isPasswordHash } from './password.js';
 import { validateTransaction, type Transaction } from './schema.js';
 
@@ -164,7 +164,7 @@ export async function writeFileAtomic(path: string, content: string, tmpTag: str
 }
 
 async function fsyncDirectory(dir: string): Promise<void> {
-  let dh;
+  let dh: FileHandle | undefined;
   try {
     dh = await open(dir, 'r');
     await dh.sync();
@@ -197,7 +197,7 @@ function decodeFile(path: string, text: string): Map<string, Entry> {
   const bad = (why: string): never => {
     throw new StoreFileError(`db file ${path} is not a valid storefront store: ${why}`);
   };
-  let root;
+  let root: JsonValue;
   try {
     root = parseJson(text);
   } catch (err) {
@@ -208,7 +208,7 @@ function decodeFile(path: string, text: string): Map<string, Entry> {
   const list = root.fields.get('transactions');
   if (!Array.isArray(list)) return bad('"transactions" is not an array');
   const records = new Map<string, Entry>();
-  list.forEach((item, index) => {
+  for (const [index, item] of list.entries()) {
     const path = `$.transactions[${index}]`;
     const r = validateTransaction(item, path);
     if (!r.ok) return bad(r.errors.map((e) => `${e.path}: ${e.reason}`).join('; '));
@@ -216,6 +216,6 @@ function decodeFile(path: string, text: string): Map<string, Entry> {
     const key = r.value.id.toString();
     if (records.has(key)) return bad(`${path}: duplicate id ${key}`);
     records.set(key, makeEntry(r.value));
-  });
+  }
   return records;
 }

@@ -135,7 +135,7 @@ describe('PUT /api/transactions/{id}', () => {
     });
 
     it('deep nesting past the size limit → 413, and the server still answers', async () => {
-      const res = await server.put(1n, '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000));
+      const res = await server.put(1n, `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`);
       expect(res.status).toBe(413);
       expect((await server.put(1n, good())).status).toBe(200);
     });

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { JsonNumber, JsonObject, JsonSyntaxError, parseJson, stringifyJson } from '../src/json.js';
+import { type JsonNumber, JsonObject, JsonSyntaxError, parseJson, stringifyJson } from '../src/json.js';
 
 function syntaxError(text: string, maxDepth?: number): JsonSyntaxError {
   try {
@@ -90,7 +90,7 @@ describe('parseJson', () => {
     expect(err.position).toBe(32);
     expect(err.message).toContain('nesting deeper than 32 levels');
     expect(() => parseJson('['.repeat(32) + ']'.repeat(32), { maxDepth: 32 })).not.toThrow();
-    expect(() => parseJson('{"a":'.repeat(33) + '1' + '}'.repeat(33), { maxDepth: 32 })).toThrow(JsonSyntaxError);
+    expect(() => parseJson(`${'{"a":'.repeat(33)}1${'}'.repeat(33)}`, { maxDepth: 32 })).toThrow(JsonSyntaxError);
   });
 });
 

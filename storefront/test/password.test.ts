@@ -2,7 +2,7 @@
 
 import { afterEach, describe, it, expect } from 'vitest';
 import { hashPassword, isPasswordHash, verifyPassword } from '../src/password.js';
-import { parseJson, JsonObject } from '../src/json.js';
+import { parseJson, type JsonObject } from '../src/json.js';
 import { SEED_IDS, http, startTestServer, toJson, transaction, type HttpResult, type TestServer } from './support.js';
 
 const servers: TestServer[] = [];

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, it, expect } from 'vitest';
-import { JsonNumber, JsonObject, parseJson } from '../src/json.js';
+import { type JsonNumber, JsonObject, parseJson } from '../src/json.js';
 import { validateTransaction, type Transaction } from '../src/schema.js';
 import { FileTransactionStore, StoreFileError } from '../src/store.js';
 import { computeEtag, parseIfMatch, preconditionHolds } from '../src/etag.js';

@@ -211,7 +211,9 @@ describeWithBroker('connections, channels and consumers collectors on a real bro
     const names = ['messages_unacked', 'messages_unconfirmed', 'messages_uncommitted', 'acks_uncommitted', 'prefetch', 'messages_published', 'messages_delivered_ack', 'messages_delivered', 'messages_acked'];
     const byVhost = groupBy(records, (c) => [str(c.vhost)], fields.map(field));
     for (const g of byVhost.values()) {
-      names.forEach((name, i) => expect(r.value(`rabbitmq_channels_${name}`, { vhost: g.labels[0]! }), name).toBe(g.sums[i]));
+      names.forEach((name, i) => {
+        expect(r.value(`rabbitmq_channels_${name}`, { vhost: g.labels[0]! }), name).toBe(g.sums[i]);
+      });
     }
     const ours = { vhost: VHOST };
     expect(r.value('rabbitmq_channels_by_state', { vhost: VHOST, state: 'running' })).toBe(6);

@@ -173,7 +173,7 @@ target:
           return failing.every((name) => s.byCollector.get(name) === 0) ? s : undefined;
         }, 30_000, `${failing.join(', ')} to report failure`);
         expect(during.samples.get('rabbitmq_up')).toBe(1);
-        for (const [name, value] of before.byCollector) if (!failing.includes(name)) expect(during.byCollector.get(name), name).toBe(1);
+        for (const [name, _value] of before.byCollector) if (!failing.includes(name)) expect(during.byCollector.get(name), name).toBe(1);
         const warnings = exporter
           .logs()
           .split('\n')

@@ -167,7 +167,7 @@ targets:
         30_000,
         'Prometheus to scrape both targets and the exporter',
       );
-      expect(ups.map((r) => `${r.metric.job}/${r.metric.instance}`).sort()).toEqual(['rabbitmq-exporter/' + new URL(exporter.url).host, 'rabbitmq/a', 'rabbitmq/b']);
+      expect(ups.map((r) => `${r.metric.job}/${r.metric.instance}`).sort()).toEqual([`rabbitmq-exporter/${new URL(exporter.url).host}`, 'rabbitmq/a', 'rabbitmq/b']);
       const ready = await eventually(
         async () => {
           const result = await prometheus.query('rabbitmq_queue_messages_ready{queue=~"qa1|qb1"}');

@@ -86,7 +86,6 @@ it.skipIf(SKIP)(`records the management API of RabbitMQ ${version}`, async () =>
       await rec.record('exchanges-page1.json', '/api/exchanges?page=1&page_size=100');
       await rec.record('vhosts.json', '/api/vhosts');
       await rec.record('connections-page1.json', '/api/connections?page=1&page_size=20');
-      {
         await rec.record('node-memory.json', `/api/nodes/${node}?memory=true`);
         await rec.record('node-memory-b.json', `/api/nodes/${node}/memory`);
         await rec.record('queue-quorum.json', '/api/queues/%2F/fx.quorum');
@@ -130,12 +129,11 @@ it.skipIf(SKIP)(`records the management API of RabbitMQ ${version}`, async () =>
         await rec.record('aliveness-root.json', '/api/aliveness-test/%2F');
         await rec.record('unauth-bad.json', '/api/queues/vh1/doesnotexist');
         await rec.record('unauthorized.json', '/api/overview', `${broker.username}:wrong-password`);
-      }
       const from = suite ? `Debian ${suite} package rabbitmq-server ${rootfsRabbitVersion(suite)} in a chroot` : 'the host package';
       rec.writeReadme(`RabbitMQ ${full}${statsOn ? '' : ', statistics disabled'}: recorded answers`, [
         `Recorded on ${new Date().toISOString().slice(0, 10)} by test/record/record-fixtures.record.ts (\`RECORD_FIXTURES=${version} npx vitest run --project record\`)`,
         `from a private node of RabbitMQ ${full} (${from}; node \`${broker.nodeName}\`, plugins management, prometheus,`,
-        'shovel, federation, stream, with their management plugins)' + (statsOn ? '.' : `, with \`${STATS_OFF.join('` and `')}\` in rabbitmq.conf.`),
+        `shovel, federation, stream, with their management plugins)${statsOn ? '.' : `, with \`${STATS_OFF.join('` and `')}\` in rabbitmq.conf.`}`,
         'State: vhosts `/` and `vh1`; queues `fx.classic` (3 messages, one consumer with prefetch 2), `fx.quorum` (5),',
         '`fx.stream` (5), `fx.backlog` (20 messages with a timestamp, policy `fx-backlog-ttl`), `vh1/fx.vh1-classic`;',
         'one AMQP connection with two channels. Bodies are pretty-printed with sorted keys; node-specific values',

@@ -499,7 +499,10 @@ function projectColumns(items: Rec[], query: Query): Rec[] {
       for (const key of path) source = source !== null && typeof source === 'object' ? (source as Rec)[key] : undefined;
       if (source === undefined) continue;
       let target = out;
-      for (const key of path.slice(0, -1)) target = (target[key] ??= {}) as Rec;
+      for (const key of path.slice(0, -1)) {
+        target[key] ??= {};
+        target = target[key] as Rec;
+      }
       target[path[path.length - 1]!] = source;
     }
     return out;

@@ -159,8 +159,14 @@ function recording(api: BrokerApi, requests: FakeCall[]): BrokerApi {
   const record = (path: string, query: Record<string, string | number | boolean> | undefined, optional: boolean) =>
     requests.push({ path, query: Object.fromEntries(Object.entries(query ?? {}).map(([k, v]) => [k, String(v)])), optional });
   return {
-    get: (path, query) => (record(path, query, false), api.get(path, query)),
-    getOptional: (path, query) => (record(path, query, true), api.getOptional(path, query)),
+    get: (path, query) => {
+      record(path, query, false);
+      return api.get(path, query);
+    },
+    getOptional: (path, query) => {
+      record(path, query, true);
+      return api.getOptional(path, query);
+    },
   };
 }
 

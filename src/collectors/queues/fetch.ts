@@ -27,7 +27,11 @@ export async function openQueueList(
 ): Promise<QueueList> {
   const named = (q: QueueRecord) => typeof q.name === 'string' && typeof q.vhost === 'string';
   const key = (q: QueueRecord) => (named(q) ? `${q.vhost as string}\u0000${q.name as string}` : undefined);
-  const valid = (q: QueueRecord) => named(q) || (drops.drop('no_name'), false);
+  const valid = (q: QueueRecord) => {
+    if (named(q)) return true;
+    drops.drop('no_name');
+    return false;
+  };
   const fetch = (path: string) => fetchWholeOrPaged<QueueRecord>(api, path, plan.query, { pageSize: plan.pageSize, key, drops });
   const vhosts = plan.mayAskPerVhost ? await watchedVhosts(api, watched, options) : undefined;
   if (!vhosts) return { perVhost: false, records: oneList(() => fetch(plan.path), valid) };

@@ -61,7 +61,7 @@ export function planQueueQuery(
   } else if (mode === 'columns') {
     const rates = options.rates;
     const columns = new Set(metadata);
-    if (options.details) DETAIL_COLUMNS.forEach((c) => columns.add(c));
+    if (options.details) for (const c of DETAIL_COLUMNS) columns.add(c);
     for (const table of tables) {
       for (const row of table.rows) {
         columns.add(row.field);

@@ -76,11 +76,11 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { brokerAvailability } from './availability.js';
-import { canBind, childEnv, HOST, isListening, logTailOf, pickPorts, pidAlive, readPid, settlesWithin, sleep, tailFile, tryKill, waitFor } from './node-process.js';
+import { childEnv, HOST, isListening, logTailOf, pickPorts, pidAlive, readPid, settlesWithin, sleep, tryKill, waitFor } from './node-process.js';
 import { epmdInRootfs, ensureRootfs, writeLauncher } from './rootfs.js';
 import { brokerVersion } from './versions.js';
 
@@ -168,7 +168,7 @@ const PASS = 'guest';
 async function overviewStatus(info: BrokerInfo): Promise<{ status: number; body?: unknown } | { error: string }> {
   try {
     const res = await fetch(`${info.managementUrl}/api/overview`, {
-      headers: { authorization: 'Basic ' + Buffer.from(`${info.username}:${info.password}`).toString('base64') },
+      headers: { authorization: `Basic ${Buffer.from(`${info.username}:${info.password}`).toString('base64')}` },
       signal: AbortSignal.timeout(3000),
     });
     if (res.status !== 200) {
@@ -599,7 +599,7 @@ export async function joinCluster(node: BrokerHandle, seed: BrokerInfo): Promise
   await node.stopApp();
   await node.ctl(['join_cluster', seed.nodeName]);
   await node.startApp();
-  const auth = 'Basic ' + Buffer.from(`${seed.username}:${seed.password}`).toString('base64');
+  const auth = `Basic ${Buffer.from(`${seed.username}:${seed.password}`).toString('base64')}`;
   let last = '';
   const joined = await waitFor(async () => {
     try {

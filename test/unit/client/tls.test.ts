@@ -20,7 +20,7 @@ describe('ManagementClient over TLS', () => {
     pki = makePki(dir);
     server = createServer({ cert: pki.serverCert, key: pki.serverKey, ca: pki.ca, requestCert: true, rejectUnauthorized: false }, (req, res) => {
       const peer = (req.socket as import('node:tls').TLSSocket).getPeerCertificate();
-      lastClientCert = peer && peer.subject ? String(peer.subject.CN) : undefined;
+      lastClientCert = peer?.subject ? String(peer.subject.CN) : undefined;
       res.setHeader('content-type', 'application/json');
       res.end('{"management_version":"3.10.8"}');
     });

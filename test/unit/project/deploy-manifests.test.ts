@@ -23,7 +23,7 @@ import { configSchema } from '../../../src/config/schema.js';
 import { PROMETHEUS_RULE_FILE } from '../../../src/tools/dashboards/rule-files.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: parsed YAML of any shape, read by key paths
 type Doc = Record<string, any>;
 interface Manifest {
   file: string;

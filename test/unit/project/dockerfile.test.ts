@@ -91,6 +91,7 @@ describe('Dockerfile', () => {
       'org.opencontainers.image.title': 'rabbitmq-exporter',
       'org.opencontainers.image.description': expect.stringContaining('RabbitMQ'),
       'org.opencontainers.image.version': pkg.version,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own build-argument syntax
       'org.opencontainers.image.revision': '${REVISION}',
       'org.opencontainers.image.licenses': pkg.license,
       'org.opencontainers.image.base.name': `docker.io/library/${image}`,

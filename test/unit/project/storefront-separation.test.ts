@@ -61,7 +61,7 @@ describe('the storefront shares no code with the exporter', () => {
     ].filter((f) => SOURCE.test(f));
     expect(files).toContain('src/main.ts');
     const reaching = importsOf(files).filter(
-      ({ specifier, target }) => (target !== undefined && target.startsWith('storefront/')) || /^storefront(\/|$)/.test(specifier),
+      ({ specifier, target }) => (target?.startsWith('storefront/')) || /^storefront(\/|$)/.test(specifier),
     );
     expect(reaching).toEqual([]);
   });

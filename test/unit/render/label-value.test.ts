@@ -29,10 +29,10 @@ describe('boundedLabelValue', () => {
     expect(boundedLabelValue('x'.repeat(257))).toBe(`${'x'.repeat(243)}~${sha(Buffer.from('x'.repeat(257)))}`);
     // Multi-byte characters are never cut in half: 'é' is 2 bytes, '🐇' 4.
     const accents = boundedLabelValue('é'.repeat(200));
-    expect(accents.startsWith('é'.repeat(121) + '~')).toBe(true);
+    expect(accents.startsWith(`${'é'.repeat(121)}~`)).toBe(true);
     expect(bytes(accents)).toBe(242 + 13);
     const rabbits = boundedLabelValue('🐇'.repeat(100));
-    expect(rabbits.startsWith('🐇'.repeat(60) + '~')).toBe(true);
+    expect(rabbits.startsWith(`${'🐇'.repeat(60)}~`)).toBe(true);
     // No lone surrogate: UTF-8 encoding would replace it, so the round trip would differ.
     expect(Buffer.from(rabbits, 'utf8').toString('utf8')).toBe(rabbits);
   });

@@ -82,7 +82,7 @@ it('serves /metrics over TLS to the right user only, /-/healthy to anyone, and n
   for (const auth of [undefined, basic('prometheus', 'nope'), basic('admin', 'scrape-pw')]) expect((await get('/metrics', auth)).status).toBe(401);
   expect((await get('/')).status).toBe(401);
   expect((await get('/-/healthy')).status).toBe(200);
-  await expect(fetch(exporter.url.replace('https:', 'http:') + '/-/healthy')).rejects.toThrow();
+  await expect(fetch(`${exporter.url.replace('https:', 'http:')}/-/healthy`)).rejects.toThrow();
 }, 60_000);
 
 it('rotates its certificate and its users without a restart, and keeps the old web config when the new one is broken', async () => {
