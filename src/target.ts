@@ -54,7 +54,7 @@ export class Target implements ServedTarget {
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
-      if (!collector || !this.share.ownsClusterSeries && clusterWideOnly(collector)) continue;
+      if (!this.share.ownsClusterSeries && clusterWideOnly(collector)) continue;
       this.runners.push(
         new CollectorRunner(collector, collectorConfig, {
           client: this.client,

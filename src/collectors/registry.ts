@@ -23,6 +23,9 @@ export const COLLECTORS: readonly AnyCollector[] = [overviewCollector, nodesColl
   connectionsCollector, channelsCollector, consumersCollector, streamsCollector,
   healthChecksCollector, limitsCollector, federationCollector, shovelsCollector, featureFlagsCollector, inventoryCollector];
 
-export function collectorByName(name: string): AnyCollector | undefined {
-  return COLLECTORS.find((c) => c.name === name);
+/** The collector of a configured name; the configuration admits only the names listed here. */
+export function collectorByName(name: string): AnyCollector {
+  const collector = COLLECTORS.find((c) => c.name === name);
+  if (!collector) throw new Error(`no collector is named ${JSON.stringify(name)}`);
+  return collector;
 }

@@ -84,7 +84,7 @@ describe('a target against the simulated management API', () => {
     cleanups.push(() => target.stop());
     const failures = new PollFailureLog(log);
     const runner = (name: string) =>
-      new CollectorRunner(collectorByName(name)!, config.collectors.find((c) => c.name === name)!, {
+      new CollectorRunner(collectorByName(name), config.collectors.find((c) => c.name === name)!, {
         client: target.client,
         brokerSelf: target.brokerSelf,
         state: target.state,

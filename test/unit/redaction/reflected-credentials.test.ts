@@ -76,7 +76,7 @@ describe.each(PASSWORD_SOURCES)('an upstream quoting the request, password from 
     const failures = new PollFailureLog(log);
     const runners = config.collectors.map(
       (c) =>
-        new CollectorRunner(collectorByName(c.name)!, c, {
+        new CollectorRunner(collectorByName(c.name), c, {
           client: target.client,
           brokerSelf: target.brokerSelf,
           state: target.state,
