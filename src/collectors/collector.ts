@@ -9,7 +9,7 @@ import type { TargetShare } from '../shard/shard-assignment.js';
 /** What a collector may ask of the broker: parsed JSON, or a ManagementError. */
 export interface BrokerApi {
   get<T = unknown>(path: string, query?: Record<string, string | number | boolean>): Promise<T>;
-  /** Like get(), but a 404 (path or plugin absent) resolves to undefined. */
+  /** Like get(), but an answer that means absent (see client/absence.ts) resolves to undefined. */
   getOptional<T = unknown>(path: string, query?: Record<string, string | number | boolean>): Promise<T | undefined>;
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { consumerMetrics as M } from '../catalogue/consumers.js';
 import { apiPath } from '../client/management-client.js';
+import { expectList } from '../client/expect-list.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
 import { getPath } from './field-table.js';
@@ -100,9 +101,7 @@ export function prefetchRange(raw: unknown): string | undefined {
 async function fetchConsumers(ctx: CollectContext<Options>): Promise<ConsumerRecord[]> {
   const { api, options: o } = ctx;
   const list = async (path: string): Promise<ConsumerRecord[]> => {
-    const answer = await api.get<unknown>(path, { columns: COLUMNS });
-    if (!Array.isArray(answer)) throw new Error(`${path} did not answer a JSON array`);
-    return answer as ConsumerRecord[];
+    return expectList<ConsumerRecord>(await api.get(path, { columns: COLUMNS }), path);
   };
   const records =
     o.vhosts.length === 0

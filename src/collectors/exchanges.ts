@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { exchangeMetrics as M } from '../catalogue/exchanges.js';
+import { expectList } from '../client/expect-list.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector } from './collector.js';
@@ -80,8 +81,10 @@ export const exchangesCollector: Collector<Options> = {
     for (const group of byType) sink.add(M.vhostExchanges, group.labels, group.count);
     sink.add(M.seriesFiltered, [], filtered);
     if (o.bindings) {
-      const bindings = await ctx.api.get<{ vhost?: unknown; destination_type?: unknown }[]>('/api/bindings', { columns: 'vhost,destination_type' });
-      if (!Array.isArray(bindings)) throw new Error('/api/bindings did not answer a JSON list');
+      const bindings = expectList<{ vhost?: unknown; destination_type?: unknown } | null>(
+        await ctx.api.get('/api/bindings', { columns: 'vhost,destination_type' }),
+        '/api/bindings',
+      );
       const byDestination = new Tally();
       for (const b of bindings) {
         if (typeof b?.vhost !== 'string' || !vhostFilter.matches(b.vhost)) continue;

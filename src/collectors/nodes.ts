@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { nodeMetrics as M } from '../catalogue/nodes.js';
 import { apiPath } from '../client/management-client.js';
+import { expectList } from '../client/expect-list.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector, CollectContext } from './collector.js';
@@ -36,8 +37,7 @@ export const nodesCollector: Collector<Options> = {
   optionsSchema: options,
   metrics: metricsOf(M),
   async collect(ctx) {
-    const nodes = await ctx.api.get<NodeRecord[]>('/api/nodes', { columns: COLUMNS });
-    if (!Array.isArray(nodes)) throw new Error('/api/nodes did not answer a JSON array');
+    const nodes = expectList<NodeRecord>(await ctx.api.get('/api/nodes', { columns: COLUMNS }), '/api/nodes');
     const { sink } = ctx;
     const seen = new Set<string>();
     const running: string[] = [];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { streamMetrics as M } from '../catalogue/streams.js';
-import { isNotFound, ManagementError } from '../client/errors.js';
+import { unlessAbsent } from '../client/absence.js';
+import { expectList } from '../client/expect-list.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
@@ -79,21 +80,13 @@ export const streamsCollector: Collector<Options> = {
 };
 
 /**
- * The list at `path`, or undefined when the path is absent: the plugin is off, or (consumers)
- * the feature flag stream_queue is. Absent paths answer 404; but measured on 3.10.8, a path no
- * plugin routes answers 406 with an empty body to a request that accepts only JSON (as the
- * exporter's do), so 406 means absent here too.
+ * The list at `path`, or undefined when the path is absent (client/absence.ts): the plugin is
+ * off, or (consumers) the feature flag stream_queue is.
  */
 async function getList(ctx: CollectContext<Options>, path: string, query?: Record<string, string>): Promise<StreamRecord[] | undefined> {
-  let answer: unknown;
-  try {
-    answer = await ctx.api.get(path, query);
-  } catch (error) {
-    if (isNotFound(error) || (error instanceof ManagementError && error.kind === 'http_status' && error.status === 406)) return undefined;
-    throw error;
-  }
-  if (!Array.isArray(answer)) throw new Error(`${path} did not answer a JSON array`);
-  return answer.filter((r): r is StreamRecord => r !== null && typeof r === 'object');
+  const answer = await ctx.api.getOptional(path, query);
+  if (answer === undefined) return undefined;
+  return expectList(answer, path).filter((r): r is StreamRecord => r !== null && typeof r === 'object');
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { vhostMetrics as M } from '../catalogue/vhosts.js';
+import { expectList } from '../client/expect-list.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector } from './collector.js';
@@ -25,8 +26,7 @@ export const vhostsCollector: Collector<Options> = {
   optionsSchema: options,
   metrics: metricsOf(M),
   async collect(ctx) {
-    const vhosts = await ctx.api.get<Record<string, unknown>[]>('/api/vhosts');
-    if (!Array.isArray(vhosts)) throw new Error('/api/vhosts did not answer a JSON list');
+    const vhosts = expectList<Record<string, unknown>>(await ctx.api.get('/api/vhosts'), '/api/vhosts');
     const filter = new NameFilter(ctx.options.vhosts);
     const counters = MonotonicCounters.in(ctx.memory);
     const rates = typeof ctx.options.rates === 'boolean' ? ctx.options.rates : new Set(ctx.options.rates);

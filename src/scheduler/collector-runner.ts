@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BrokerInfoCache } from '../broker/broker-info-cache.js';
-import { isNotFound, ManagementError } from '../client/errors.js';
+import { unlessAbsent } from '../client/absence.js';
+import { ManagementError } from '../client/errors.js';
 import { pathTemplate } from '../client/answer-caps.js';
 import type { ManagementClient } from '../client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
@@ -113,14 +114,7 @@ export class CollectorRunner {
     const lane = this.collector.lane;
     const api: BrokerApi = {
       get: (path, query) => client.getJson(path, query, { signal, lane }),
-      getOptional: async (path, query) => {
-        try {
-          return await client.getJson(path, query, { signal, lane });
-        } catch (error) {
-          if (isNotFound(error)) return undefined;
-          throw error;
-        }
-      },
+      getOptional: (path, query) => unlessAbsent(client.getJson(path, query, { signal, lane })),
     };
     try {
       const broker = await brokerInfo.get(signal);

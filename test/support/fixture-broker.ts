@@ -7,7 +7,8 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ManagementError, isNotFound } from '../../src/client/errors.js';
+import { isAbsent } from '../../src/client/absence.js';
+import { ManagementError } from '../../src/client/errors.js';
 import type { BrokerApi } from '../../src/collectors/collector.js';
 
 type Query = Record<string, string | number | boolean> | undefined;
@@ -141,7 +142,7 @@ export function fixtureBroker(dir: string, overrides: Record<string, string> = {
       try {
         return structuredClone(answer(path, query)) as T;
       } catch (error) {
-        if (isNotFound(error)) return undefined;
+        if (isAbsent(error)) return undefined;
         throw error;
       }
     },

@@ -12,7 +12,8 @@
 import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { brokerInfoFromOverview, type BrokerInfo } from '../../src/broker/broker-info.js';
-import { isNotFound, ManagementError } from '../../src/client/errors.js';
+import { isAbsent } from '../../src/client/absence.js';
+import { ManagementError } from '../../src/client/errors.js';
 import { ManagementClient } from '../../src/client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../../src/collectors/collector.js';
 import { concatFamilies, type RenderedFamily } from '../../src/render/exposition.js';
@@ -83,7 +84,7 @@ export function apiOf(client: ManagementClient, signal?: AbortSignal): BrokerApi
       try {
         return await client.getJson(path, query, opts);
       } catch (error) {
-        if (isNotFound(error)) return undefined;
+        if (isAbsent(error)) return undefined;
         throw error;
       }
     },
@@ -236,7 +237,7 @@ export function fakeApi(routes: Record<string, FakeRoute>): FakeApi {
       try {
         return answer(path, query) as T;
       } catch (error) {
-        if (isNotFound(error)) return undefined;
+        if (isAbsent(error)) return undefined;
         throw error;
       }
     },

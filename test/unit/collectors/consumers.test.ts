@@ -154,6 +154,6 @@ describe('consumers collector', () => {
 
   it('fails the poll on a non-array answer', async () => {
     const api = fakeApi({ '/api/consumers': { error: 'odd' } });
-    await expect(runCollector(consumersCollector, { api })).rejects.toThrow(/JSON array/);
+    await expect(runCollector(consumersCollector, { api })).rejects.toThrow('/api/consumers did not answer a JSON list (got an object)');
   });
 });
