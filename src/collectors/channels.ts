@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { channelMessageStats, channelMetrics as M } from '../catalogue/channels.js';
-import { apiPath } from '../client/management-client.js';
+import { apiPath, columnsParam } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldOf, fieldTable, getPath } from './field-table.js';
@@ -49,7 +49,7 @@ function columns(o: Options): string {
     cols.push(`message_stats.${s.field}`);
     if (o.rates) cols.push(`message_stats.${s.field}_details`);
   }
-  return cols.join(',');
+  return columnsParam(cols);
 }
 
 export const channelsCollector: Collector<Options> = {

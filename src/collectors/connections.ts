@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { connectionMetrics as M } from '../catalogue/connections.js';
-import { apiPath } from '../client/management-client.js';
+import { apiPath, columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
@@ -92,7 +92,7 @@ export const connectionsCollector: Collector<Options> = {
 
 async function fetchConnections(ctx: CollectContext<Options>): Promise<ConnectionRecord[]> {
   const { api, options: o, memory, broker } = ctx;
-  const columns = [...AGGREGATE_COLUMNS, ...(o.rates ? RATE_COLUMNS : []), ...(o.per_connection ? PER_CONNECTION_COLUMNS : [])].join(',');
+  const columns = columnsParam([...AGGREGATE_COLUMNS, ...(o.rates ? RATE_COLUMNS : []), ...(o.per_connection ? PER_CONNECTION_COLUMNS : [])]);
   const list = (path: string) =>
     fetchList<ConnectionRecord>(api, path, {
       query: { columns },

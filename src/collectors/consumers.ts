@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { consumerMetrics as M } from '../catalogue/consumers.js';
-import { apiPath } from '../client/management-client.js';
+import { apiPath, columnsParam } from '../client/management-client.js';
 import { expectList } from '../client/expect-list.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
@@ -25,7 +25,7 @@ type Options = z.infer<typeof options>;
 type ConsumerRecord = Record<string, unknown>;
 
 /** The API answers /api/consumers whole (it ignores paging); columns= narrows each record. */
-const COLUMNS = ['queue', 'ack_required', 'prefetch_count', 'activity_status', 'consumer_tag', 'channel_details.name'].join(',');
+const COLUMNS = columnsParam(['queue', 'ack_required', 'prefetch_count', 'activity_status', 'consumer_tag', 'channel_details.name']);
 
 export const consumersCollector: Collector<Options> = {
   name: 'consumers',

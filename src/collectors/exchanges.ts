@@ -1,20 +1,22 @@
 import { z } from 'zod';
 import { exchangeMetrics as M } from '../catalogue/exchanges.js';
 import { expectList } from '../client/expect-list.js';
+import { columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector } from './collector.js';
-import { emitRecord, fieldTableOf } from './field-table.js';
+import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
+import { rateSelection, ratesOptionSchema } from './rates-option.js';
 import { Tally } from './tally.js';
 
 const table = fieldTableOf(M);
 
 const options = z.strictObject({
   /** `_details.rate` gauges: false, true, or a list of fields such as ["message_stats.publish_in"]. */
-  rates: z.union([z.boolean(), z.array(z.string())]).default(false),
+  rates: ratesOptionSchema(false),
   vhosts: nameFilterSchema,
   exchanges: nameFilterSchema,
   /** Count bindings per vhost (one more request, /api/bindings with two columns). */
@@ -41,15 +43,10 @@ export const exchangesCollector: Collector<Options> = {
   metrics: metricsOf(M),
   async collect(ctx) {
     const { sink, options: o } = ctx;
-    const rateFields = o.rates === true || o.rates === false ? o.rates : new Set(o.rates);
-    const columns = ['name', 'vhost', 'type', 'durable', 'auto_delete', 'internal'];
-    if (!ctx.broker.statisticsDisabled) {
-      for (const row of table.rows) {
-        columns.push(row.field);
-        if (rateFields === true || (rateFields instanceof Set && rateFields.has(row.field))) columns.push(`${row.field}_details`);
-      }
-    }
-    const exchanges = await fetchWholeOrPaged<ExchangeRecord>(ctx.api, '/api/exchanges', { columns: columns.join(',') }, {
+    const rateFields = rateSelection(o.rates);
+    const statistics = ctx.broker.statisticsDisabled ? [] : fieldsRead(table, rateFields);
+    const columns = columnsParam(['name', 'vhost', 'type', 'durable', 'auto_delete', 'internal', ...statistics]);
+    const exchanges = await fetchWholeOrPaged<ExchangeRecord>(ctx.api, '/api/exchanges', { columns }, {
       pageSize: o.page_size,
       key: (e) => (typeof e.vhost === 'string' && typeof e.name === 'string' ? `${e.vhost}\u0000${e.name}` : undefined),
       drops: sink,

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { nodeMetrics as M } from '../catalogue/nodes.js';
-import { apiPath } from '../client/management-client.js';
+import { apiPath, columnsParam } from '../client/management-client.js';
 import { expectList } from '../client/expect-list.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector, CollectContext } from './collector.js';
-import { emitRecord, fieldTableOf } from './field-table.js';
+import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { majorVersion } from './optional-requests.js';
 
 const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';
@@ -13,11 +13,11 @@ const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';
 const table = fieldTableOf(M);
 
 /** Fields the table reads plus those handled by hand: the `columns=` of the request. */
-const COLUMNS = [
+const COLUMNS = columnsParam([
   'name', 'type', 'running', 'mem_calculation_strategy', 'rates_mode', 'partitions', 'cluster_links',
   'metrics_gc_queue_length', 'ra_open_file_metrics',
-  ...table.rows.flatMap((row) => [row.path.join('.'), ...(row.ratePath ? [`${row.path.join('.')}_details`] : [])]),
-].join(',');
+  ...fieldsRead(table, true),
+]);
 
 const options = z.strictObject({
   /** Serve the API's `_details.rate` values as gauges. */

@@ -15,6 +15,7 @@ import { planQueueQuery } from './queues/plan.js';
 import { emitQueueInfo, emitQueueState } from './queues/series.js';
 import { QueueStatsTier } from './queues/stats-tier.js';
 import { STATS_DEFS } from './queues/tables.js';
+import { rateSelection } from './rates-option.js';
 
 export { queueOptionsSchema, type QueueOptions } from './queues/options.js';
 export { planQueueQuery, type QueuePlan } from './queues/plan.js';
@@ -56,7 +57,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     const watched = (vhost: string) => vhostFilter.matches(vhost) && (ctx.share?.ownsVhost(vhost) ?? true);
     const selection = new QueueSelection(options);
     const counters = MonotonicCounters.in(ctx.memory);
-    const rates = options.rates === true ? true : options.rates === false ? false : new Set(options.rates);
+    const rates = rateSelection(options.rates);
     const withDetails = plan.mode !== 'totals' && options.details;
     const aggregates = new QueueAggregates();
     const list = await openQueueList(ctx.api, plan, watched, options, sink);

@@ -1,14 +1,15 @@
 import { SHOVEL_STATES, shovelMetrics as M } from '../catalogue/shovels.js';
+import { columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector } from './collector.js';
-import { emitRecord, fieldTableOf } from './field-table.js';
+import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { getRemembered, jsonList } from './optional-requests.js';
 
 const PATH = '/api/shovels';
 /** Message counts, from 4.1 (absent before). */
 const table = fieldTableOf(M);
-const COLUMNS = ['vhost', 'name', 'type', 'state', 'node', 'src_protocol', 'dest_protocol', ...table.rows.map((row) => row.field)].join(',');
+const COLUMNS = columnsParam(['vhost', 'name', 'type', 'state', 'node', 'src_protocol', 'dest_protocol', ...fieldsRead(table, false)]);
 /** States a shovel whose worker runs reports: running, or from 3.13 its flow-control state. */
 const RUNNING = new Set(['running', 'flow', 'blocked']);
 

@@ -7,12 +7,13 @@ import type { Collector } from './collector.js';
 import { emitRecord, fieldTableOf } from './field-table.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
+import { rateSelection, ratesOptionSchema } from './rates-option.js';
 
 const table = fieldTableOf(M);
 
 const options = z.strictObject({
   /** `_details.rate` gauges (one series each per vhost): on by default, vhosts are few. */
-  rates: z.union([z.boolean(), z.array(z.string())]).default(true),
+  rates: ratesOptionSchema(true),
   vhosts: nameFilterSchema,
 });
 
@@ -29,7 +30,7 @@ export const vhostsCollector: Collector<Options> = {
     const vhosts = expectList<Record<string, unknown>>(await ctx.api.get('/api/vhosts'), '/api/vhosts');
     const filter = new NameFilter(ctx.options.vhosts);
     const counters = MonotonicCounters.in(ctx.memory);
-    const rates = typeof ctx.options.rates === 'boolean' ? ctx.options.rates : new Set(ctx.options.rates);
+    const rates = rateSelection(ctx.options.rates);
     const seen = new Set<string>();
     for (const vhost of vhosts) {
       const name = vhost?.name;
