@@ -5,6 +5,7 @@ import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldOf, fieldTable, getPath } from './field-table.js';
 import { logOnce } from './log-once.js';
+import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchList, fetchPerVhost } from './paging.js';
 import { addDefined, labelOf, Tally } from './tally.js';
 
@@ -14,8 +15,11 @@ const options = z.strictObject({
    * consumers and message counters. ~17 series per open channel: mind the cardinality.
    */
   per_channel: z.boolean().default(false),
-  /** Read only these vhosts, one request each (GET /api/vhosts/{vhost}/channels); empty: GET /api/channels. */
-  vhosts: z.array(z.string()).default([]),
+  /**
+   * Which vhosts' channels (see NameFilter). A list of names is read one request each
+   * (GET /api/vhosts/{vhost}/channels); patterns, or no filter, read GET /api/channels, filtered.
+   */
+  vhosts: nameFilterSchema,
   /** Channels per page when the list is read page by page (the API allows at most 500). */
   page_size: z.number().int().min(1).max(500).default(500),
   /** Read the list page by page once it held more than this many channels on the previous poll (0: always). */
@@ -127,10 +131,11 @@ async function fetchChannels(ctx: CollectContext<Options>): Promise<ChannelRecor
       key: (r) => (typeof r?.name === 'string' ? r.name : undefined),
       drops: ctx.sink,
     });
-  const records =
-    o.vhosts.length === 0
-      ? await list('/api/channels')
-      : await fetchPerVhost(o.vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/channels`), (vhost) =>
+  const filter = new NameFilter(o.vhosts);
+  const vhosts = filter.exactNames;
+  const records = !vhosts
+    ? (await list('/api/channels')).filter((r) => filter.matches(labelOf(r?.vhost)))
+    : await fetchPerVhost(vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/channels`), (vhost) =>
           logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its channels are not collected'),
         );
   return records.filter((r) => r !== null && typeof r === 'object');

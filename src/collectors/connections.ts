@@ -6,6 +6,7 @@ import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTableOf, getPath } from './field-table.js';
 import { logOnce } from './log-once.js';
+import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchList, fetchPerVhost } from './paging.js';
 import { addDefined, labelOf, Tally } from './tally.js';
 
@@ -17,11 +18,12 @@ const options = z.strictObject({
    */
   per_connection: z.boolean().default(false),
   /**
-   * Read only these vhosts, one request each (GET /api/vhosts/{vhost}/connections); empty: all
-   * vhosts in one list (GET /api/connections). With management statistics disabled the per-vhost
-   * path answers nothing, so the whole list is read and filtered instead.
+   * Which vhosts' connections (see NameFilter). A list of names is read one request each
+   * (GET /api/vhosts/{vhost}/connections); patterns, or no filter, read one list
+   * (GET /api/connections), filtered. With management statistics disabled the per-vhost path
+   * answers nothing, so the whole list is read and filtered instead.
    */
-  vhosts: z.array(z.string()).default([]),
+  vhosts: nameFilterSchema,
   /** Connections per page when the list is read page by page (the API allows at most 500). */
   page_size: z.number().int().min(1).max(500).default(500),
   /**
@@ -104,15 +106,13 @@ async function fetchConnections(ctx: CollectContext<Options>): Promise<Connectio
     });
   const valid = (records: ConnectionRecord[]) => records.filter((r) => r !== null && typeof r === 'object');
 
-  if (o.vhosts.length === 0) return valid(await list('/api/connections'));
-  if (broker.statisticsDisabled) {
-    // Measured on 3.10.8: /api/vhosts/{vhost}/connections answers [] when statistics are off,
-    // while /api/connections still lists the tracked connections (name, vhost, user, node).
-    const wanted = new Set(o.vhosts);
-    return valid(await list('/api/connections')).filter((r) => wanted.has(labelOf(r.vhost)));
-  }
+  const filter = new NameFilter(o.vhosts);
+  const vhosts = filter.exactNames;
+  // Measured on 3.10.8: /api/vhosts/{vhost}/connections answers [] when statistics are off,
+  // while /api/connections still lists the tracked connections (name, vhost, user, node).
+  if (!vhosts || broker.statisticsDisabled) return valid(await list('/api/connections')).filter((r) => filter.matches(labelOf(r.vhost)));
   return valid(
-    await fetchPerVhost(o.vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/connections`), (vhost) =>
+    await fetchPerVhost(vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/connections`), (vhost) =>
       logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its connections are not collected'),
     ),
   );

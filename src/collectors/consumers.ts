@@ -6,12 +6,16 @@ import { metricsOf } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
 import { getPath } from './field-table.js';
 import { logOnce } from './log-once.js';
+import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchPerVhost } from './paging.js';
 import { labelOf, Tally } from './tally.js';
 
 const options = z.strictObject({
-  /** Read only these vhosts, one request each (GET /api/consumers/{vhost}); empty: GET /api/consumers. */
-  vhosts: z.array(z.string()).default([]),
+  /**
+   * Which vhosts' consumers (see NameFilter). A list of names is read one request each
+   * (GET /api/consumers/{vhost}); patterns, or no filter, read GET /api/consumers, filtered.
+   */
+  vhosts: nameFilterSchema,
   /** Serve consumer counts per queue and ack mode (rabbitmq_queue_consumers_by_ack_mode). */
   per_queue: z.boolean().default(true),
   /**
@@ -103,10 +107,11 @@ async function fetchConsumers(ctx: CollectContext<Options>): Promise<ConsumerRec
   const list = async (path: string): Promise<ConsumerRecord[]> => {
     return expectList<ConsumerRecord>(await api.get(path, { columns: COLUMNS }), path);
   };
-  const records =
-    o.vhosts.length === 0
-      ? await list('/api/consumers')
-      : await fetchPerVhost(o.vhosts, (vhost) => list(apiPath('consumers', vhost)), (vhost) =>
+  const filter = new NameFilter(o.vhosts);
+  const vhosts = filter.exactNames;
+  const records = !vhosts
+    ? (await list('/api/consumers')).filter((r) => filter.matches(labelOf(getPath(r, ['queue', 'vhost']))))
+    : await fetchPerVhost(vhosts, (vhost) => list(apiPath('consumers', vhost)), (vhost) =>
           logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its consumers are not collected'),
         );
   // An AMQP consumer is its channel and tag: the same one listed twice is counted once. Stream
