@@ -4,10 +4,11 @@ import { apiPath, columnsParam } from '../client/management-client.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldOf, fieldTable, getPath } from './field-table.js';
+import { scalarLabel } from './label-text.js';
 import { logOnce } from './log-once.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchList, fetchPerVhost } from './paging.js';
-import { addDefined, labelOf, Tally } from './tally.js';
+import { addDefined, Tally } from './tally.js';
 
 const options = z.strictObject({
   /**
@@ -79,8 +80,8 @@ export const channelsCollector: Collector<Options> = {
     const byState = new Tally();
     const byVhost = new Tally();
     for (const r of records) {
-      const vhost = labelOf(r.vhost);
-      byState.add([vhost, labelOf(r.state)]);
+      const vhost = scalarLabel(r.vhost);
+      byState.add([vhost, scalarLabel(r.state)]);
       const values: Record<string, unknown> = {};
       for (const { field } of GAUGES) values[field] = r[field];
       for (const s of channelMessageStats) {
@@ -102,12 +103,12 @@ export const channelsCollector: Collector<Options> = {
     if (o.per_channel) {
       const seen = new Set<string>();
       for (const r of records) {
-        const name = labelOf(r.name);
+        const name = scalarLabel(r.name);
         if (!name) {
           sink.drop('no_name');
           continue;
         }
-        const labels = [name, labelOf(r.vhost), labelOf(r.user)];
+        const labels = [name, scalarLabel(r.vhost), scalarLabel(r.user)];
         const id = labels.join('\u0000');
         if (seen.has(id)) {
           sink.drop('duplicate');
@@ -134,7 +135,7 @@ async function fetchChannels(ctx: CollectContext<Options>): Promise<ChannelRecor
   const filter = new NameFilter(o.vhosts);
   const vhosts = filter.exactNames;
   const records = !vhosts
-    ? (await list('/api/channels')).filter((r) => filter.matches(labelOf(r?.vhost)))
+    ? (await list('/api/channels')).filter((r) => filter.matches(scalarLabel(r?.vhost)))
     : await fetchPerVhost(vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/channels`), (vhost) =>
           logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its channels are not collected'),
         );

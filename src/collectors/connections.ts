@@ -5,10 +5,11 @@ import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTableOf, getPath } from './field-table.js';
+import { scalarLabel } from './label-text.js';
 import { logOnce } from './log-once.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchList, fetchPerVhost } from './paging.js';
-import { addDefined, labelOf, Tally } from './tally.js';
+import { addDefined, Tally } from './tally.js';
 
 const options = z.strictObject({
   /**
@@ -62,8 +63,8 @@ export const connectionsCollector: Collector<Options> = {
     const byState = new Tally();
     const byGroup = new Tally();
     for (const r of records) {
-      const group = [labelOf(r.vhost), labelOf(r.user), labelOf(r.protocol), labelOf(r.node)];
-      byState.add([...group, labelOf(r.state)], { channels: r.channels });
+      const group = [scalarLabel(r.vhost), scalarLabel(r.user), scalarLabel(r.protocol), scalarLabel(r.node)];
+      byState.add([...group, scalarLabel(r.state)], { channels: r.channels });
       byGroup.add(group, {
         recv_oct: r.recv_oct,
         send_oct: r.send_oct,
@@ -110,7 +111,7 @@ async function fetchConnections(ctx: CollectContext<Options>): Promise<Connectio
   const vhosts = filter.exactNames;
   // Measured on 3.10.8: /api/vhosts/{vhost}/connections answers [] when statistics are off,
   // while /api/connections still lists the tracked connections (name, vhost, user, node).
-  if (!vhosts || broker.statisticsDisabled) return valid(await list('/api/connections')).filter((r) => filter.matches(labelOf(r.vhost)));
+  if (!vhosts || broker.statisticsDisabled) return valid(await list('/api/connections')).filter((r) => filter.matches(scalarLabel(r.vhost)));
   return valid(
     await fetchPerVhost(vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/connections`), (vhost) =>
       logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its connections are not collected'),
@@ -122,13 +123,13 @@ function emitPerConnection(ctx: CollectContext<Options>, records: ConnectionReco
   const { sink } = ctx;
   const seen = new Set<string>();
   for (const r of records) {
-    const name = labelOf(r.name);
+    const name = scalarLabel(r.name);
     if (!name) {
       sink.drop('no_name');
       continue;
     }
-    const vhost = labelOf(r.vhost);
-    const user = labelOf(r.user);
+    const vhost = scalarLabel(r.vhost);
+    const user = scalarLabel(r.user);
     const key = `${name}\u0000${vhost}\u0000${user}`;
     if (seen.has(key)) {
       sink.drop('duplicate');
@@ -138,15 +139,15 @@ function emitPerConnection(ctx: CollectContext<Options>, records: ConnectionReco
     const id = { connection: name, vhost, user };
     sink.add(M.info, {
       ...id,
-      node: labelOf(r.node),
-      protocol: labelOf(r.protocol),
-      type: labelOf(r.type),
-      peer_host: labelOf(r.peer_host),
-      client_name: labelOf(r.user_provided_name),
-      client_product: labelOf(getPath(r, ['client_properties', 'product'])),
-      client_version: labelOf(getPath(r, ['client_properties', 'version'])),
-      auth_mechanism: labelOf(r.auth_mechanism),
-      ssl: labelOf(r.ssl),
+      node: scalarLabel(r.node),
+      protocol: scalarLabel(r.protocol),
+      type: scalarLabel(r.type),
+      peer_host: scalarLabel(r.peer_host),
+      client_name: scalarLabel(r.user_provided_name),
+      client_product: scalarLabel(getPath(r, ['client_properties', 'product'])),
+      client_version: scalarLabel(getPath(r, ['client_properties', 'version'])),
+      auth_mechanism: scalarLabel(r.auth_mechanism),
+      ssl: scalarLabel(r.ssl),
     }, 1);
     if (typeof r.state === 'string') sink.add(M.state, { ...id, state: r.state }, 1);
     const labels = renderLabels(M.connChannels.labels, [name, vhost, user]);

@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { consumerMetrics as M } from '../catalogue/consumers.js';
-import { apiPath, columnsParam } from '../client/management-client.js';
 import { expectList } from '../client/expect-list.js';
+import { apiPath, columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
 import { getPath } from './field-table.js';
+import { scalarLabel } from './label-text.js';
 import { logOnce } from './log-once.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchPerVhost } from './paging.js';
-import { labelOf, Tally } from './tally.js';
+import { Tally } from './tally.js';
 
 const options = z.strictObject({
   /**
@@ -52,7 +53,7 @@ export const consumersCollector: Collector<Options> = {
     const byActivity = new Tally();
     const perQueue = new Tally();
     for (const r of records) {
-      const vhost = labelOf(getPath(r, ['queue', 'vhost']));
+      const vhost = scalarLabel(getPath(r, ['queue', 'vhost']));
       const mode = ackMode(r.ack_required);
       byAckMode.add([vhost, mode]);
       if (typeof r.activity_status === 'string') byActivity.add([vhost, r.activity_status]);
@@ -110,7 +111,7 @@ async function fetchConsumers(ctx: CollectContext<Options>): Promise<ConsumerRec
   const filter = new NameFilter(o.vhosts);
   const vhosts = filter.exactNames;
   const records = !vhosts
-    ? (await list('/api/consumers')).filter((r) => filter.matches(labelOf(getPath(r, ['queue', 'vhost']))))
+    ? (await list('/api/consumers')).filter((r) => filter.matches(scalarLabel(getPath(r, ['queue', 'vhost']))))
     : await fetchPerVhost(vhosts, (vhost) => list(apiPath('consumers', vhost)), (vhost) =>
           logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its consumers are not collected'),
         );

@@ -6,6 +6,7 @@ import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
+import { printedLabel } from './label-text.js';
 import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
@@ -29,10 +30,6 @@ const options = z.strictObject({
 
 type Options = z.infer<typeof options>;
 type ExchangeRecord = Record<string, unknown>;
-
-function str(value: unknown): string {
-  return value === null || value === undefined ? '' : String(value);
-}
 
 export const exchangesCollector: Collector<Options> = {
   name: 'exchanges',
@@ -62,7 +59,7 @@ export const exchangesCollector: Collector<Options> = {
         continue;
       }
       if (!vhostFilter.matches(exchange.vhost)) continue;
-      byType.add([exchange.vhost, str(exchange.type)]);
+      byType.add([exchange.vhost, printedLabel(exchange.type)]);
       if (!exchangeFilter.matches(exchange.name)) {
         filtered++;
         continue;
@@ -71,7 +68,7 @@ export const exchangesCollector: Collector<Options> = {
       emitRecord(sink, table, exchange, labels, { rates: rateFields, counters });
       if (o.info) {
         const { vhost, name: exchangeName, type, durable, auto_delete, internal } = exchange;
-        sink.add(M.info, { vhost, exchange: exchangeName, type: str(type), durable: str(durable), auto_delete: str(auto_delete), internal: str(internal) }, 1);
+        sink.add(M.info, { vhost, exchange: exchangeName, type: printedLabel(type), durable: printedLabel(durable), auto_delete: printedLabel(auto_delete), internal: printedLabel(internal) }, 1);
       }
     }
     counters.commit();
@@ -85,7 +82,7 @@ export const exchangesCollector: Collector<Options> = {
       const byDestination = new Tally();
       for (const b of bindings) {
         if (typeof b?.vhost !== 'string' || !vhostFilter.matches(b.vhost)) continue;
-        byDestination.add([b.vhost, str(b.destination_type)]);
+        byDestination.add([b.vhost, printedLabel(b.destination_type)]);
       }
       for (const group of byDestination) sink.add(M.vhostBindings, group.labels, group.count);
     }

@@ -6,8 +6,9 @@ import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/exposition.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTable, getPath } from './field-table.js';
+import { scalarLabel } from './label-text.js';
 import { logOnce } from './log-once.js';
-import { labelOf, Tally } from './tally.js';
+import { Tally } from './tally.js';
 
 const options = z.strictObject({
   /**
@@ -49,7 +50,7 @@ export const streamsCollector: Collector<Options> = {
     const byVhost = new Tally();
     const seenConnections = new Set<string>();
     for (const r of connections) {
-      const name = labelOf(r.name);
+      const name = scalarLabel(r.name);
       if (name) {
         if (seenConnections.has(name)) {
           sink.drop('duplicate');
@@ -57,7 +58,7 @@ export const streamsCollector: Collector<Options> = {
         }
         seenConnections.add(name);
       }
-      byVhost.add([labelOf(r.vhost)]);
+      byVhost.add([scalarLabel(r.vhost)]);
     }
     for (const group of byVhost) sink.add(M.connections, group.labels, group.count);
 
@@ -106,9 +107,9 @@ function emitEntities(
   const seen = new Set<string>();
   const entities: [string[], StreamRecord][] = [];
   for (const r of records) {
-    const vhost = labelOf(getPath(r, ['queue', 'vhost']));
-    const stream = labelOf(getPath(r, ['queue', 'name']));
-    const labels = [vhost, stream, labelOf(getPath(r, ['connection_details', 'name'])), labelOf(r[idField])];
+    const vhost = scalarLabel(getPath(r, ['queue', 'vhost']));
+    const stream = scalarLabel(getPath(r, ['queue', 'name']));
+    const labels = [vhost, stream, scalarLabel(getPath(r, ['connection_details', 'name'])), scalarLabel(r[idField])];
     const id = labels.join('\u0000');
     if (seen.has(id)) {
       ctx.sink.drop('duplicate');
