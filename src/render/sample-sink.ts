@@ -185,17 +185,6 @@ export class SampleSink implements DropCounter, SampleWriter {
     return true;
   }
 
-  /** Makes sure the family is listed even if it ends up with no samples. */
-  declare(def: MetricDef): void {
-    if (!this.lines.has(def)) this.lines.set(def, new FamilyLines());
-  }
-
-  get sampleCount(): number {
-    let n = 0;
-    for (const lines of this.lines.values()) n += lines.count;
-    return n;
-  }
-
   finish(): RenderedFamily[] {
     const families: RenderedFamily[] = [];
     for (const [def, lines] of this.lines) {
