@@ -296,7 +296,7 @@ async function queueQuery() {
     broker: { variant: 'A', statisticsDisabled: false },
     options: queueOptionsSchema.parse({}),
     log: { warn: () => undefined, info: () => undefined, debug: () => undefined },
-    memory: new Map(),
+    carryOver: new Map(),
   });
   return `?${new URLSearchParams(Object.entries(plan.query).map(([k, v]) => [k, String(v)])).toString()}`;
 }

@@ -122,13 +122,13 @@ export const channelsCollector: Collector<Options> = {
 };
 
 async function fetchChannels(ctx: CollectContext<Options>): Promise<ChannelRecord[]> {
-  const { api, options: o, memory } = ctx;
+  const { api, options: o, carryOver } = ctx;
   const list = (path: string) =>
     fetchList<ChannelRecord>(api, path, {
       query: { columns: columns(o) },
       pageSize: o.page_size,
       pagingThreshold: o.paging_threshold,
-      memory,
+      carryOver,
       key: (r) => (typeof r?.name === 'string' ? r.name : undefined),
       drops: ctx.sink,
     });

@@ -94,14 +94,14 @@ export const connectionsCollector: Collector<Options> = {
 };
 
 async function fetchConnections(ctx: CollectContext<Options>): Promise<ConnectionRecord[]> {
-  const { api, options: o, memory, broker } = ctx;
+  const { api, options: o, carryOver, broker } = ctx;
   const columns = columnsParam([...AGGREGATE_COLUMNS, ...(o.rates ? RATE_COLUMNS : []), ...(o.per_connection ? PER_CONNECTION_COLUMNS : [])]);
   const list = (path: string) =>
     fetchList<ConnectionRecord>(api, path, {
       query: { columns },
       pageSize: o.page_size,
       pagingThreshold: o.paging_threshold,
-      memory,
+      carryOver,
       key: (r) => (typeof r?.name === 'string' ? r.name : undefined),
       drops: ctx.sink,
     });

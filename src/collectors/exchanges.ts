@@ -50,7 +50,7 @@ export const exchangesCollector: Collector<Options> = {
     });
     const vhostFilter = new NameFilter(o.vhosts);
     const exchangeFilter = new NameFilter(o.exchanges);
-    const counters = MonotonicCounters.in(ctx.memory);
+    const counters = MonotonicCounters.in(ctx.carryOver);
     const byType = new Tally();
     let filtered = 0;
     for (const exchange of exchanges) {

@@ -31,11 +31,11 @@ export class MonotonicCounters {
     this.current = new Map();
   }
 
-  static in(memory: Map<string, unknown>): MonotonicCounters {
-    let counters = memory.get('monotonic') as MonotonicCounters | undefined;
+  static in(carryOver: Map<string, unknown>): MonotonicCounters {
+    let counters = carryOver.get('monotonic') as MonotonicCounters | undefined;
     if (!counters) {
       counters = new MonotonicCounters();
-      memory.set('monotonic', counters);
+      carryOver.set('monotonic', counters);
     }
     counters.discard();
     return counters;

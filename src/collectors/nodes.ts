@@ -100,14 +100,14 @@ function emitClusterLinks(ctx: CollectContext<Options>, node: string, links: Clu
 async function collectMemory(ctx: CollectContext<Options>, node: string): Promise<void> {
   const viaQuery = () => ctx.api.getOptional<{ memory?: unknown }>(apiPath('nodes', node), { memory: true, columns: 'memory' });
   let answer: { memory?: unknown } | undefined;
-  if (ctx.memory.get(MEMORY_VIA_QUERY) === true) {
+  if (ctx.carryOver.get(MEMORY_VIA_QUERY) === true) {
     answer = await viaQuery();
   } else {
     answer = await ctx.api.getOptional<{ memory?: unknown }>(`${apiPath('nodes', node)}/memory`);
     if (answer === undefined && ctx.broker.variant === 'A') {
       answer = await viaQuery();
       // Both 404: the node went away. Only the query path answering proves /memory is absent.
-      if (answer !== undefined) ctx.memory.set(MEMORY_VIA_QUERY, true);
+      if (answer !== undefined) ctx.carryOver.set(MEMORY_VIA_QUERY, true);
     }
   }
   const memory = answer?.memory;

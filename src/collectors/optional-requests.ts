@@ -57,7 +57,7 @@ function credentialsWork(ctx: CollectContext<unknown>): Promise<boolean> {
  */
 export async function getRemembered<T>(ctx: CollectContext<unknown>, endpoint: OptionalEndpoint): Promise<Fetched<T>> {
   const key = `absent ${endpoint.path}`;
-  const remembered = ctx.memory.get(key) as number | undefined;
+  const remembered = ctx.carryOver.get(key) as number | undefined;
   let body: T;
   try {
     body = await ctx.api.get<T>(endpoint.path, endpoint.query);
@@ -75,12 +75,12 @@ export async function getRemembered<T>(ctx: CollectContext<unknown>, endpoint: O
       } else {
         ctx.log.info({ path: endpoint.path, status }, `${endpoint.absentMeans}: no series while the path is absent`);
       }
-      ctx.memory.set(key, status);
+      ctx.carryOver.set(key, status);
     }
     return { ok: false };
   }
   if (remembered !== undefined) {
-    ctx.memory.delete(key);
+    ctx.carryOver.delete(key);
     ctx.log.info({ path: endpoint.path }, 'the path answers again');
   }
   return { ok: true, body };

@@ -84,8 +84,8 @@ export interface ListOptions<T> extends PagedOptions<T> {
    * that is one request anyway).
    */
   pagingThreshold: number;
-  /** The collector's `ctx.memory`: where the previous length of each list is kept. */
-  memory: Map<string, unknown>;
+  /** The collector's `ctx.carryOver`: where the previous length of each list is kept. */
+  carryOver: Map<string, unknown>;
 }
 
 /**
@@ -93,8 +93,8 @@ export interface ListOptions<T> extends PagedOptions<T> {
  * otherwise (see fetchAllPages). De-duplicated on `key` either way.
  */
 export async function fetchList<T>(api: BrokerApi, path: string, options: ListOptions<T>): Promise<T[]> {
-  const memoryKey = `paging:length:${path}`;
-  const previous = options.memory.get(memoryKey);
+  const carryKey = `paging:length:${path}`;
+  const previous = options.carryOver.get(carryKey);
   const paged = options.pagingThreshold === 0 || typeof previous !== 'number' || previous > options.pagingThreshold;
   let items: T[];
   if (paged) {
@@ -105,7 +105,7 @@ export async function fetchList<T>(api: BrokerApi, path: string, options: ListOp
     dedup.addAll(answer);
     items = dedup.items;
   }
-  options.memory.set(memoryKey, items.length);
+  options.carryOver.set(carryKey, items.length);
   return items;
 }
 

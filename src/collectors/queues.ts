@@ -40,7 +40,7 @@ export const queuesCollector: Collector<QueueOptions> = {
   metrics: metricsOf(M),
   async collect(ctx) {
     const { options, sink } = ctx;
-    const tier = QueueStatsTier.in(ctx.memory);
+    const tier = QueueStatsTier.in(ctx.carryOver);
     const plan = planQueueQuery(ctx, tier.due(options.stats_every));
     // Statistics switched off on the broker since they were fetched: none will come to refresh them.
     if (ctx.broker.statisticsDisabled) tier.clear();
@@ -56,7 +56,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     // A sharded replica asks only for its own vhosts' queues (when it asks per vhost).
     const watched = (vhost: string) => vhostFilter.matches(vhost) && (ctx.share?.ownsVhost(vhost) ?? true);
     const selection = new QueueSelection(options);
-    const counters = MonotonicCounters.in(ctx.memory);
+    const counters = MonotonicCounters.in(ctx.carryOver);
     const rates = rateSelection(options.rates);
     const withDetails = plan.mode !== 'totals' && options.details;
     const aggregates = new QueueAggregates();
@@ -125,6 +125,6 @@ class QueueSelection {
   }
 }
 
-function warnOnce(ctx: Pick<CollectContext<QueueOptions>, 'log' | 'memory'>, key: string, fields: Record<string, unknown>, message: string): void {
+function warnOnce(ctx: Pick<CollectContext<QueueOptions>, 'log' | 'carryOver'>, key: string, fields: Record<string, unknown>, message: string): void {
   logOnce(ctx, 'warn', key, fields, message);
 }

@@ -38,13 +38,13 @@ export const streamsCollector: Collector<Options> = {
   async collect(ctx) {
     const connections = await getList(ctx, '/api/stream/connections', { columns: 'name,vhost' });
     if (connections === undefined) {
-      if (ctx.memory.get(PLUGIN_STATE) !== 'absent') {
-        ctx.memory.set(PLUGIN_STATE, 'absent');
+      if (ctx.carryOver.get(PLUGIN_STATE) !== 'absent') {
+        ctx.carryOver.set(PLUGIN_STATE, 'absent');
         ctx.log.info('the stream management plugin is not enabled (GET /api/stream/connections is absent): no stream series');
       }
       return;
     }
-    ctx.memory.set(PLUGIN_STATE, 'present');
+    ctx.carryOver.set(PLUGIN_STATE, 'present');
     const { sink } = ctx;
 
     const byVhost = new Tally();

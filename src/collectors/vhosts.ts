@@ -29,7 +29,7 @@ export const vhostsCollector: Collector<Options> = {
   async collect(ctx) {
     const vhosts = expectList<Record<string, unknown>>(await ctx.api.get('/api/vhosts'), '/api/vhosts');
     const filter = new NameFilter(ctx.options.vhosts);
-    const counters = MonotonicCounters.in(ctx.memory);
+    const counters = MonotonicCounters.in(ctx.carryOver);
     const rates = rateSelection(ctx.options.rates);
     const seen = new Set<string>();
     for (const vhost of vhosts) {

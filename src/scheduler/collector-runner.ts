@@ -50,7 +50,7 @@ export class CollectorRunner {
   private stopped = false;
   private failures = 0;
   private readonly stopController = new AbortController();
-  private readonly memory = new Map<string, unknown>();
+  private readonly carryOver = new Map<string, unknown>();
   private readonly log: Logger;
 
   constructor(
@@ -125,7 +125,7 @@ export class CollectorRunner {
         log: this.log,
         options: this.config.options,
         signal,
-        memory: this.memory,
+        carryOver: this.carryOver,
         share,
         updateBroker: (overview) => brokerInfo.update(overview),
       });

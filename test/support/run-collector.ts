@@ -122,7 +122,7 @@ export async function runCollector(collector: AnyCollector, run: RunOptions): Pr
     log,
     options,
     signal: run.signal ?? new AbortController().signal,
-    memory: run.memory ?? new Map(),
+    carryOver: run.memory ?? new Map(),
     updateBroker: () => undefined,
   });
   const skipped = sink.skipped;

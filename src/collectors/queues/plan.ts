@@ -28,7 +28,7 @@ export interface QueuePlan {
 
 /** The cheapest request that yields the enabled metrics on this broker. */
 export function planQueueQuery(
-  ctx: Pick<CollectContext<QueueOptions>, 'broker' | 'options' | 'log' | 'memory'>,
+  ctx: Pick<CollectContext<QueueOptions>, 'broker' | 'options' | 'log' | 'carryOver'>,
   statsDue = true,
 ): QueuePlan {
   const { options, broker } = ctx;

@@ -76,7 +76,7 @@ export async function runCollector(
     log: pino({ level: 'silent' }),
     options: parsedOptions,
     signal: new AbortController().signal,
-    memory,
+    carryOver: memory,
     updateBroker: (overview) => updatedWith.push(overview),
   };
   await collector.collect(ctx);
