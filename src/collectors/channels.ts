@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { channelMessageStats, channelMetrics as M } from '../catalogue/channels.js';
 import { apiPath, columnsParam } from '../client/management-client.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldOf, fieldTable, getPath } from './field-table.js';
 import { scalarLabel } from './label-text.js';

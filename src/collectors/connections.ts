@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { connectionMetrics as M } from '../catalogue/connections.js';
 import { apiPath, columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTableOf, getPath } from './field-table.js';
 import { scalarLabel } from './label-text.js';

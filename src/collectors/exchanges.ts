@@ -3,7 +3,7 @@ import { exchangeMetrics as M } from '../catalogue/exchanges.js';
 import { expectList } from '../client/expect-list.js';
 import { columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { printedLabel } from './label-text.js';

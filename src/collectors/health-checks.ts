@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { healthMetrics as M } from '../catalogue/health.js';
 import { apiPath } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
 import { collectParts, getRemembered, httpStatus, majorVersion, part } from './optional-requests.js';
 

@@ -3,7 +3,7 @@ import { nodeMetrics as M } from '../catalogue/nodes.js';
 import { expectList } from '../client/expect-list.js';
 import { apiPath, columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { stringLabel } from './label-text.js';

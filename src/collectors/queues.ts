@@ -1,6 +1,6 @@
 import { queueMetrics as M } from '../catalogue/queues.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { SampleWriter } from '../render/sample-sink.js';
 import type { Collector, CollectContext } from './collector.js';
 import { emitRecord } from './field-table.js';

@@ -1,7 +1,7 @@
 import { SHOVEL_STATES, shovelMetrics as M } from '../catalogue/shovels.js';
 import { columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { stringLabel } from './label-text.js';

@@ -3,7 +3,7 @@ import { streamMetrics as M } from '../catalogue/streams.js';
 import { unlessAbsent } from '../client/absence.js';
 import { expectList } from '../client/expect-list.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTable, getPath } from './field-table.js';
 import { scalarLabel } from './label-text.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { vhostMetrics as M } from '../catalogue/vhosts.js';
 import { expectList } from '../client/expect-list.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldTableOf } from './field-table.js';
 import { MonotonicCounters } from './monotonic-counters.js';

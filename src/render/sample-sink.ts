@@ -1,5 +1,5 @@
 import type { MetricDef } from '../metrics/metric-def.js';
-import { formatValue, renderLabels, type RenderedFamily } from './exposition.js';
+import { formatValue, renderLabels, type RenderedFamily } from './text-format.js';
 
 /** Lines of one family: rendered text, moved into bytes every FLUSH_CHARS characters. */
 class FamilyLines {

@@ -1,5 +1,5 @@
 import { exporterMetrics as M } from '../catalogue/exporter.js';
-import type { RenderedFamily } from '../render/exposition.js';
+import type { RenderedFamily } from '../render/text-format.js';
 import { DROP_REASONS, SampleSink } from '../render/sample-sink.js';
 import type { TargetState } from '../snapshot/target-state.js';
 import { REVISION, VERSION } from '../version.js';

@@ -16,7 +16,7 @@ import { isAbsent } from '../../src/client/absence.js';
 import { ManagementError } from '../../src/client/errors.js';
 import { ManagementClient } from '../../src/client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../../src/collectors/collector.js';
-import { concatFamilies, type RenderedFamily } from '../../src/render/exposition.js';
+import { concatFamilies, type RenderedFamily } from '../../src/render/text-format.js';
 import { SampleSink } from '../../src/render/sample-sink.js';
 import type { TargetShare } from '../../src/shard/shard-assignment.js';
 

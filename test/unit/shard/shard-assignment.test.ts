@@ -1,7 +1,7 @@
 // Issue 14 ("Past one process"): how replicas split targets and vhosts.
 import { describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { renderLabels } from '../../../src/render/exposition.js';
+import { renderLabels } from '../../../src/render/text-format.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
 import { fnv1a32, podOrdinal, shardOf, TargetShare } from '../../../src/shard/shard-assignment.js';
 

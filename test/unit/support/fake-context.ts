@@ -3,7 +3,7 @@ import pino from 'pino';
 import { brokerInfoFromOverview, type BrokerInfo } from '../../../src/broker/broker-info.js';
 import { ManagementError } from '../../../src/client/errors.js';
 import type { AnyCollector, BrokerApi, CollectContext } from '../../../src/collectors/collector.js';
-import type { RenderedFamily } from '../../../src/render/exposition.js';
+import type { RenderedFamily } from '../../../src/render/text-format.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
 import { Exposition } from '../../../src/snapshot/exposition.js';
 import { readFixture } from './exposition.js';

@@ -13,7 +13,7 @@ import {
   OPENMETRICS_CONTENT_TYPE,
   TEXT_CONTENT_TYPE,
   type RenderedFamily,
-} from '../../../src/render/exposition.js';
+} from '../../../src/render/text-format.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
 import { Exposition } from '../../../src/snapshot/exposition.js';
 
