@@ -92,7 +92,7 @@ function queueQuery(): string {
     broker: { managementVersion: '3.10.8', rabbitmqVersion: '3.10.8', productName: 'RabbitMQ', productVersion: '3.10.8', erlangVersion: '', clusterName: '', variant: 'A', statisticsDisabled: false },
     options: queueOptionsSchema.parse({}),
     log: pino({ level: 'silent' }),
-    memory: new Map(),
+    carryOver: new Map(),
   });
   return `?${new URLSearchParams(Object.entries(plan.query).map(([k, v]) => [k, String(v)] as [string, string])).toString()}`;
 }

@@ -18,7 +18,7 @@ export const exporterMetrics = defineMetrics('exporter', {
     labels: ['collector', 'reason'],
     help: 'What the collector\'s last successful poll left out of the broker\'s answers, by reason: no_name (a listed object whose name is absent, null, empty or not a string, or an item that is not an object), duplicate (an object listed twice, or a series written twice: the first is served).',
   },
-  collectorStale: { name: 'rabbitmq_exporter_collector_data_withdrawn', type: g, labels: C, help: '1 when the collector\'s series are withdrawn because its last success is older than the maximum age.' },
+  collectorDataWithdrawn: { name: 'rabbitmq_exporter_collector_data_withdrawn', type: g, labels: C, help: '1 when the collector\'s series are withdrawn because its last success is older than the maximum age.' },
   collectorEnabled: { name: 'rabbitmq_exporter_collector_enabled', type: g, labels: C, help: '1 for each collector that is enabled.' },
   shardOrdinal: { name: 'rabbitmq_exporter_shard_ordinal', type: g, help: 'This replica\'s shard (--shard, 0-based; 0 when not sharded).' },
   totalShards: { name: 'rabbitmq_exporter_total_shards', type: g, help: 'How many shards the work is split into (--total-shards; 1 when not sharded).' },

@@ -32,7 +32,3 @@ export class ManagementError extends Error {
     return this.kind === 'http_status' ? `http_${this.status}` : this.kind;
   }
 }
-
-export function isNotFound(error: unknown): boolean {
-  return error instanceof ManagementError && error.kind === 'http_status' && error.status === 404;
-}

@@ -230,6 +230,11 @@ export function apiPath(...segments: string[]): string {
   return `/api/${segments.map((s, i) => (i === 0 ? s : encodePathSegment(s))).join('/')}`;
 }
 
+/** The `columns=` value that narrows a list answer to these fields: each once, in order. */
+export function columnsParam(fields: Iterable<string>): string {
+  return [...new Set(fields)].join(',');
+}
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { channelMessageStats, channelMetrics as M } from '../catalogue/channels.js';
-import { apiPath } from '../client/management-client.js';
-import { renderLabels } from '../render/exposition.js';
+import { apiPath, columnsParam } from '../client/management-client.js';
+import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldOf, fieldTable, getPath } from './field-table.js';
+import { scalarLabel } from './label-text.js';
 import { logOnce } from './log-once.js';
+import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchList, fetchPerVhost } from './paging.js';
-import { addDefined, labelOf, Tally } from './tally.js';
+import { addDefined, Tally } from './tally.js';
 
 const options = z.strictObject({
   /**
@@ -14,8 +16,11 @@ const options = z.strictObject({
    * consumers and message counters. ~17 series per open channel: mind the cardinality.
    */
   per_channel: z.boolean().default(false),
-  /** Read only these vhosts, one request each (GET /api/vhosts/{vhost}/channels); empty: GET /api/channels. */
-  vhosts: z.array(z.string()).default([]),
+  /**
+   * Which vhosts' channels (see NameFilter). A list of names is read one request each
+   * (GET /api/vhosts/{vhost}/channels); patterns, or no filter, read GET /api/channels, filtered.
+   */
+  vhosts: nameFilterSchema,
   /** Channels per page when the list is read page by page (the API allows at most 500). */
   page_size: z.number().int().min(1).max(500).default(500),
   /** Read the list page by page once it held more than this many channels on the previous poll (0: always). */
@@ -49,7 +54,7 @@ function columns(o: Options): string {
     cols.push(`message_stats.${s.field}`);
     if (o.rates) cols.push(`message_stats.${s.field}_details`);
   }
-  return cols.join(',');
+  return columnsParam(cols);
 }
 
 export const channelsCollector: Collector<Options> = {
@@ -75,8 +80,8 @@ export const channelsCollector: Collector<Options> = {
     const byState = new Tally();
     const byVhost = new Tally();
     for (const r of records) {
-      const vhost = labelOf(r.vhost);
-      byState.add([vhost, labelOf(r.state)]);
+      const vhost = scalarLabel(r.vhost);
+      byState.add([vhost, scalarLabel(r.state)]);
       const values: Record<string, unknown> = {};
       for (const { field } of GAUGES) values[field] = r[field];
       for (const s of channelMessageStats) {
@@ -98,12 +103,12 @@ export const channelsCollector: Collector<Options> = {
     if (o.per_channel) {
       const seen = new Set<string>();
       for (const r of records) {
-        const name = labelOf(r.name);
+        const name = scalarLabel(r.name);
         if (!name) {
           sink.drop('no_name');
           continue;
         }
-        const labels = [name, labelOf(r.vhost), labelOf(r.user)];
+        const labels = [name, scalarLabel(r.vhost), scalarLabel(r.user)];
         const id = labels.join('\u0000');
         if (seen.has(id)) {
           sink.drop('duplicate');
@@ -117,20 +122,21 @@ export const channelsCollector: Collector<Options> = {
 };
 
 async function fetchChannels(ctx: CollectContext<Options>): Promise<ChannelRecord[]> {
-  const { api, options: o, memory } = ctx;
+  const { api, options: o, carryOver } = ctx;
   const list = (path: string) =>
     fetchList<ChannelRecord>(api, path, {
       query: { columns: columns(o) },
       pageSize: o.page_size,
       pagingThreshold: o.paging_threshold,
-      memory,
+      carryOver,
       key: (r) => (typeof r?.name === 'string' ? r.name : undefined),
       drops: ctx.sink,
     });
-  const records =
-    o.vhosts.length === 0
-      ? await list('/api/channels')
-      : await fetchPerVhost(o.vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/channels`), (vhost) =>
+  const filter = new NameFilter(o.vhosts);
+  const vhosts = filter.exactNames;
+  const records = !vhosts
+    ? (await list('/api/channels')).filter((r) => filter.matches(scalarLabel(r?.vhost)))
+    : await fetchPerVhost(vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/channels`), (vhost) =>
           logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its channels are not collected'),
         );
   return records.filter((r) => r !== null && typeof r === 'object');

@@ -10,7 +10,7 @@ import type { TargetShare } from '../shard/shard-assignment.js';
 /** What a collector may ask of the broker: parsed JSON, or a ManagementError. */
 export interface BrokerApi {
   get<T = unknown>(path: string, query?: Record<string, string | number | boolean>): Promise<T>;
-  /** Like get(), but a 404 (path or plugin absent) resolves to undefined. */
+  /** Like get(), but an answer that means absent (see client/absence.ts) resolves to undefined. */
   getOptional<T = unknown>(path: string, query?: Record<string, string | number | boolean>): Promise<T | undefined>;
 }
 
@@ -22,8 +22,11 @@ export interface CollectContext<Options = Record<string, never>> {
   readonly log: Logger;
   readonly options: Options;
   readonly signal: AbortSignal;
-  /** Survives between polls of this collector on this target (e.g. counter bookkeeping). */
-  readonly memory: Map<string, unknown>;
+  /**
+   * What this collector carries over from one poll to the next on this target (counter
+   * offsets, which optional paths were absent, warnings already logged). Not RabbitMQ's memory.
+   */
+  readonly carryOver: Map<string, unknown>;
   /**
    * What of the target this replica serves when sharded (absent: everything). The sink already
    * leaves other shards' series out; a collector that can ask per vhost asks only for its own.

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { connectionMetrics as M } from '../catalogue/connections.js';
-import { apiPath } from '../client/management-client.js';
+import { apiPath, columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTableOf, getPath } from './field-table.js';
+import { scalarLabel } from './label-text.js';
 import { logOnce } from './log-once.js';
+import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchList, fetchPerVhost } from './paging.js';
-import { addDefined, labelOf, Tally } from './tally.js';
+import { addDefined, Tally } from './tally.js';
 
 const options = z.strictObject({
   /**
@@ -17,11 +19,12 @@ const options = z.strictObject({
    */
   per_connection: z.boolean().default(false),
   /**
-   * Read only these vhosts, one request each (GET /api/vhosts/{vhost}/connections); empty: all
-   * vhosts in one list (GET /api/connections). With management statistics disabled the per-vhost
-   * path answers nothing, so the whole list is read and filtered instead.
+   * Which vhosts' connections (see NameFilter). A list of names is read one request each
+   * (GET /api/vhosts/{vhost}/connections); patterns, or no filter, read one list
+   * (GET /api/connections), filtered. With management statistics disabled the per-vhost path
+   * answers nothing, so the whole list is read and filtered instead.
    */
-  vhosts: z.array(z.string()).default([]),
+  vhosts: nameFilterSchema,
   /** Connections per page when the list is read page by page (the API allows at most 500). */
   page_size: z.number().int().min(1).max(500).default(500),
   /**
@@ -60,8 +63,8 @@ export const connectionsCollector: Collector<Options> = {
     const byState = new Tally();
     const byGroup = new Tally();
     for (const r of records) {
-      const group = [labelOf(r.vhost), labelOf(r.user), labelOf(r.protocol), labelOf(r.node)];
-      byState.add([...group, labelOf(r.state)], { channels: r.channels });
+      const group = [scalarLabel(r.vhost), scalarLabel(r.user), scalarLabel(r.protocol), scalarLabel(r.node)];
+      byState.add([...group, scalarLabel(r.state)], { channels: r.channels });
       byGroup.add(group, {
         recv_oct: r.recv_oct,
         send_oct: r.send_oct,
@@ -91,28 +94,26 @@ export const connectionsCollector: Collector<Options> = {
 };
 
 async function fetchConnections(ctx: CollectContext<Options>): Promise<ConnectionRecord[]> {
-  const { api, options: o, memory, broker } = ctx;
-  const columns = [...AGGREGATE_COLUMNS, ...(o.rates ? RATE_COLUMNS : []), ...(o.per_connection ? PER_CONNECTION_COLUMNS : [])].join(',');
+  const { api, options: o, carryOver, broker } = ctx;
+  const columns = columnsParam([...AGGREGATE_COLUMNS, ...(o.rates ? RATE_COLUMNS : []), ...(o.per_connection ? PER_CONNECTION_COLUMNS : [])]);
   const list = (path: string) =>
     fetchList<ConnectionRecord>(api, path, {
       query: { columns },
       pageSize: o.page_size,
       pagingThreshold: o.paging_threshold,
-      memory,
+      carryOver,
       key: (r) => (typeof r?.name === 'string' ? r.name : undefined),
       drops: ctx.sink,
     });
   const valid = (records: ConnectionRecord[]) => records.filter((r) => r !== null && typeof r === 'object');
 
-  if (o.vhosts.length === 0) return valid(await list('/api/connections'));
-  if (broker.statisticsDisabled) {
-    // Measured on 3.10.8: /api/vhosts/{vhost}/connections answers [] when statistics are off,
-    // while /api/connections still lists the tracked connections (name, vhost, user, node).
-    const wanted = new Set(o.vhosts);
-    return valid(await list('/api/connections')).filter((r) => wanted.has(labelOf(r.vhost)));
-  }
+  const filter = new NameFilter(o.vhosts);
+  const vhosts = filter.exactNames;
+  // Measured on 3.10.8: /api/vhosts/{vhost}/connections answers [] when statistics are off,
+  // while /api/connections still lists the tracked connections (name, vhost, user, node).
+  if (!vhosts || broker.statisticsDisabled) return valid(await list('/api/connections')).filter((r) => filter.matches(scalarLabel(r.vhost)));
   return valid(
-    await fetchPerVhost(o.vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/connections`), (vhost) =>
+    await fetchPerVhost(vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/connections`), (vhost) =>
       logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its connections are not collected'),
     ),
   );
@@ -122,13 +123,13 @@ function emitPerConnection(ctx: CollectContext<Options>, records: ConnectionReco
   const { sink } = ctx;
   const seen = new Set<string>();
   for (const r of records) {
-    const name = labelOf(r.name);
+    const name = scalarLabel(r.name);
     if (!name) {
       sink.drop('no_name');
       continue;
     }
-    const vhost = labelOf(r.vhost);
-    const user = labelOf(r.user);
+    const vhost = scalarLabel(r.vhost);
+    const user = scalarLabel(r.user);
     const key = `${name}\u0000${vhost}\u0000${user}`;
     if (seen.has(key)) {
       sink.drop('duplicate');
@@ -138,15 +139,15 @@ function emitPerConnection(ctx: CollectContext<Options>, records: ConnectionReco
     const id = { connection: name, vhost, user };
     sink.add(M.info, {
       ...id,
-      node: labelOf(r.node),
-      protocol: labelOf(r.protocol),
-      type: labelOf(r.type),
-      peer_host: labelOf(r.peer_host),
-      client_name: labelOf(r.user_provided_name),
-      client_product: labelOf(getPath(r, ['client_properties', 'product'])),
-      client_version: labelOf(getPath(r, ['client_properties', 'version'])),
-      auth_mechanism: labelOf(r.auth_mechanism),
-      ssl: labelOf(r.ssl),
+      node: scalarLabel(r.node),
+      protocol: scalarLabel(r.protocol),
+      type: scalarLabel(r.type),
+      peer_host: scalarLabel(r.peer_host),
+      client_name: scalarLabel(r.user_provided_name),
+      client_product: scalarLabel(getPath(r, ['client_properties', 'product'])),
+      client_version: scalarLabel(getPath(r, ['client_properties', 'version'])),
+      auth_mechanism: scalarLabel(r.auth_mechanism),
+      ssl: scalarLabel(r.ssl),
     }, 1);
     if (typeof r.state === 'string') sink.add(M.state, { ...id, state: r.state }, 1);
     const labels = renderLabels(M.connChannels.labels, [name, vhost, user]);

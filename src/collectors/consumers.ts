@@ -1,16 +1,22 @@
 import { z } from 'zod';
 import { consumerMetrics as M } from '../catalogue/consumers.js';
-import { apiPath } from '../client/management-client.js';
+import { expectList } from '../client/expect-list.js';
+import { apiPath, columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
 import { getPath } from './field-table.js';
+import { scalarLabel } from './label-text.js';
 import { logOnce } from './log-once.js';
+import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchPerVhost } from './paging.js';
-import { labelOf, Tally } from './tally.js';
+import { Tally } from './tally.js';
 
 const options = z.strictObject({
-  /** Read only these vhosts, one request each (GET /api/consumers/{vhost}); empty: GET /api/consumers. */
-  vhosts: z.array(z.string()).default([]),
+  /**
+   * Which vhosts' consumers (see NameFilter). A list of names is read one request each
+   * (GET /api/consumers/{vhost}); patterns, or no filter, read GET /api/consumers, filtered.
+   */
+  vhosts: nameFilterSchema,
   /** Serve consumer counts per queue and ack mode (rabbitmq_queue_consumers_by_ack_mode). */
   per_queue: z.boolean().default(true),
   /**
@@ -24,7 +30,7 @@ type Options = z.infer<typeof options>;
 type ConsumerRecord = Record<string, unknown>;
 
 /** The API answers /api/consumers whole (it ignores paging); columns= narrows each record. */
-const COLUMNS = ['queue', 'ack_required', 'prefetch_count', 'activity_status', 'consumer_tag', 'channel_details.name'].join(',');
+const COLUMNS = columnsParam(['queue', 'ack_required', 'prefetch_count', 'activity_status', 'consumer_tag', 'channel_details.name']);
 
 export const consumersCollector: Collector<Options> = {
   name: 'consumers',
@@ -47,7 +53,7 @@ export const consumersCollector: Collector<Options> = {
     const byActivity = new Tally();
     const perQueue = new Tally();
     for (const r of records) {
-      const vhost = labelOf(getPath(r, ['queue', 'vhost']));
+      const vhost = scalarLabel(getPath(r, ['queue', 'vhost']));
       const mode = ackMode(r.ack_required);
       byAckMode.add([vhost, mode]);
       if (typeof r.activity_status === 'string') byActivity.add([vhost, r.activity_status]);
@@ -100,14 +106,13 @@ export function prefetchRange(raw: unknown): string | undefined {
 async function fetchConsumers(ctx: CollectContext<Options>): Promise<ConsumerRecord[]> {
   const { api, options: o } = ctx;
   const list = async (path: string): Promise<ConsumerRecord[]> => {
-    const answer = await api.get<unknown>(path, { columns: COLUMNS });
-    if (!Array.isArray(answer)) throw new Error(`${path} did not answer a JSON array`);
-    return answer as ConsumerRecord[];
+    return expectList<ConsumerRecord>(await api.get(path, { columns: COLUMNS }), path);
   };
-  const records =
-    o.vhosts.length === 0
-      ? await list('/api/consumers')
-      : await fetchPerVhost(o.vhosts, (vhost) => list(apiPath('consumers', vhost)), (vhost) =>
+  const filter = new NameFilter(o.vhosts);
+  const vhosts = filter.exactNames;
+  const records = !vhosts
+    ? (await list('/api/consumers')).filter((r) => filter.matches(scalarLabel(getPath(r, ['queue', 'vhost']))))
+    : await fetchPerVhost(vhosts, (vhost) => list(apiPath('consumers', vhost)), (vhost) =>
           logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its consumers are not collected'),
         );
   // An AMQP consumer is its channel and tag: the same one listed twice is counted once. Stream

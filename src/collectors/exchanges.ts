@@ -1,19 +1,23 @@
 import { z } from 'zod';
 import { exchangeMetrics as M } from '../catalogue/exchanges.js';
+import { expectList } from '../client/expect-list.js';
+import { columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { Collector } from './collector.js';
-import { emitRecord, fieldTableOf } from './field-table.js';
+import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
+import { printedLabel } from './label-text.js';
 import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
+import { rateSelection, ratesOptionSchema } from './rates-option.js';
 import { Tally } from './tally.js';
 
 const table = fieldTableOf(M);
 
 const options = z.strictObject({
   /** `_details.rate` gauges: false, true, or a list of fields such as ["message_stats.publish_in"]. */
-  rates: z.union([z.boolean(), z.array(z.string())]).default(false),
+  rates: ratesOptionSchema(false),
   vhosts: nameFilterSchema,
   exchanges: nameFilterSchema,
   /** Count bindings per vhost (one more request, /api/bindings with two columns). */
@@ -27,10 +31,6 @@ const options = z.strictObject({
 type Options = z.infer<typeof options>;
 type ExchangeRecord = Record<string, unknown>;
 
-function str(value: unknown): string {
-  return value === null || value === undefined ? '' : String(value);
-}
-
 export const exchangesCollector: Collector<Options> = {
   name: 'exchanges',
   description: 'GET /api/exchanges (columns: name, vhost, type, flags, message_stats) and /api/bindings (columns: vhost, destination_type) for counts per vhost.',
@@ -40,22 +40,17 @@ export const exchangesCollector: Collector<Options> = {
   metrics: metricsOf(M),
   async collect(ctx) {
     const { sink, options: o } = ctx;
-    const rateFields = o.rates === true || o.rates === false ? o.rates : new Set(o.rates);
-    const columns = ['name', 'vhost', 'type', 'durable', 'auto_delete', 'internal'];
-    if (!ctx.broker.statisticsDisabled) {
-      for (const row of table.rows) {
-        columns.push(row.field);
-        if (rateFields === true || (rateFields instanceof Set && rateFields.has(row.field))) columns.push(`${row.field}_details`);
-      }
-    }
-    const exchanges = await fetchWholeOrPaged<ExchangeRecord>(ctx.api, '/api/exchanges', { columns: columns.join(',') }, {
+    const rateFields = rateSelection(o.rates);
+    const statistics = ctx.broker.statisticsDisabled ? [] : fieldsRead(table, rateFields);
+    const columns = columnsParam(['name', 'vhost', 'type', 'durable', 'auto_delete', 'internal', ...statistics]);
+    const exchanges = await fetchWholeOrPaged<ExchangeRecord>(ctx.api, '/api/exchanges', { columns }, {
       pageSize: o.page_size,
       key: (e) => (typeof e.vhost === 'string' && typeof e.name === 'string' ? `${e.vhost}\u0000${e.name}` : undefined),
       drops: sink,
     });
     const vhostFilter = new NameFilter(o.vhosts);
     const exchangeFilter = new NameFilter(o.exchanges);
-    const counters = MonotonicCounters.in(ctx.memory);
+    const counters = MonotonicCounters.in(ctx.carryOver);
     const byType = new Tally();
     let filtered = 0;
     for (const exchange of exchanges) {
@@ -64,7 +59,7 @@ export const exchangesCollector: Collector<Options> = {
         continue;
       }
       if (!vhostFilter.matches(exchange.vhost)) continue;
-      byType.add([exchange.vhost, str(exchange.type)]);
+      byType.add([exchange.vhost, printedLabel(exchange.type)]);
       if (!exchangeFilter.matches(exchange.name)) {
         filtered++;
         continue;
@@ -73,19 +68,21 @@ export const exchangesCollector: Collector<Options> = {
       emitRecord(sink, table, exchange, labels, { rates: rateFields, counters });
       if (o.info) {
         const { vhost, name: exchangeName, type, durable, auto_delete, internal } = exchange;
-        sink.add(M.info, { vhost, exchange: exchangeName, type: str(type), durable: str(durable), auto_delete: str(auto_delete), internal: str(internal) }, 1);
+        sink.add(M.info, { vhost, exchange: exchangeName, type: printedLabel(type), durable: printedLabel(durable), auto_delete: printedLabel(auto_delete), internal: printedLabel(internal) }, 1);
       }
     }
     counters.commit();
     for (const group of byType) sink.add(M.vhostExchanges, group.labels, group.count);
     sink.add(M.seriesFiltered, [], filtered);
     if (o.bindings) {
-      const bindings = await ctx.api.get<{ vhost?: unknown; destination_type?: unknown }[]>('/api/bindings', { columns: 'vhost,destination_type' });
-      if (!Array.isArray(bindings)) throw new Error('/api/bindings did not answer a JSON list');
+      const bindings = expectList<{ vhost?: unknown; destination_type?: unknown } | null>(
+        await ctx.api.get('/api/bindings', { columns: 'vhost,destination_type' }),
+        '/api/bindings',
+      );
       const byDestination = new Tally();
       for (const b of bindings) {
         if (typeof b?.vhost !== 'string' || !vhostFilter.matches(b.vhost)) continue;
-        byDestination.add([b.vhost, str(b.destination_type)]);
+        byDestination.add([b.vhost, printedLabel(b.destination_type)]);
       }
       for (const group of byDestination) sink.add(M.vhostBindings, group.labels, group.count);
     }

@@ -1,13 +1,10 @@
 import { featureFlagMetrics as M } from '../catalogue/feature-flags.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
+import { stringLabel } from './label-text.js';
 import { collectParts, jsonList, optionalBody, part } from './optional-requests.js';
 
 type Flag = Record<string, unknown>;
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
 
 export const featureFlagsCollector: Collector = {
   name: 'feature_flags',
@@ -32,13 +29,13 @@ export const featureFlagsCollector: Collector = {
         (flags) => {
           const seen = new Set<string>();
           for (const flag of flags ?? []) {
-            const name = text(flag.name);
+            const name = stringLabel(flag.name);
             if (!name || seen.has(name)) {
               ctx.sink.drop(name ? 'duplicate' : 'no_name');
               continue;
             }
             seen.add(name);
-            ctx.sink.add(M.enabled, [name, text(flag.stability)], flag.state === 'enabled' ? 1 : 0);
+            ctx.sink.add(M.enabled, [name, stringLabel(flag.stability)], flag.state === 'enabled' ? 1 : 0);
           }
         },
       ),
@@ -58,13 +55,13 @@ export const featureFlagsCollector: Collector = {
           (features) => {
             const seen = new Set<string>();
             for (const feature of features ?? []) {
-              const name = text(feature.name);
+              const name = stringLabel(feature.name);
               if (!name || seen.has(name)) {
                 ctx.sink.drop(name ? 'duplicate' : 'no_name');
                 continue;
               }
               seen.add(name);
-              ctx.sink.add(M.deprecatedInUse, [name, text(feature.deprecation_phase)], 1);
+              ctx.sink.add(M.deprecatedInUse, [name, stringLabel(feature.deprecation_phase)], 1);
             }
           },
         ),

@@ -1,6 +1,7 @@
 import { FEDERATION_LINK_STATES, federationMetrics as M } from '../catalogue/federation.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
+import { stringLabel } from './label-text.js';
 import { getRemembered, jsonList } from './optional-requests.js';
 
 const PATH = '/api/federation-links';
@@ -8,10 +9,6 @@ const PATH = '/api/federation-links';
 const COLUMNS = 'vhost,upstream,type,exchange,queue,upstream_exchange,upstream_queue,node,status';
 
 type Link = Record<string, unknown>;
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
 
 export const federationCollector: Collector = {
   name: 'federation',
@@ -36,13 +33,13 @@ export const federationCollector: Collector = {
     const byStatus = new Map<string, number>();
     const { sink } = ctx;
     for (const link of links.values()) {
-      const status = text(link.status) || 'unknown';
+      const status = stringLabel(link.status) || 'unknown';
       byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-      const id = { vhost: text(link.vhost), upstream: text(link.upstream), exchange: text(link.exchange), queue: text(link.queue) };
+      const id = { vhost: stringLabel(link.vhost), upstream: stringLabel(link.upstream), exchange: stringLabel(link.exchange), queue: stringLabel(link.queue) };
       sink.add(M.linkUp, id, status === 'running' ? 1 : 0);
       const states: readonly string[] = FEDERATION_LINK_STATES.includes(status as never) ? FEDERATION_LINK_STATES : [...FEDERATION_LINK_STATES, status];
       for (const state of states) sink.add(M.linkState, { ...id, state }, state === status ? 1 : 0);
-      sink.add(M.linkInfo, { ...id, type: text(link.type), upstream_exchange: text(link.upstream_exchange), upstream_queue: text(link.upstream_queue), node: text(link.node) }, 1);
+      sink.add(M.linkInfo, { ...id, type: stringLabel(link.type), upstream_exchange: stringLabel(link.upstream_exchange), upstream_queue: stringLabel(link.upstream_queue), node: stringLabel(link.node) }, 1);
     }
     for (const [status, count] of byStatus) sink.add(M.links, [status], count);
   },

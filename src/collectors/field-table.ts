@@ -2,6 +2,7 @@ import { metricsOf, type MetricDef } from '../metrics/metric-def.js';
 import type { SampleWriter } from '../render/sample-sink.js';
 import { toSampleValue } from '../render/sample-sink.js';
 import type { MonotonicCounters } from './monotonic-counters.js';
+import { type RateSelection, wantsRate } from './rates-option.js';
 
 interface CompiledRow {
   readonly field: string;
@@ -43,6 +44,11 @@ export function fieldTableOf(part: Readonly<Record<string, MetricDef>>): FieldTa
   return fieldTable(Object.values(part).filter((def) => def.source !== undefined));
 }
 
+/** The fields a table reads, each followed by its `_details` when `rates` wants its rate gauge: for `columns=`. */
+export function fieldsRead(table: FieldTable, rates: RateSelection): string[] {
+  return table.rows.flatMap((row) => (row.ratePath && wantsRate(rates, row.field) ? [row.field, `${row.field}_details`] : [row.field]));
+}
+
 export function getPath(record: unknown, path: readonly string[]): unknown {
   let value: unknown = record;
   for (const key of path) {
@@ -54,7 +60,7 @@ export function getPath(record: unknown, path: readonly string[]): unknown {
 
 export interface EmitOptions {
   /** Emit the `_details.rate` gauges too: all of them, or those of the listed fields. */
-  rates: boolean | ReadonlySet<string>;
+  rates: RateSelection;
   /** Keeps counters from going down between polls (see MonotonicCounters). */
   counters?: MonotonicCounters;
 }
@@ -81,7 +87,7 @@ export function emitRecord(
       }
       sink.addRendered(row.metric, renderedLabels, value);
     }
-    if (row.ratePath && row.metric.rate && (options.rates === true || (options.rates !== false && options.rates.has(row.field)))) {
+    if (row.ratePath && row.metric.rate && wantsRate(options.rates, row.field)) {
       const rate = getPath(record, row.ratePath);
       if (rate !== undefined) sink.addRendered(row.metric.rate, renderedLabels, scaled(rate, row.scale));
     }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { healthMetrics as M } from '../catalogue/health.js';
 import { apiPath } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
 import { collectParts, getRemembered, httpStatus, majorVersion, part } from './optional-requests.js';
 
@@ -173,7 +173,7 @@ function unique<T>(values: readonly T[]): T[] {
  * later disappears must make port-listener fail, not vanish from the checks.
  */
 async function amqpListeners(ctx: Ctx): Promise<Listeners> {
-  const known = ctx.memory.get('listeners') as Listeners | undefined;
+  const known = ctx.carryOver.get('listeners') as Listeners | undefined;
   if (known) return known;
   try {
     const overview = await ctx.api.get<{ node?: unknown; listeners?: unknown }>('/api/overview', { columns: 'node,listeners' });
@@ -183,7 +183,7 @@ async function amqpListeners(ctx: Ctx): Promise<Listeners> {
       ports: unique(own.map((l) => l.port).filter((p): p is number => typeof p === 'number')),
       protocols: unique(own.map((l) => l.protocol as string)),
     };
-    ctx.memory.set('listeners', found);
+    ctx.carryOver.set('listeners', found);
     ctx.log.debug({ node: overview.node, ...found }, 'AMQP listeners to check');
     if (found.ports.length === 0) ctx.log.info({ node: overview.node }, 'the node lists no AMQP listener: no port-listener or protocol-listener checks unless configured');
     return found;
@@ -214,15 +214,15 @@ async function runCheck(ctx: Ctx, c: Check): Promise<number | undefined> {
           : `the broker has no ${c.check} health check`,
     });
     if (!answer.ok) return undefined;
-    if (ctx.memory.delete(failedKey)) ctx.log.info(logFields(c), 'health check passes again');
+    if (ctx.carryOver.delete(failedKey)) ctx.log.info(logFields(c), 'health check passes again');
     return 1;
   } catch (error) {
     if (httpStatus(error) !== 503) throw error;
     // The reason (alarms in effect, missing listener, queues at risk) goes to the log, at each change.
     const cause = (error as Error).message;
-    if (ctx.memory.get(failedKey) !== cause) {
+    if (ctx.carryOver.get(failedKey) !== cause) {
       ctx.log.warn({ ...logFields(c), cause }, 'health check failed');
-      ctx.memory.set(failedKey, cause);
+      ctx.carryOver.set(failedKey, cause);
     }
     return 0;
   }
@@ -233,7 +233,7 @@ async function runCheck(ctx: Ctx, c: Check): Promise<number | undefined> {
  * the API shows it only the vhosts it has permissions for, so totals silently shrink.
  */
 async function checkWhoami(ctx: Ctx): Promise<void> {
-  if (ctx.memory.get('whoami checked')) return;
+  if (ctx.carryOver.get('whoami checked')) return;
   let whoami: { name?: unknown; tags?: unknown };
   try {
     whoami = await ctx.api.get('/api/whoami');
@@ -241,7 +241,7 @@ async function checkWhoami(ctx: Ctx): Promise<void> {
     ctx.log.debug({ cause: (error as Error).message }, 'could not read /api/whoami; asking again next poll');
     return;
   }
-  ctx.memory.set('whoami checked', true);
+  ctx.carryOver.set('whoami checked', true);
   const tags = userTags(whoami?.tags);
   if (!tags.includes('monitoring') && !tags.includes('administrator')) {
     ctx.log.warn(

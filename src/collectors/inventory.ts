@@ -1,13 +1,10 @@
 import { inventoryMetrics as M } from '../catalogue/inventory.js';
 import { metricsOf, type MetricDef } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
+import { stringLabel } from './label-text.js';
 import { collectParts, jsonList, optionalBody, part, type Part } from './optional-requests.js';
 
 type Item = Record<string, unknown>;
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
 
 interface CountSpec {
   path: string;
@@ -59,7 +56,7 @@ function countPart(ctx: CollectContext, spec: CountSpec): Part {
       const seen = new Set<string>();
       const counts = new Map<string, { labels: string[]; count: number }>();
       for (const item of items) {
-        const identity = spec.identity.map((f) => text(item[f]));
+        const identity = spec.identity.map((f) => stringLabel(item[f]));
         const key = JSON.stringify(identity);
         if (seen.has(key)) {
           ctx.sink.drop('duplicate');

@@ -9,15 +9,12 @@
 export class MonotonicCounters {
   private previous = new Map<string, { raw: number; offset: number }>();
   private current = new Map<string, { raw: number; offset: number }>();
-  /** Decreases seen in the last poll. */
-  corrections = 0;
 
   adjust(seriesKey: string, raw: number): number {
     const before = this.previous.get(seriesKey);
     let offset = before?.offset ?? 0;
     if (before && raw < before.raw) {
       offset += before.raw - raw;
-      this.corrections++;
     }
     this.current.set(seriesKey, { raw, offset });
     return raw + offset;
@@ -32,14 +29,13 @@ export class MonotonicCounters {
   /** A failed poll keeps the state of the last good one. */
   discard(): void {
     this.current = new Map();
-    this.corrections = 0;
   }
 
-  static in(memory: Map<string, unknown>): MonotonicCounters {
-    let counters = memory.get('monotonic') as MonotonicCounters | undefined;
+  static in(carryOver: Map<string, unknown>): MonotonicCounters {
+    let counters = carryOver.get('monotonic') as MonotonicCounters | undefined;
     if (!counters) {
       counters = new MonotonicCounters();
-      memory.set('monotonic', counters);
+      carryOver.set('monotonic', counters);
     }
     counters.discard();
     return counters;

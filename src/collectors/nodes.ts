@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { nodeMetrics as M } from '../catalogue/nodes.js';
-import { apiPath } from '../client/management-client.js';
+import { expectList } from '../client/expect-list.js';
+import { apiPath, columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { Collector, CollectContext } from './collector.js';
-import { emitRecord, fieldTableOf } from './field-table.js';
+import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
+import { stringLabel } from './label-text.js';
 import { majorVersion } from './optional-requests.js';
 
 const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';
@@ -12,11 +14,11 @@ const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';
 const table = fieldTableOf(M);
 
 /** Fields the table reads plus those handled by hand: the `columns=` of the request. */
-const COLUMNS = [
+const COLUMNS = columnsParam([
   'name', 'type', 'running', 'mem_calculation_strategy', 'rates_mode', 'partitions', 'cluster_links',
   'metrics_gc_queue_length', 'ra_open_file_metrics',
-  ...table.rows.flatMap((row) => [row.path.join('.'), ...(row.ratePath ? [`${row.path.join('.')}_details`] : [])]),
-].join(',');
+  ...fieldsRead(table, true),
+]);
 
 const options = z.strictObject({
   /** Serve the API's `_details.rate` values as gauges. */
@@ -36,8 +38,7 @@ export const nodesCollector: Collector<Options> = {
   optionsSchema: options,
   metrics: metricsOf(M),
   async collect(ctx) {
-    const nodes = await ctx.api.get<NodeRecord[]>('/api/nodes', { columns: COLUMNS });
-    if (!Array.isArray(nodes)) throw new Error('/api/nodes did not answer a JSON array');
+    const nodes = expectList<NodeRecord>(await ctx.api.get('/api/nodes', { columns: COLUMNS }), '/api/nodes');
     const { sink } = ctx;
     const seen = new Set<string>();
     const running: string[] = [];
@@ -53,7 +54,7 @@ export const nodesCollector: Collector<Options> = {
       seen.add(name);
       if (node.running === true) running.push(name);
       const labels = renderLabels(['node'], [name]);
-      sink.add(M.info, { node: name, type: str(node.type), mem_calculation_strategy: str(node.mem_calculation_strategy), rates_mode: str(node.rates_mode) }, 1);
+      sink.add(M.info, { node: name, type: stringLabel(node.type), mem_calculation_strategy: stringLabel(node.mem_calculation_strategy), rates_mode: stringLabel(node.rates_mode) }, 1);
       emitRecord(sink, table, withoutSockets ? { ...node, sockets_used: undefined, sockets_used_details: undefined, sockets_total: undefined } : node, labels, { rates: ctx.options.rates });
       // A stopped node's record carries only name, type and running: no zeros for what is unknown.
       if (Array.isArray(node.partitions)) sink.addRendered(M.partitions, labels, node.partitions.length);
@@ -66,10 +67,6 @@ export const nodesCollector: Collector<Options> = {
     }
   },
 };
-
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
 
 function emitMap(ctx: CollectContext<Options>, metric: typeof M.metricsGcQueue, node: string, map: unknown): void {
   if (map === null || typeof map !== 'object' || Array.isArray(map)) return;
@@ -85,7 +82,7 @@ interface ClusterLink {
 function emitClusterLinks(ctx: CollectContext<Options>, node: string, links: ClusterLink[]): void {
   let peers = 0;
   for (const link of links) {
-    const peer = str(link?.name);
+    const peer = stringLabel(link?.name);
     // rabbitmqctl and friends appear as short-lived peers named rabbitmqcli-<pid>-<node>.
     if (!peer || peer.startsWith('rabbitmqcli')) continue;
     peers++;
@@ -103,14 +100,14 @@ function emitClusterLinks(ctx: CollectContext<Options>, node: string, links: Clu
 async function collectMemory(ctx: CollectContext<Options>, node: string): Promise<void> {
   const viaQuery = () => ctx.api.getOptional<{ memory?: unknown }>(apiPath('nodes', node), { memory: true, columns: 'memory' });
   let answer: { memory?: unknown } | undefined;
-  if (ctx.memory.get(MEMORY_VIA_QUERY) === true) {
+  if (ctx.carryOver.get(MEMORY_VIA_QUERY) === true) {
     answer = await viaQuery();
   } else {
     answer = await ctx.api.getOptional<{ memory?: unknown }>(`${apiPath('nodes', node)}/memory`);
     if (answer === undefined && ctx.broker.variant === 'A') {
       answer = await viaQuery();
       // Both 404: the node went away. Only the query path answering proves /memory is absent.
-      if (answer !== undefined) ctx.memory.set(MEMORY_VIA_QUERY, true);
+      if (answer !== undefined) ctx.carryOver.set(MEMORY_VIA_QUERY, true);
     }
   }
   const memory = answer?.memory;

@@ -1,5 +1,7 @@
 import { parseVersion } from '../broker/broker-info.js';
+import { absence } from '../client/absence.js';
 import { ManagementError } from '../client/errors.js';
+import { expectList } from '../client/expect-list.js';
 import type { CollectContext } from './collector.js';
 
 /**
@@ -16,10 +18,10 @@ export interface OptionalEndpoint {
   query?: Record<string, string | number | boolean>;
   /**
    * Set when a 401/403 can mean the exporter's user lacks a tag or permission this endpoint needs
-   * (not bad credentials): such an answer is then treated like a 404, and this says why.
+   * (not bad credentials): such an answer is then treated as absent, and this says why.
    */
   refusedBecause?: string;
-  /** What a 404 means, for the log line (e.g. "the shovel management plugin is not enabled"). */
+  /** What an absent path means, for the log line (e.g. "the shovel management plugin is not enabled"). */
   absentMeans: string;
 }
 
@@ -55,14 +57,15 @@ function credentialsWork(ctx: CollectContext<unknown>): Promise<boolean> {
  */
 export async function getRemembered<T>(ctx: CollectContext<unknown>, endpoint: OptionalEndpoint): Promise<Fetched<T>> {
   const key = `absent ${endpoint.path}`;
-  const remembered = ctx.memory.get(key) as number | undefined;
+  const remembered = ctx.carryOver.get(key) as number | undefined;
   let body: T;
   try {
     body = await ctx.api.get<T>(endpoint.path, endpoint.query);
   } catch (error) {
+    const meaning = absence(error);
+    const refused = meaning === 'refused' && endpoint.refusedBecause !== undefined;
+    if (meaning !== 'absent' && !(refused && (await credentialsWork(ctx)))) throw error;
     const status = httpStatus(error);
-    const refused = (status === 401 || status === 403) && endpoint.refusedBecause !== undefined;
-    if (status !== 404 && !(refused && (await credentialsWork(ctx)))) throw error;
     if (remembered !== status) {
       if (refused) {
         ctx.log.warn(
@@ -72,12 +75,12 @@ export async function getRemembered<T>(ctx: CollectContext<unknown>, endpoint: O
       } else {
         ctx.log.info({ path: endpoint.path, status }, `${endpoint.absentMeans}: no series while the path is absent`);
       }
-      ctx.memory.set(key, status);
+      ctx.carryOver.set(key, status);
     }
     return { ok: false };
   }
   if (remembered !== undefined) {
-    ctx.memory.delete(key);
+    ctx.carryOver.delete(key);
     ctx.log.info({ path: endpoint.path }, 'the path answers again');
   }
   return { ok: true, body };
@@ -137,8 +140,7 @@ export async function collectParts(ctx: CollectContext<unknown>, parts: readonly
 
 /** The objects of a JSON list answer; anything else is an error of that request. */
 export function jsonList<T extends object = Record<string, unknown>>(body: unknown, path: string): T[] {
-  if (!Array.isArray(body)) throw new Error(`${path} did not answer a JSON list`);
-  return body.filter((item): item is T => item !== null && typeof item === 'object' && !Array.isArray(item));
+  return expectList(body, path).filter((item): item is T => item !== null && typeof item === 'object' && !Array.isArray(item));
 }
 
 /** Major version of the management plugin, which decides which paths exist. */

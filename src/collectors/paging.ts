@@ -1,4 +1,6 @@
-import { isNotFound, ManagementError } from '../client/errors.js';
+import { isAbsent } from '../client/absence.js';
+import { ManagementError } from '../client/errors.js';
+import { expectList } from '../client/expect-list.js';
 import type { DropCounter } from '../render/sample-sink.js';
 import type { BrokerApi } from './collector.js';
 
@@ -82,8 +84,8 @@ export interface ListOptions<T> extends PagedOptions<T> {
    * that is one request anyway).
    */
   pagingThreshold: number;
-  /** The collector's `ctx.memory`: where the previous length of each list is kept. */
-  memory: Map<string, unknown>;
+  /** The collector's `ctx.carryOver`: where the previous length of each list is kept. */
+  carryOver: Map<string, unknown>;
 }
 
 /**
@@ -91,20 +93,19 @@ export interface ListOptions<T> extends PagedOptions<T> {
  * otherwise (see fetchAllPages). De-duplicated on `key` either way.
  */
 export async function fetchList<T>(api: BrokerApi, path: string, options: ListOptions<T>): Promise<T[]> {
-  const memoryKey = `paging:length:${path}`;
-  const previous = options.memory.get(memoryKey);
+  const carryKey = `paging:length:${path}`;
+  const previous = options.carryOver.get(carryKey);
   const paged = options.pagingThreshold === 0 || typeof previous !== 'number' || previous > options.pagingThreshold;
   let items: T[];
   if (paged) {
     items = await fetchAllPages(api, path, options);
   } else {
-    const answer = await api.get(path, options.query);
-    if (!Array.isArray(answer)) throw new Error(`${path} did not answer a JSON array`);
+    const answer = expectList<T>(await api.get(path, options.query), path);
     const dedup = new Deduplicator(options.key, options.drops);
-    dedup.addAll(answer as T[]);
+    dedup.addAll(answer);
     items = dedup.items;
   }
-  options.memory.set(memoryKey, items.length);
+  options.carryOver.set(carryKey, items.length);
   return items;
 }
 
@@ -140,7 +141,7 @@ class Deduplicator<T> {
 /**
  * The records of several vhosts, fetched with `fetch(vhost)` (in parallel; the client bounds
  * the requests in flight) and concatenated in the order given. A vhost that does not exist
- * (HTTP 404) contributes nothing and is reported to `onMissing`; other errors fail the poll.
+ * (absent: see client/absence.ts) contributes nothing and is reported to `onMissing`; other errors fail the poll.
  */
 export async function fetchPerVhost<T>(
   vhosts: readonly string[],
@@ -152,7 +153,7 @@ export async function fetchPerVhost<T>(
       try {
         return await fetch(vhost);
       } catch (error) {
-        if (isNotFound(error)) {
+        if (isAbsent(error)) {
           onMissing(vhost);
           return [];
         }
@@ -181,10 +182,9 @@ export async function fetchWholeOrPaged<T>(api: BrokerApi, path: string, query: 
     items = await fetchAllPages(api, path, { query, pageSize: options.pageSize, key: options.key, drops: options.drops });
   } else {
     const answer = await api.get<unknown>(path, query);
-    const list = Array.isArray(answer) ? answer : (answer as { items?: unknown } | null)?.items;
-    if (!Array.isArray(list)) throw new Error(`${path} did not answer a JSON list`);
+    const list = expectList<T>(Array.isArray(answer) ? answer : ((answer as { items?: unknown } | null)?.items ?? answer), path);
     const dedup = new Deduplicator(options.key, options.drops);
-    dedup.addAll(list as T[]);
+    dedup.addAll(list);
     items = dedup.items;
   }
   return items;

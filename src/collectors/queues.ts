@@ -1,6 +1,6 @@
 import { queueMetrics as M } from '../catalogue/queues.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { SampleWriter } from '../render/sample-sink.js';
 import type { Collector, CollectContext } from './collector.js';
 import { emitRecord } from './field-table.js';
@@ -15,6 +15,7 @@ import { planQueueQuery } from './queues/plan.js';
 import { emitQueueInfo, emitQueueState } from './queues/series.js';
 import { QueueStatsTier } from './queues/stats-tier.js';
 import { STATS_DEFS } from './queues/tables.js';
+import { rateSelection } from './rates-option.js';
 
 export { queueOptionsSchema, type QueueOptions } from './queues/options.js';
 export { planQueueQuery, type QueuePlan } from './queues/plan.js';
@@ -39,7 +40,7 @@ export const queuesCollector: Collector<QueueOptions> = {
   metrics: metricsOf(M),
   async collect(ctx) {
     const { options, sink } = ctx;
-    const tier = QueueStatsTier.in(ctx.memory);
+    const tier = QueueStatsTier.in(ctx.carryOver);
     const plan = planQueueQuery(ctx, tier.due(options.stats_every));
     // Statistics switched off on the broker since they were fetched: none will come to refresh them.
     if (ctx.broker.statisticsDisabled) tier.clear();
@@ -55,8 +56,8 @@ export const queuesCollector: Collector<QueueOptions> = {
     // A sharded replica asks only for its own vhosts' queues (when it asks per vhost).
     const watched = (vhost: string) => vhostFilter.matches(vhost) && (ctx.share?.ownsVhost(vhost) ?? true);
     const selection = new QueueSelection(options);
-    const counters = MonotonicCounters.in(ctx.memory);
-    const rates = options.rates === true ? true : options.rates === false ? false : new Set(options.rates);
+    const counters = MonotonicCounters.in(ctx.carryOver);
+    const rates = rateSelection(options.rates);
     const withDetails = plan.mode !== 'totals' && options.details;
     const aggregates = new QueueAggregates();
     const list = await openQueueList(ctx.api, plan, watched, options, sink);
@@ -124,6 +125,6 @@ class QueueSelection {
   }
 }
 
-function warnOnce(ctx: Pick<CollectContext<QueueOptions>, 'log' | 'memory'>, key: string, fields: Record<string, unknown>, message: string): void {
+function warnOnce(ctx: Pick<CollectContext<QueueOptions>, 'log' | 'carryOver'>, key: string, fields: Record<string, unknown>, message: string): void {
   logOnce(ctx, 'warn', key, fields, message);
 }

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { streamMetrics as M } from '../catalogue/streams.js';
-import { isNotFound, ManagementError } from '../client/errors.js';
+import { expectList } from '../client/expect-list.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTable, getPath } from './field-table.js';
+import { scalarLabel } from './label-text.js';
 import { logOnce } from './log-once.js';
-import { labelOf, Tally } from './tally.js';
+import { Tally } from './tally.js';
 
 const options = z.strictObject({
   /**
@@ -36,19 +37,19 @@ export const streamsCollector: Collector<Options> = {
   async collect(ctx) {
     const connections = await getList(ctx, '/api/stream/connections', { columns: 'name,vhost' });
     if (connections === undefined) {
-      if (ctx.memory.get(PLUGIN_STATE) !== 'absent') {
-        ctx.memory.set(PLUGIN_STATE, 'absent');
+      if (ctx.carryOver.get(PLUGIN_STATE) !== 'absent') {
+        ctx.carryOver.set(PLUGIN_STATE, 'absent');
         ctx.log.info('the stream management plugin is not enabled (GET /api/stream/connections is absent): no stream series');
       }
       return;
     }
-    ctx.memory.set(PLUGIN_STATE, 'present');
+    ctx.carryOver.set(PLUGIN_STATE, 'present');
     const { sink } = ctx;
 
     const byVhost = new Tally();
     const seenConnections = new Set<string>();
     for (const r of connections) {
-      const name = labelOf(r.name);
+      const name = scalarLabel(r.name);
       if (name) {
         if (seenConnections.has(name)) {
           sink.drop('duplicate');
@@ -56,7 +57,7 @@ export const streamsCollector: Collector<Options> = {
         }
         seenConnections.add(name);
       }
-      byVhost.add([labelOf(r.vhost)]);
+      byVhost.add([scalarLabel(r.vhost)]);
     }
     for (const group of byVhost) sink.add(M.connections, group.labels, group.count);
 
@@ -79,21 +80,13 @@ export const streamsCollector: Collector<Options> = {
 };
 
 /**
- * The list at `path`, or undefined when the path is absent: the plugin is off, or (consumers)
- * the feature flag stream_queue is. Absent paths answer 404; but measured on 3.10.8, a path no
- * plugin routes answers 406 with an empty body to a request that accepts only JSON (as the
- * exporter's do), so 406 means absent here too.
+ * The list at `path`, or undefined when the path is absent (client/absence.ts): the plugin is
+ * off, or (consumers) the feature flag stream_queue is.
  */
 async function getList(ctx: CollectContext<Options>, path: string, query?: Record<string, string>): Promise<StreamRecord[] | undefined> {
-  let answer: unknown;
-  try {
-    answer = await ctx.api.get(path, query);
-  } catch (error) {
-    if (isNotFound(error) || (error instanceof ManagementError && error.kind === 'http_status' && error.status === 406)) return undefined;
-    throw error;
-  }
-  if (!Array.isArray(answer)) throw new Error(`${path} did not answer a JSON array`);
-  return answer.filter((r): r is StreamRecord => r !== null && typeof r === 'object');
+  const answer = await ctx.api.getOptional(path, query);
+  if (answer === undefined) return undefined;
+  return expectList(answer, path).filter((r): r is StreamRecord => r !== null && typeof r === 'object');
 }
 
 /**
@@ -113,9 +106,9 @@ function emitEntities(
   const seen = new Set<string>();
   const entities: [string[], StreamRecord][] = [];
   for (const r of records) {
-    const vhost = labelOf(getPath(r, ['queue', 'vhost']));
-    const stream = labelOf(getPath(r, ['queue', 'name']));
-    const labels = [vhost, stream, labelOf(getPath(r, ['connection_details', 'name'])), labelOf(r[idField])];
+    const vhost = scalarLabel(getPath(r, ['queue', 'vhost']));
+    const stream = scalarLabel(getPath(r, ['queue', 'name']));
+    const labels = [vhost, stream, scalarLabel(getPath(r, ['connection_details', 'name'])), scalarLabel(r[idField])];
     const id = labels.join('\u0000');
     if (seen.has(id)) {
       ctx.sink.drop('duplicate');

@@ -57,10 +57,3 @@ export class TallyGroup {
 export function addDefined(sink: SampleSink, def: MetricDef, labels: readonly string[], value: number | undefined): void {
   if (value !== undefined) sink.add(def, labels, value);
 }
-
-/** A record's field as a label value: strings as they are, numbers and booleans as text, else ''. */
-export function labelOf(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return '';
-}

@@ -1,17 +1,19 @@
 import { z } from 'zod';
 import { vhostMetrics as M } from '../catalogue/vhosts.js';
+import { expectList } from '../client/expect-list.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import { renderLabels } from '../render/exposition.js';
+import { renderLabels } from '../render/text-format.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldTableOf } from './field-table.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
+import { rateSelection, ratesOptionSchema } from './rates-option.js';
 
 const table = fieldTableOf(M);
 
 const options = z.strictObject({
   /** `_details.rate` gauges (one series each per vhost): on by default, vhosts are few. */
-  rates: z.union([z.boolean(), z.array(z.string())]).default(true),
+  rates: ratesOptionSchema(true),
   vhosts: nameFilterSchema,
 });
 
@@ -25,11 +27,10 @@ export const vhostsCollector: Collector<Options> = {
   optionsSchema: options,
   metrics: metricsOf(M),
   async collect(ctx) {
-    const vhosts = await ctx.api.get<Record<string, unknown>[]>('/api/vhosts');
-    if (!Array.isArray(vhosts)) throw new Error('/api/vhosts did not answer a JSON list');
+    const vhosts = expectList<Record<string, unknown>>(await ctx.api.get('/api/vhosts'), '/api/vhosts');
     const filter = new NameFilter(ctx.options.vhosts);
-    const counters = MonotonicCounters.in(ctx.memory);
-    const rates = typeof ctx.options.rates === 'boolean' ? ctx.options.rates : new Set(ctx.options.rates);
+    const counters = MonotonicCounters.in(ctx.carryOver);
+    const rates = rateSelection(ctx.options.rates);
     const seen = new Set<string>();
     for (const vhost of vhosts) {
       const name = vhost?.name;

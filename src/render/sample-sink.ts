@@ -1,5 +1,5 @@
 import type { MetricDef } from '../metrics/metric-def.js';
-import { formatValue, renderLabels, type RenderedFamily } from './exposition.js';
+import { formatValue, renderLabels, type RenderedFamily } from './text-format.js';
 
 /** Lines of one family: rendered text, moved into bytes every FLUSH_CHARS characters. */
 class FamilyLines {
@@ -183,17 +183,6 @@ export class SampleSink implements DropCounter, SampleWriter {
     if ((current & bit) !== 0) return false;
     bits[word] = current | bit;
     return true;
-  }
-
-  /** Makes sure the family is listed even if it ends up with no samples. */
-  declare(def: MetricDef): void {
-    if (!this.lines.has(def)) this.lines.set(def, new FamilyLines());
-  }
-
-  get sampleCount(): number {
-    let n = 0;
-    for (const lines of this.lines.values()) n += lines.count;
-    return n;
   }
 
   finish(): RenderedFamily[] {

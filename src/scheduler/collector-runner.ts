@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { BrokerSelf } from '../broker/broker-self.js';
-import { isNotFound, ManagementError } from '../client/errors.js';
+import { unlessAbsent } from '../client/absence.js';
+import { ManagementError } from '../client/errors.js';
 import { pathTemplate } from '../client/answer-caps.js';
 import type { ManagementClient } from '../client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
@@ -50,7 +51,7 @@ export class CollectorRunner {
   private stopped = false;
   private failures = 0;
   private readonly stopController = new AbortController();
-  private readonly memory = new Map<string, unknown>();
+  private readonly carryOver = new Map<string, unknown>();
   private readonly log: Logger;
 
   constructor(
@@ -119,14 +120,7 @@ export class CollectorRunner {
     const lane = this.collector.lane;
     const api: BrokerApi = {
       get: (path, query) => client.getJson(path, query, { signal, lane }),
-      getOptional: async (path, query) => {
-        try {
-          return await client.getJson(path, query, { signal, lane });
-        } catch (error) {
-          if (isNotFound(error)) return undefined;
-          throw error;
-        }
-      },
+      getOptional: (path, query) => unlessAbsent(client.getJson(path, query, { signal, lane })),
     };
     try {
       // One reading of /api/overview per poll of the collector describing the broker; the others reuse the latest.
@@ -139,7 +133,7 @@ export class CollectorRunner {
         log: this.log,
         options: this.config.options,
         signal,
-        memory: this.memory,
+        carryOver: this.carryOver,
         share,
         selfReport,
       });

@@ -1,5 +1,5 @@
 import { exporterMetrics as M } from '../catalogue/exporter.js';
-import type { RenderedFamily } from '../render/exposition.js';
+import type { RenderedFamily } from '../render/text-format.js';
 import { DROP_REASONS, SampleSink } from '../render/sample-sink.js';
 import type { TargetState } from '../state/target-state.js';
 import { REVISION, VERSION } from './version.js';
@@ -44,7 +44,7 @@ export function exporterFamilies(target: TargetState, client: ClientCounters, ht
       sink.add(M.collectorSkipped, labels, state.skipped);
       for (const reason of DROP_REASONS) sink.add(M.collectorDropped, [state.name, reason], state.dropped.get(reason) ?? 0);
       const fresh = target.isFresh(state, now);
-      sink.add(M.collectorStale, labels, fresh ? 0 : 1);
+      sink.add(M.collectorDataWithdrawn, labels, fresh ? 0 : 1);
       sink.add(M.collectorSamples, labels, fresh ? state.samples : 0);
     }
   }

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import { renderLabels, formatValue, type FamilyType, type RenderedFamily } from '../render/exposition.js';
+import { renderLabels, formatValue, type FamilyType, type RenderedFamily } from '../render/text-format.js';
 
 export const PROCESS_METRICS_PREFIX = 'rabbitmq_exporter_';
 

@@ -1,5 +1,5 @@
 import { exporterMetrics as M } from '../catalogue/exporter.js';
-import type { RenderedFamily } from '../render/exposition.js';
+import type { RenderedFamily } from '../render/text-format.js';
 import { SampleSink } from '../render/sample-sink.js';
 import type { ShardConfig } from '../shard/shard-assignment.js';
 

@@ -1,4 +1,4 @@
-import { concatFamilies, OPENMETRICS_EOF, type RenderedFamily } from '../render/exposition.js';
+import { concatFamilies, OPENMETRICS_EOF, type RenderedFamily } from '../render/text-format.js';
 import { deflatePart, joinGzip } from './joined-gzip.js';
 
 /** The OpenMetrics trailer as a part of its own, deflated once. */

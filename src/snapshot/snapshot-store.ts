@@ -1,4 +1,4 @@
-import type { RenderedFamily } from '../render/exposition.js';
+import type { RenderedFamily } from '../render/text-format.js';
 import { exporterFamilies, type ClientCounters, type HttpCounters } from '../self/exporter-metrics.js';
 
 import { Exposition, type Format } from './exposition.js';

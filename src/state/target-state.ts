@@ -1,4 +1,4 @@
-import type { RenderedFamily } from '../render/exposition.js';
+import type { RenderedFamily } from '../render/text-format.js';
 import type { DropReason } from '../render/sample-sink.js';
 
 /** What one collector last produced on one target, and how its polls are going. */

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { isNotFound, ManagementError } from '../../src/client/errors.js';
+import { isAbsent } from '../../src/client/absence.js';
+import { ManagementError } from '../../src/client/errors.js';
 import { ManagementClient } from '../../src/client/management-client.js';
 import { describeWithBroker } from './support/with-broker.js';
 
@@ -21,7 +22,7 @@ describeWithBroker('the management client against a real RabbitMQ', (broker) => 
       const error = await c.getJson('/api/stream/connections').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ManagementError);
       expect((error as ManagementError).status).toBe(404);
-      expect(isNotFound(error)).toBe(true);
+      expect(isAbsent(error)).toBe(true);
     } finally {
       await c.close();
     }

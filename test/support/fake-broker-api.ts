@@ -3,7 +3,8 @@
  * `brokerApiAnswering(answer)` wraps any answering function (fixture-broker.ts builds on it).
  * Both record every request and turn a 404 into `undefined` for getOptional, as the client does.
  */
-import { isNotFound, ManagementError } from '../../src/client/errors.js';
+import { isAbsent } from '../../src/client/absence.js';
+import { ManagementError } from '../../src/client/errors.js';
 import type { BrokerApi } from '../../src/collectors/collector.js';
 
 type Query = Record<string, string | number | boolean> | undefined;
@@ -48,7 +49,7 @@ export function brokerApiAnswering(answer: (path: string, query: Record<string, 
       try {
         return ask(path, query, true) as T;
       } catch (error) {
-        if (isNotFound(error)) return undefined;
+        if (isAbsent(error)) return undefined;
         throw error;
       }
     },

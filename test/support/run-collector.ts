@@ -11,10 +11,10 @@
  */
 import { pino, type Logger } from 'pino';
 import { brokerInfoFromOverview, type BrokerInfo } from '../../src/broker/broker-info.js';
-import { isNotFound } from '../../src/client/errors.js';
+import { isAbsent } from '../../src/client/absence.js';
 import { ManagementClient } from '../../src/client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../../src/collectors/collector.js';
-import { concatFamilies, type RenderedFamily } from '../../src/render/exposition.js';
+import { concatFamilies, type RenderedFamily } from '../../src/render/text-format.js';
 import { SampleSink } from '../../src/render/sample-sink.js';
 import type { TargetShare } from '../../src/shard/shard-assignment.js';
 import type { FakeCall } from './fake-broker-api.js';
@@ -88,7 +88,7 @@ export function apiOf(client: ManagementClient, signal?: AbortSignal): BrokerApi
       try {
         return await client.getJson(path, query, opts);
       } catch (error) {
-        if (isNotFound(error)) return undefined;
+        if (isAbsent(error)) return undefined;
         throw error;
       }
     },
@@ -127,7 +127,7 @@ export async function runCollector(collector: AnyCollector, run: RunOptions): Pr
     log,
     options,
     signal: run.signal ?? new AbortController().signal,
-    memory: run.memory ?? new Map(),
+    carryOver: run.memory ?? new Map(),
   });
   const skipped = sink.skipped;
   const dropped = Object.fromEntries(sink.dropped);

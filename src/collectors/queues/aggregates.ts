@@ -1,6 +1,7 @@
 import { queueMetrics as M } from '../../catalogue/queues.js';
 import { toSampleValue, type SampleSink } from '../../render/sample-sink.js';
-import { addDefined, labelOf, Tally } from '../tally.js';
+import { scalarLabel } from '../label-text.js';
+import { addDefined, Tally } from '../tally.js';
 import { RUNNING_STATES, type QueueRecord } from './options.js';
 import type { StatsSums } from './stats-tier.js';
 
@@ -16,7 +17,7 @@ export class QueueAggregates {
   add(queue: QueueRecord): void {
     const ready = toSampleValue(queue.messages_ready);
     const consumers = toSampleValue(queue.consumers);
-    this.tally.add([queue.vhost as string, labelOf(queue.type) || 'classic'], {
+    this.tally.add([queue.vhost as string, scalarLabel(queue.type) || 'classic'], {
       messages: queue.messages,
       messages_ready: queue.messages_ready,
       messages_unacknowledged: queue.messages_unacknowledged,

@@ -1,3 +1,4 @@
+import { expectList } from '../../client/expect-list.js';
 import type { BrokerApi } from '../collector.js';
 import { getPath } from '../field-table.js';
 
@@ -5,12 +6,12 @@ import { getPath } from '../field-table.js';
  * Consumers per queue (`vhost\0name` → count) from GET /api/consumers?columns=queue: one cheap
  * request instead of the statistics list, whose counts-only form (disable_stats=true) carries no
  * `consumers` field on 3.10 nor on 4.x. A queue absent from the list has no consumer.
- * Undefined when the path answers 404 (a proxy that does not pass it on, say).
+ * Undefined when the path is absent (a proxy that does not pass it on, say).
  */
 export async function fetchConsumerCounts(api: BrokerApi): Promise<Map<string, number> | undefined> {
-  const records = await api.getOptional<unknown>('/api/consumers', { columns: 'queue' });
-  if (records === undefined) return undefined;
-  if (!Array.isArray(records)) throw new Error('/api/consumers did not answer a JSON list');
+  const answer = await api.getOptional<unknown>('/api/consumers', { columns: 'queue' });
+  if (answer === undefined) return undefined;
+  const records = expectList(answer, '/api/consumers');
   const counts = new Map<string, number>();
   for (const record of records) {
     const vhost = getPath(record, ['queue', 'vhost']);

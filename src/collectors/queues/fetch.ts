@@ -1,4 +1,5 @@
-import { isNotFound } from '../../client/errors.js';
+import { isAbsent } from '../../client/absence.js';
+import { expectList } from '../../client/expect-list.js';
 import { apiPath } from '../../client/management-client.js';
 import type { DropCounter } from '../../render/sample-sink.js';
 import type { BrokerApi } from '../collector.js';
@@ -40,8 +41,7 @@ export async function openQueueList(
 
 /** The watched vhosts, or undefined when one request for the whole list is the better choice. */
 async function watchedVhosts(api: BrokerApi, watched: (vhost: string) => boolean, options: QueueOptions): Promise<string[] | undefined> {
-  const listed = await api.get<{ name?: unknown }[]>('/api/vhosts', { columns: 'name' });
-  if (!Array.isArray(listed)) throw new Error('/api/vhosts did not answer a JSON list');
+  const listed = expectList<{ name?: unknown } | null>(await api.get('/api/vhosts', { columns: 'name' }), '/api/vhosts');
   const vhosts = [...new Set(listed.map((v) => v?.name).filter((n): n is string => typeof n === 'string' && watched(n)))];
   // auto: a single request is as cheap when there is one vhost (or none filtered out).
   if (options.per_vhost === 'auto' && vhosts.length <= 1 && listed.length <= 1) return undefined;
@@ -61,10 +61,10 @@ async function* perVhostLists(
   valid: (q: QueueRecord) => boolean,
 ): AsyncGenerator<QueueRecord> {
   // Every request is issued at once (the client bounds how many run); answers are consumed in
-  // vhost order. A vhost deleted after it was listed answers 404 and contributes nothing.
+  // vhost order. A vhost deleted after it was listed is absent and contributes nothing.
   const pending = vhosts.map((vhost) =>
     fetch(apiPath('queues', vhost)).catch((error: unknown) => {
-      if (isNotFound(error)) return [];
+      if (isAbsent(error)) return [];
       throw error;
     }),
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { nameFilterSchema } from '../name-filter.js';
+import { ratesOptionSchema } from '../rates-option.js';
 
 /** `collectors.queues` in the config file. */
 export const queueOptionsSchema = z.strictObject({
@@ -23,7 +24,7 @@ export const queueOptionsSchema = z.strictObject({
   /** message_stats counters (publish, deliver, ack, ...). */
   message_stats: z.boolean().default(true),
   /** `_details.rate` gauges: false, true, or a list of fields such as ["messages", "message_stats.publish"]. */
-  rates: z.union([z.boolean(), z.array(z.string())]).default(false),
+  rates: ratesOptionSchema(false),
   /** One request per vhost (auto: when there is more than one vhost to watch). */
   per_vhost: z.union([z.boolean(), z.literal('auto')]).default('auto'),
   /** With more vhosts than this to watch, one request for the whole list instead of one per vhost. */

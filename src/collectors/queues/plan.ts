@@ -1,6 +1,8 @@
+import { columnsParam } from '../../client/management-client.js';
 import type { CollectContext } from '../collector.js';
-import type { FieldTable } from '../field-table.js';
+import { type FieldTable, fieldsRead } from '../field-table.js';
 import { logOnce } from '../log-once.js';
+import { rateSelection, wantsAnyRate } from '../rates-option.js';
 import type { Mode, QueueOptions } from './options.js';
 import { consumersTable, countsTable, detailsTable, messageStatsTable, moreDetailsTable } from './tables.js';
 
@@ -26,12 +28,12 @@ export interface QueuePlan {
 
 /** The cheapest request that yields the enabled metrics on this broker. */
 export function planQueueQuery(
-  ctx: Pick<CollectContext<QueueOptions>, 'broker' | 'options' | 'log' | 'memory'>,
+  ctx: Pick<CollectContext<QueueOptions>, 'broker' | 'options' | 'log' | 'carryOver'>,
   statsDue = true,
 ): QueuePlan {
   const { options, broker } = ctx;
-  const wantsRates = options.rates === true || (Array.isArray(options.rates) && options.rates.length > 0);
-  const wantsStats = options.details || options.message_stats || wantsRates;
+  const rates = rateSelection(options.rates);
+  const wantsStats = options.details || options.message_stats || wantsAnyRate(rates);
   let mode: Mode;
   if (options.mode === 'auto') mode = broker.statisticsDisabled || !wantsStats || !statsDue ? 'totals' : 'columns';
   else mode = statsDue ? options.mode : 'totals';
@@ -57,18 +59,9 @@ export function planQueueQuery(
   if (mode === 'totals') {
     query.disable_stats = true;
     query.enable_queue_totals = true;
-    query.columns = [...metadata, 'members', 'online', ...countsTable.rows.map((r) => r.field)].join(',');
+    query.columns = columnsParam([...metadata, 'members', 'online', ...fieldsRead(countsTable, false)]);
   } else if (mode === 'columns') {
-    const rates = options.rates;
-    const columns = new Set(metadata);
-    if (options.details) for (const c of DETAIL_COLUMNS) columns.add(c);
-    for (const table of tables) {
-      for (const row of table.rows) {
-        columns.add(row.field);
-        if (row.ratePath && (rates === true || (Array.isArray(rates) && rates.includes(row.field)))) columns.add(`${row.field}_details`);
-      }
-    }
-    query.columns = [...columns].join(',');
+    query.columns = columnsParam([...metadata, ...(options.details ? DETAIL_COLUMNS : []), ...tables.flatMap((table) => fieldsRead(table, rates))]);
   }
   const pageSize = options.filter_on_broker && options.queues.include !== undefined ? options.page_size || 500 : options.page_size;
   if (pageSize > 0 && options.filter_on_broker && options.queues.include !== undefined) {

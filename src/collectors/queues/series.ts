@@ -1,5 +1,6 @@
 import { infoLabelOf, QUEUE_INFO_ARGUMENTS, queueMetrics as M } from '../../catalogue/queues.js';
 import type { SampleSink, SampleWriter } from '../../render/sample-sink.js';
+import { printedLabel } from '../label-text.js';
 import { RUNNING_STATES, type QueueRecord } from './options.js';
 
 /** The per-queue series that are not plain fields: state, replicas, idle since. */
@@ -26,22 +27,17 @@ const ARGUMENT_LABELS = QUEUE_INFO_ARGUMENTS.map((argument) => [argument, infoLa
 export function emitQueueInfo(sink: SampleSink, queue: QueueRecord): void {
   const args = (queue.arguments !== null && typeof queue.arguments === 'object' ? queue.arguments : {}) as Record<string, unknown>;
   const labels: Record<string, string> = {
-    vhost: text(queue.vhost),
-    queue: text(queue.name),
-    type: text(queue.type),
-    durable: text(queue.durable),
-    auto_delete: text(queue.auto_delete),
-    exclusive: text(queue.exclusive),
-    policy: text(queue.policy),
-    operator_policy: text(queue.operator_policy),
-    node: text(queue.leader ?? queue.node),
-    state: text(queue.state),
+    vhost: printedLabel(queue.vhost),
+    queue: printedLabel(queue.name),
+    type: printedLabel(queue.type),
+    durable: printedLabel(queue.durable),
+    auto_delete: printedLabel(queue.auto_delete),
+    exclusive: printedLabel(queue.exclusive),
+    policy: printedLabel(queue.policy),
+    operator_policy: printedLabel(queue.operator_policy),
+    node: printedLabel(queue.leader ?? queue.node),
+    state: printedLabel(queue.state),
   };
-  for (const [argument, label] of ARGUMENT_LABELS) labels[label] = text(args[argument]);
+  for (const [argument, label] of ARGUMENT_LABELS) labels[label] = printedLabel(args[argument]);
   sink.add(M.info, labels, 1);
-}
-
-function text(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  return typeof value === 'string' ? value : String(value);
 }

@@ -25,11 +25,11 @@ export class QueueStatsTier {
   private samples = new Map<string, QueueSamples>();
   private sums: StatsSums = new Map();
 
-  static in(memory: Map<string, unknown>): QueueStatsTier {
-    let tier = memory.get('stats-tier') as QueueStatsTier | undefined;
+  static in(carryOver: Map<string, unknown>): QueueStatsTier {
+    let tier = carryOver.get('stats-tier') as QueueStatsTier | undefined;
     if (!tier) {
       tier = new QueueStatsTier();
-      memory.set('stats-tier', tier);
+      carryOver.set('stats-tier', tier);
     }
     return tier;
   }

@@ -77,13 +77,13 @@ export const alertRules: readonly AlertRule[] = [
   },
   {
     alert: 'RabbitmqCollectorDataWithdrawn',
-    expr: `${series(e.collectorStale)} == 1 unless on (job, instance) ${series(e.up)} == 0`,
+    expr: `${series(e.collectorDataWithdrawn)} == 1 unless on (job, instance) ${series(e.up)} == 0`,
     severity: 'warning',
     summary: 'Collector {{ $labels.collector }} of {{ $labels.instance }} has no fresh data: its series are withdrawn',
     description: 'The last success of collector {{ $labels.collector }} is older than its max_age, so its series are no longer served; dashboards and alerts built on them go blank.',
     cases: [
-      { name: 'withdrawn', input: [[s(e.collectorStale, { collector: 'nodes' }), '0 1x3'], [s(e.up), '1x3']], at: '2m', fires: [target({ collector: 'nodes' })] },
-      { name: 'fresh', input: [[s(e.collectorStale, { collector: 'nodes' }), '0x3'], [s(e.up), '1x3']], at: '2m', fires: [] },
+      { name: 'withdrawn', input: [[s(e.collectorDataWithdrawn, { collector: 'nodes' }), '0 1x3'], [s(e.up), '1x3']], at: '2m', fires: [target({ collector: 'nodes' })] },
+      { name: 'fresh', input: [[s(e.collectorDataWithdrawn, { collector: 'nodes' }), '0x3'], [s(e.up), '1x3']], at: '2m', fires: [] },
     ],
   },
   {

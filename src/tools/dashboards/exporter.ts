@@ -30,7 +30,7 @@ export const exporterDashboard: DashboardSpec = {
         title: 'Withdrawn',
         description: '1 while a collector\'s series are withdrawn because its last success is older than its max_age.',
         unit: 'none',
-        targets: [{ expr: scoped(e.collectorStale), legend: byCollector }],
+        targets: [{ expr: scoped(e.collectorDataWithdrawn), legend: byCollector }],
       });
 
     l.row('Series and requests')

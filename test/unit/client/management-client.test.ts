@@ -2,7 +2,8 @@ import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isNotFound, ManagementError, type ManagementErrorKind } from '../../../src/client/errors.js';
+import { isAbsent } from '../../../src/client/absence.js';
+import { ManagementError, type ManagementErrorKind } from '../../../src/client/errors.js';
 import { apiPath, ManagementClient, withQuery, type ClientOptions } from '../../../src/client/management-client.js';
 import { closedPort, serve, sleep, type TestServer } from '../support/http-server.js';
 
@@ -161,14 +162,12 @@ describe('HTTP error statuses', () => {
     expectNoSecret(error);
   });
 
-  it('404 → http_status 404, recognised by isNotFound', async () => {
+  it('404 → http_status 404, which means absent', async () => {
     const s = await server((_req, res) => json(res, 404, { error: 'Object Not Found', reason: 'Not Found' }));
     const error = await failure(client(s.url).getJson('/api/queues/vh1/doesnotexist'));
     expectKind(error, 'http_status', '/api/queues/vh1/doesnotexist');
     expect(error.status).toBe(404);
-    expect(isNotFound(error)).toBe(true);
-    expect(isNotFound(new ManagementError('http_status', '/x', 'HTTP 500', 500))).toBe(false);
-    expect(isNotFound(new Error('404'))).toBe(false);
+    expect(isAbsent(error)).toBe(true);
   });
 
   it('500 with a RabbitMQ error body keeps a single-line excerpt', async () => {

@@ -105,6 +105,14 @@ describe('channels collector, aggregated (default)', () => {
     expect(r.value('rabbitmq_channels_by_state', { vhost: 'vh0', state: 'running' })).toBe(20);
     expect(r.logs.filter((l) => l.level === 40)).toHaveLength(1);
   });
+
+  it('with an include pattern reads /api/channels once and keeps the matching vhosts', async () => {
+    const api = fakeApi({ '/api/channels': [...page1.items, { name: 'other-ch', vhost: 'other', state: 'running' }] });
+    const r = await runCollector(channelsCollector, { api, options: { vhosts: { include: '^vh' } } });
+    expect(api.calls.map((c) => c.path)).toEqual(['/api/channels']);
+    expect(r.value('rabbitmq_channels_by_state', { vhost: 'vh0', state: 'running' })).toBe(20);
+    expect(r.value('rabbitmq_channels_by_state', { vhost: 'other', state: 'running' })).toBeUndefined();
+  });
 });
 
 describe('channels collector, per channel', () => {

@@ -306,6 +306,13 @@ describe('connections collector, per vhost', () => {
     expect(second.logs).toHaveLength(0);
   });
 
+  it('with include/exclude patterns reads /api/connections once and keeps the matching vhosts', async () => {
+    const api = fakeApi({ '/api/connections': [conn({ name: 'a', vhost: 'vh0' }), conn({ name: 'b', vhost: 'vh1' }), conn({ name: 'c', vhost: 'other' })] });
+    const r = await runCollector(connectionsCollector, { api, options: { vhosts: { include: '^vh', exclude: '0$' } } });
+    expect(api.calls.map((c) => c.path)).toEqual(['/api/connections']);
+    expect(r.family('rabbitmq_connections_by_state').map((s) => s.labels.vhost)).toEqual(['vh1']);
+  });
+
   it('with statistics disabled reads /api/connections and keeps the configured vhosts', async () => {
     const tracked = [
       { name: 'a', vhost: 'vh0', user: 'guest', node: 'rabbit@vm' },

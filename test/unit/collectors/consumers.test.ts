@@ -154,8 +154,15 @@ describe('consumers collector', () => {
     expect(r.logs.filter((l) => l.level === 40 && l.vhost === 'gone')).toHaveLength(1);
   });
 
+  it('with an exclude pattern reads /api/consumers once and leaves the matching vhosts out', async () => {
+    const api = fakeApi({ '/api/consumers': [...vh0, consumer('/', 'root-q')] });
+    const r = await runCollector(consumersCollector, { api, options: { vhosts: { exclude: '^vh' } } });
+    expect(api.calls.map((c) => c.path)).toEqual(['/api/consumers']);
+    expect(r.family('rabbitmq_consumers_by_ack_mode').map((s) => s.labels.vhost)).toEqual(['/']);
+  });
+
   it('fails the poll on a non-array answer', async () => {
     const api = fakeApi({ '/api/consumers': { error: 'odd' } });
-    await expect(runCollector(consumersCollector, { api })).rejects.toThrow(/JSON array/);
+    await expect(runCollector(consumersCollector, { api })).rejects.toThrow('/api/consumers did not answer a JSON list (got an object)');
   });
 });

@@ -14,18 +14,15 @@ describe('MonotonicCounters', () => {
     const c = new MonotonicCounters();
     expect(poll(c, { a: 0, b: 5 })).toEqual({ a: 0, b: 5 });
     expect(poll(c, { a: 3, b: 5 })).toEqual({ a: 3, b: 5 });
-    expect(c.corrections).toBe(0);
   });
 
   it('a raw decrease keeps the served value; growth continues from there', () => {
     const c = new MonotonicCounters();
     expect(poll(c, { a: 100 })).toEqual({ a: 100 });
     expect(poll(c, { a: 40 })).toEqual({ a: 100 });
-    expect(c.corrections).toBe(1);
     expect(poll(c, { a: 55 })).toEqual({ a: 115 });
     expect(poll(c, { a: 0 })).toEqual({ a: 115 }); // a second decrease adds to the offset
     expect(poll(c, { a: 1 })).toEqual({ a: 116 });
-    expect(c.corrections).toBe(2);
   });
 
   it('series are independent', () => {
@@ -48,9 +45,7 @@ describe('MonotonicCounters', () => {
     c.adjust('a', 10); // a poll that fails half-way
     c.adjust('b', 3);
     c.discard();
-    expect(c.corrections).toBe(0);
     expect(poll(c, { a: 110 })).toEqual({ a: 110 }); // compared with 100, not 10
-    expect(c.corrections).toBe(0);
   });
 
   it('in(memory) returns the same instance across polls and discards an unfinished poll', () => {

@@ -208,7 +208,7 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
 
   it('an answer that is not an array fails the poll', async () => {
     await expect(runCollector(nodesCollector, { api: fakeApi({ '/api/nodes': { error: 'x' } }), broker: brokerFrom(SINGLE) })).rejects.toThrow(
-      '/api/nodes did not answer a JSON array',
+      '/api/nodes did not answer a JSON list (got an object)',
     );
   });
 });

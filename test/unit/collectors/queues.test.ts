@@ -355,7 +355,7 @@ describe('queues: single recorded queues', () => {
 function plan(options: Record<string, unknown>, broker: BrokerInfo = BROKER_3_10_8, memory = new Map<string, unknown>()) {
   const logs: string[] = [];
   const log = pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) });
-  return { plan: planQueueQuery({ broker, options: queueOptionsSchema.parse(options), log, memory }), logs, memory };
+  return { plan: planQueueQuery({ broker, options: queueOptionsSchema.parse(options), log, carryOver: memory }), logs, memory };
 }
 
 const COUNTS = ['messages', 'messages_ready', 'messages_unacknowledged'];

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { renderLabels } from '../../../src/render/exposition.js';
+import { renderLabels } from '../../../src/render/text-format.js';
 import { boundedLabelValue, MAX_LABEL_VALUE_BYTES } from '../../../src/render/label-value.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
 

@@ -291,9 +291,9 @@ describe('CollectorRunner.pollOnce', () => {
     const { runner, state, finished } = harness(async (ctx) => {
       expect(ctx.options).toEqual({ flag: true });
       expect(ctx.broker).toBe(BROKER);
-      memories.push(ctx.memory);
-      ctx.memory.set('polls', ((ctx.memory.get('polls') as number | undefined) ?? 0) + 1);
-      ctx.sink.add(M.v, [], ctx.memory.get('polls'));
+      memories.push(ctx.carryOver);
+      ctx.carryOver.set('polls', ((ctx.carryOver.get('polls') as number | undefined) ?? 0) + 1);
+      ctx.sink.add(M.v, [], ctx.carryOver.get('polls'));
       ctx.sink.add(M.v, [], null);
     });
     await runner.pollOnce();

@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../../../src/render/exposition.js';
+import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../../../src/render/text-format.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
 import { newHttpCounters } from '../../../src/self/exporter-metrics.js';
 import type { ProcessMetrics } from '../../../src/self/process-metrics.js';

@@ -12,10 +12,9 @@ const M = defineMetrics('exporter', {
 
 function exposition(): Exposition {
   const sink = new SampleSink();
-  sink.declare(M.none);
   for (let i = 0; i < 500; i++) sink.add(M.g, [`queue-${i}-é`], i);
   sink.add(M.c, [], 12);
-  return Exposition.of(sink.finish(), 12_345, 1000);
+  return Exposition.of([{ header: M.none, body: Buffer.alloc(0), samples: 0 }, ...sink.finish()], 12_345, 1000);
 }
 
 describe('Exposition', () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import type { RenderedFamily } from '../../../src/render/exposition.js';
+import type { RenderedFamily } from '../../../src/render/text-format.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
 import { newHttpCounters } from '../../../src/self/exporter-metrics.js';
 import type { ProcessMetrics } from '../../../src/self/process-metrics.js';

@@ -13,7 +13,7 @@ import {
   OPENMETRICS_CONTENT_TYPE,
   TEXT_CONTENT_TYPE,
   type RenderedFamily,
-} from '../../../src/render/exposition.js';
+} from '../../../src/render/text-format.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
 import { Exposition } from '../../../src/snapshot/exposition.js';
 
@@ -118,12 +118,12 @@ describe('headers', () => {
 
 function families(): RenderedFamily[] {
   const sink = new SampleSink();
-  sink.declare(M.empty);
   sink.add(M.queueMessages, ['/', 'q1'], 5);
   sink.add(M.queueMessages, ['vh1', NASTY], 0);
   sink.add(M.published, ['/'], 317500);
   sink.add(M.plain, [], NaN);
-  return sink.finish();
+  // A family without samples (a sink hands over none; the layout must still leave it out).
+  return [{ header: M.empty, body: Buffer.alloc(0), samples: 0 }, ...sink.finish()];
 }
 
 describe('layout', () => {
