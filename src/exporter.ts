@@ -69,7 +69,7 @@ export class Exporter {
   /** With several targets, /metrics: the process's own series (build, HTTP server, reloads, Node), no target's. */
   async ownMetrics(): Promise<Exposition> {
     const now = Date.now();
-    return Exposition.of([...processWideFamilies(this.http), ...(await this.processFamilies.families())], Infinity, now);
+    return Exposition.of([...processWideFamilies(this.http, this.config.naming), ...(await this.processFamilies.families())], Infinity, now);
   }
 
   start(): void {

@@ -46,8 +46,13 @@ export class Target implements ServedTarget {
     this.share = new TargetShare(setup.sharding ?? ONE_SHARD, t.name);
     this.state = new TargetState(t.name, t.url, this.share.ownsClusterSeries);
     const targetLog = log.child({ target: t.name });
-    this.store = new SnapshotStore(this.state, this.client, http, processMetrics, (error) =>
-      targetLog.error({ err: error }, 'assembling the snapshot failed'),
+    this.store = new SnapshotStore(
+      this.state,
+      this.client,
+      http,
+      processMetrics,
+      (error) => targetLog.error({ err: error }, 'assembling the snapshot failed'),
+      setup.naming,
     );
     this.brokerSelf = new BrokerSelf(this.client);
     const failures = new PollFailureLog(targetLog);
@@ -66,6 +71,7 @@ export class Target implements ServedTarget {
           onPollFinished: () => this.store.schedule(),
           failures,
           share: this.share,
+          naming: setup.naming,
         }),
       );
     }

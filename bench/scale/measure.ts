@@ -89,7 +89,7 @@ async function parseAlone(sim: SimulatorProcess, paths: string[]): Promise<{ sec
 /** The query the queue collector sends (from its rabbitmq_queue_query series we only know the mode; columns are rebuilt here). */
 function queueQuery(): string {
   const plan = planQueueQuery({
-    broker: { managementVersion: '3.10.8', rabbitmqVersion: '3.10.8', productName: 'RabbitMQ', productVersion: '3.10.8', erlangVersion: '', clusterName: '', variant: 'A', statisticsDisabled: false },
+    broker: { managementVersion: '3.10.8', rabbitmqVersion: '3.10.8', productName: 'RabbitMQ', productVersion: '3.10.8', erlangVersion: '', clusterName: '', node: '', variant: 'A', statisticsDisabled: false },
     options: queueOptionsSchema.parse({}),
     log: pino({ level: 'silent' }),
     carryOver: new Map(),

@@ -12,6 +12,8 @@ export interface BrokerInfo {
   productVersion: string;
   erlangVersion: string;
   clusterName: string;
+  /** The node that answered /api/overview (`node`); '' when the answer lacks it. */
+  node: string;
   variant: ApiVariant;
   /** management.disable_stats = true: no message_stats, queue_totals, churn or node stats. */
   statisticsDisabled: boolean;
@@ -48,6 +50,7 @@ export function brokerInfoFromOverview(overview: Record<string, unknown>): Broke
     productVersion: text(overview.product_version) || text(overview.rabbitmq_version),
     erlangVersion: text(overview.erlang_version),
     clusterName: text(overview.cluster_name),
+    node: text(overview.node),
     variant: variantOf(managementVersion),
     statisticsDisabled,
   };

@@ -22,10 +22,12 @@ Flags (they override the environment, which overrides the config file):
   --shard N|auto                 this replica's shard, 0 to total-shards - 1; auto: the ordinal
                                  ending the pod's name (POD_NAME, else HOSTNAME), e.g. exporter-1 (default 0)
   --total-shards N               replicas splitting the targets and their vhosts (default 1)
+  --naming native|kbudde         metric names: this exporter's (default), or kbudde/rabbitmq_exporter's
+                                 (docs/kbudde-migration.md)
   --help                         show this text
   --version                      show the version
 
-Environment: RABBITMQ_URL, RABBITMQ_USERNAME, RABBITMQ_PASSWORD, RABBITMQ_PASSWORD_FILE.
+Environment: RABBITMQ_URL, RABBITMQ_USERNAME, RABBITMQ_PASSWORD, RABBITMQ_PASSWORD_FILE, EXPORTER_NAMING.
 `;
 
 export function parseFlags(argv: readonly string[]): CliFlags {
@@ -44,6 +46,7 @@ export function parseFlags(argv: readonly string[]): CliFlags {
         'poll.interval': { type: 'string' },
         shard: { type: 'string' },
         'total-shards': { type: 'string' },
+        naming: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -58,6 +61,7 @@ export function parseFlags(argv: readonly string[]): CliFlags {
       pollInterval: values['poll.interval'],
       shard: values.shard,
       totalShards: values['total-shards'],
+      naming: values.naming,
       help: values.help ?? false,
       version: values.version ?? false,
     };

@@ -1,3 +1,4 @@
+import type { NamingProfileName } from '../metrics/naming-profile.js';
 import type { ShardConfig } from '../shard/shard-assignment.js';
 
 /** The resolved configuration: what loadConfig() returns and the rest of the exporter reads. */
@@ -48,6 +49,8 @@ export interface TargetSetup {
   collectors: CollectorConfig[];
   /** Which part of the target this replica serves (absent: all of it). */
   sharding?: ShardConfig;
+  /** The names its families are served under (absent: native). */
+  naming?: NamingProfileName;
 }
 
 export interface ExporterConfig {
@@ -65,4 +68,6 @@ export interface ExporterConfig {
   targets: TargetSetup[];
   /** This replica's shard among --total-shards (0 of 1: everything). */
   sharding: ShardConfig;
+  /** The naming profile (`naming`, --naming, EXPORTER_NAMING): which names the families are served under. */
+  naming: NamingProfileName;
 }

@@ -29,5 +29,5 @@ export function loadConfig(flags: ConfigFlags, env: Env, collectors: readonly Co
   const top = resolve(result.data, collectors, file, sources);
   const entries = result.data.targets;
   const targets = entries === undefined ? top.targets : entries.map((_, i) => resolveEntry(pristine, i, schema, collectors, file, sources));
-  return { ...top, sharding, targets: targets.map((setup) => ({ ...setup, sharding })) };
+  return { ...top, sharding, targets: targets.map((setup) => ({ ...setup, sharding, naming: top.naming })) };
 }

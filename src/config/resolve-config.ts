@@ -29,5 +29,6 @@ export function resolve(config: FileConfig, specs: readonly CollectorSpec[], fil
     collectors,
     targets: [{ target, poll, collectors }],
     sharding: { shard: 0, totalShards: 1 },
+    naming: config.naming,
   };
 }

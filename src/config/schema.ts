@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_LIST_CAP_BYTES } from '../client/answer-caps.js';
 import type { CollectorSpec } from './collector-spec.js';
 import { parseDuration } from './duration.js';
+import { NAMING_PROFILES } from '../metrics/naming-profile.js';
 
 /** A duration in the file (`15s`); milliseconds once parsed. */
 export const duration = z.string().transform((text, ctx) => {
@@ -200,6 +201,8 @@ export function configSchema(collectors: readonly CollectorSpec[]) {
     log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info'), format: z.enum(LOG_FORMATS).default('json') }).prefault({}),
     poll: pollSchema.prefault({}),
     sharding: shardingSchema.prefault({ shard: undefined, total_shards: undefined }),
+    /** Which names the families are served under: see src/metrics/naming-profile.ts. */
+    naming: z.enum(NAMING_PROFILES).default('native'),
     target: targetSchema.prefault({}),
     collectors: collectorsSchema(collectors).prefault({}),
     /** Several brokers: each entry falls back to target, poll and collectors above. */

@@ -12,6 +12,7 @@ export interface ConfigFlags {
   pollInterval?: string;
   shard?: string;
   totalShards?: string;
+  naming?: string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -60,7 +61,9 @@ export function readConfigTree(flags: ConfigFlags, env: Env): ConfigTree {
   }
   set(['target', 'password'], env.RABBITMQ_PASSWORD, 'environment variable RABBITMQ_PASSWORD');
   set(['target', 'password_file'], env.RABBITMQ_PASSWORD_FILE, 'environment variable RABBITMQ_PASSWORD_FILE');
+  set(['naming'], env.EXPORTER_NAMING, 'environment variable EXPORTER_NAMING');
   set(['web', 'listen_address'], flags.listenAddress, 'flag --web.listen-address');
+  set(['naming'], flags.naming, 'flag --naming');
   set(['log', 'level'], flags.logLevel, 'flag --log.level');
   set(['log', 'format'], flags.logFormat, 'flag --log.format');
   set(['web', 'telemetry_path'], flags.telemetryPath, 'flag --web.telemetry-path');

@@ -28,8 +28,9 @@ export interface ProfileName {
 
 /**
  * Other naming profiles, one column each of the same row: the family's value, field and
- * scaling stay those of the row; only what it is called changes. `kbudde` is reserved for
- * kbudde/rabbitmq_exporter's names (issue 15); nothing reads it yet.
+ * scaling stay those of the row; only what it is called changes. `kbudde`: kbudde/rabbitmq_exporter's
+ * names, served with `naming: kbudde` (src/metrics/naming-profile.ts). Labels a profile adds beyond
+ * the row's may be only `cluster` and, on families with a `node` label, `self`.
  */
 export interface NamingProfiles {
   readonly kbudde?: ProfileName;
@@ -65,6 +66,8 @@ export interface MetricSpec {
   /** The record field it is read from; absent on computed families. */
   source?: MetricSource;
   names?: NamingProfiles;
+  /** The names of the `rate` gauge under other naming profiles. */
+  rateNames?: NamingProfiles;
 }
 
 const NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -129,6 +132,7 @@ function rateDef(spec: MetricSpec & { name: string }, owner: string): MetricDef 
     labels: spec.labels ?? [],
     owner,
     polledBy: owner,
+    ...(spec.rateNames ? { names: spec.rateNames } : {}),
   };
 }
 

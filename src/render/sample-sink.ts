@@ -1,5 +1,7 @@
 import type { MetricDef } from '../metrics/metric-def.js';
-import { formatValue, renderLabels, type RenderedFamily } from './text-format.js';
+import { profiledFamily, type NamingProfileName, type ProfiledFamily } from '../metrics/naming-profile.js';
+import { boundedLabelValue } from './label-value.js';
+import { escapeLabelValue, formatValue, renderLabels, type RenderedFamily } from './text-format.js';
 
 /** Lines of one family: rendered text, moved into bytes every FLUSH_CHARS characters. */
 class FamilyLines {
@@ -76,6 +78,16 @@ export interface SeriesScope {
   keeps(vhost: string | undefined): boolean;
 }
 
+/**
+ * A naming profile other than the native one, with what its labels need of this poll's broker:
+ * the cluster's name and the node that answered /api/overview (both from BrokerInfo).
+ */
+export interface SinkProfile {
+  readonly name: Exclude<NamingProfileName, 'native'>;
+  readonly clusterName: string;
+  readonly node: string;
+}
+
 /** A poll of 10k queues renders ~20 MB: held as bytes, not as hundreds of thousands of strings. */
 const FLUSH_CHARS = 64 * 1024;
 
@@ -104,8 +116,20 @@ export class SampleSink implements DropCounter, SampleWriter {
   private lastRendered: string | undefined;
   private lastKept = true;
 
-  /** `scope`: when given, only the series it keeps are added. */
-  constructor(private readonly scope?: SeriesScope) {}
+  /** Families the naming profile does not serve: left out (see naming-profile.ts). */
+  notInProfile = 0;
+  private readonly relabeling: Relabeling | undefined;
+
+  /**
+   * `scope`: when given, only the series it keeps are added. `profile`: when given, families are
+   * written under that profile's names and labels, and those it does not serve are left out.
+   */
+  constructor(
+    private readonly scope?: SeriesScope,
+    private readonly profile?: SinkProfile,
+  ) {
+    this.relabeling = profile ? new Relabeling(profile) : undefined;
+  }
 
   drop(reason: DropReason, count = 1): void {
     this.dropped.set(reason, (this.dropped.get(reason) ?? 0) + count);
@@ -145,6 +169,17 @@ export class SampleSink implements DropCounter, SampleWriter {
   }
 
   private write(def: MetricDef, renderedLabels: string, raw: unknown): boolean {
+    let served = def;
+    let servedLabels = renderedLabels;
+    if (this.profile) {
+      const family = profiledFamily(this.profile.name, def);
+      if (!family) {
+        this.notInProfile++;
+        return false;
+      }
+      served = family.def;
+      servedLabels = this.relabeling!.labelsOf(family, renderedLabels);
+    }
     const value = toSampleValue(raw);
     if (value === undefined) {
       this.skipped++;
@@ -154,12 +189,12 @@ export class SampleSink implements DropCounter, SampleWriter {
       this.drop('duplicate');
       return false;
     }
-    let lines = this.lines.get(def);
+    let lines = this.lines.get(served);
     if (!lines) {
       lines = new FamilyLines();
-      this.lines.set(def, lines);
+      this.lines.set(served, lines);
     }
-    lines.push(`${def.name}${renderedLabels} ${formatValue(value)}\n`);
+    lines.push(`${served.name}${servedLabels} ${formatValue(value)}\n`);
     return true;
   }
 
@@ -196,6 +231,38 @@ export class SampleSink implements DropCounter, SampleWriter {
     this.written.clear();
     this.families.clear();
     return families;
+  }
+}
+
+const LABEL_PAIR = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
+
+/** Turns a native rendered label set into a profile family's, in that family's label order. */
+class Relabeling {
+  private readonly cluster: string;
+  private readonly node: string;
+  /** A record's families share one rendered label set: it is parsed once. */
+  private lastRendered: string | undefined;
+  private lastValues = new Map<string, string>();
+
+  constructor(profile: SinkProfile) {
+    this.cluster = escapeLabelValue(boundedLabelValue(profile.clusterName));
+    this.node = escapeLabelValue(boundedLabelValue(profile.node));
+  }
+
+  labelsOf(family: ProfiledFamily, renderedLabels: string): string {
+    if (family.labels.length === 0) return '';
+    if (renderedLabels !== this.lastRendered) {
+      this.lastRendered = renderedLabels;
+      this.lastValues = new Map([...renderedLabels.matchAll(LABEL_PAIR)].map((m) => [m[1]!, m[2]!]));
+    }
+    const values = this.lastValues;
+    const parts = family.labels.map((source, i) => {
+      const name = family.def.labels[i];
+      if (source.from === 'cluster') return `${name}="${this.cluster}"`;
+      if (source.from === 'self') return `${name}="${values.get('node') === this.node ? '1' : '0'}"`;
+      return `${name}="${values.get(source.name) ?? ''}"`;
+    });
+    return `{${parts.join(',')}}`;
   }
 }
 

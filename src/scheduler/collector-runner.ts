@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { BrokerInfo } from '../broker/broker-info.js';
 import type { BrokerSelf } from '../broker/broker-self.js';
 import { unlessAbsent } from '../client/absence.js';
 import { ManagementError } from '../client/errors.js';
@@ -6,7 +7,8 @@ import { pathTemplate } from '../client/answer-caps.js';
 import type { ManagementClient } from '../client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
 import type { CollectorConfig } from '../config/exporter-config.js';
-import { SampleSink } from '../render/sample-sink.js';
+import type { NamingProfileName } from '../metrics/naming-profile.js';
+import { SampleSink, type SinkProfile } from '../render/sample-sink.js';
 import type { TargetShare } from '../shard/shard-assignment.js';
 import type { TargetState } from '../state/target-state.js';
 import type { PollFailureLog } from './failure-log.js';
@@ -35,6 +37,8 @@ export interface RunnerDeps {
   failures: PollFailureLog;
   /** What of the target this replica serves (absent: everything). */
   share?: TargetShare;
+  /** The names the samples are written under (absent: native). */
+  naming?: NamingProfileName;
   random?: () => number;
   /** Only tests set this below MIN_POLL_SPACING_MS, to run schedules quickly. */
   minSpacingMs?: number;
@@ -116,7 +120,6 @@ export class CollectorRunner {
     const pollController = new AbortController();
     const signal = AbortSignal.any([deadline, this.stopController.signal, pollController.signal]);
     const share = this.deps.share;
-    const sink = new SampleSink(share && !share.whole ? share : undefined);
     const lane = this.collector.lane;
     const api: BrokerApi = {
       get: (path, query) => client.getJson(path, query, { signal, lane }),
@@ -126,6 +129,7 @@ export class CollectorRunner {
       // One reading of /api/overview per poll of the collector describing the broker; the others reuse the latest.
       const selfReport = this.collector.describesBroker ? await brokerSelf.read(signal) : undefined;
       const broker = selfReport?.info ?? (await brokerSelf.latest(signal));
+      const sink = new SampleSink(share && !share.whole ? share : undefined, sinkProfile(this.deps.naming, broker));
       const collecting = this.collector.collect({
         api,
         broker,
@@ -162,6 +166,12 @@ export class CollectorRunner {
     pollController.abort();
     this.deps.onPollFinished();
   }
+}
+
+/** The profile the poll's samples are written under; undefined for the native names. */
+function sinkProfile(naming: NamingProfileName | undefined, broker: BrokerInfo): SinkProfile | undefined {
+  if (naming === undefined || naming === 'native') return undefined;
+  return { name: naming, clusterName: broker.clusterName, node: broker.node };
 }
 
 /** Time a cancelled collect gets to end with its own error (naming the request it was in). */

@@ -1,5 +1,6 @@
 import { exporterMetrics as M } from '../catalogue/exporter.js';
 import type { RenderedFamily } from '../render/text-format.js';
+import type { NamingProfileName } from '../metrics/naming-profile.js';
 import { DROP_REASONS, SampleSink } from '../render/sample-sink.js';
 import type { TargetState } from '../state/target-state.js';
 import { REVISION, VERSION } from './version.js';
@@ -26,8 +27,15 @@ export function newHttpCounters(): HttpCounters {
  * the process-wide ones too (build, HTTP server, event loop), as when it is the only target; with
  * several, those are served once, on /metrics (see processWideFamilies).
  */
-export function exporterFamilies(target: TargetState, client: ClientCounters, http: HttpCounters, now: number, withProcess = true): RenderedFamily[] {
-  const sink = new SampleSink();
+export function exporterFamilies(
+  target: TargetState,
+  client: ClientCounters,
+  http: HttpCounters,
+  now: number,
+  withProcess = true,
+  naming: NamingProfileName = 'native',
+): RenderedFamily[] {
+  const sink = ownSink(naming);
   if (target.servesUp) sink.add(M.up, [], target.up ? 1 : 0);
   if (withProcess) sink.add(M.build, [VERSION, REVISION, process.version], 1);
   sink.add(M.requests, [], client.requests);
@@ -52,11 +60,16 @@ export function exporterFamilies(target: TargetState, client: ClientCounters, ht
 }
 
 /** The exporter's series that belong to no target: served on /metrics when several targets are polled. */
-export function processWideFamilies(http: HttpCounters): RenderedFamily[] {
-  const sink = new SampleSink();
+export function processWideFamilies(http: HttpCounters, naming: NamingProfileName = 'native'): RenderedFamily[] {
+  const sink = ownSink(naming);
   sink.add(M.build, [VERSION, REVISION, process.version], 1);
   addServerSeries(sink, http);
   return sink.finish();
+}
+
+/** Under another profile, the exporter's own series that profile serves (see naming-profile.ts). */
+function ownSink(naming: NamingProfileName): SampleSink {
+  return naming === 'native' ? new SampleSink() : new SampleSink(undefined, { name: naming, clusterName: '', node: '' });
 }
 
 function addServerSeries(sink: SampleSink, http: HttpCounters): void {

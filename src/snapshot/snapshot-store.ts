@@ -1,4 +1,5 @@
 import type { RenderedFamily } from '../render/text-format.js';
+import type { NamingProfileName } from '../metrics/naming-profile.js';
 import { exporterFamilies, type ClientCounters, type HttpCounters } from '../self/exporter-metrics.js';
 
 import { Exposition, type Format } from './exposition.js';
@@ -38,6 +39,8 @@ export class SnapshotStore {
     private readonly http: HttpCounters,
     private readonly processMetrics: ProcessFamilies,
     private readonly onError: (error: unknown) => void = () => undefined,
+    /** The names the exporter's own series are served under. */
+    private readonly naming: NamingProfileName = 'native',
   ) {}
 
   /** The exposition of the current state (waits for a build if the state changed). */
@@ -99,7 +102,7 @@ export class SnapshotStore {
     const processFamilies = withProcess ? await this.processMetrics.families() : [];
     const now = Date.now();
     // One part per collector, the same array object until it polls again: its compression is reused.
-    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now, withProcess), ...processFamilies]];
+    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now, withProcess, this.naming), ...processFamilies]];
     let validUntil = Infinity;
     for (const state of this.target.collectors.values()) {
       if (!this.target.isFresh(state, now)) continue;

@@ -15,7 +15,7 @@ import { isAbsent } from '../../src/client/absence.js';
 import { ManagementClient } from '../../src/client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../../src/collectors/collector.js';
 import { concatFamilies, type RenderedFamily } from '../../src/render/text-format.js';
-import { SampleSink } from '../../src/render/sample-sink.js';
+import { SampleSink, type SinkProfile } from '../../src/render/sample-sink.js';
 import type { TargetShare } from '../../src/shard/shard-assignment.js';
 import type { FakeCall } from './fake-broker-api.js';
 import { readFixture } from './fixtures.js';
@@ -62,6 +62,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** A shard's part of the target, as the scheduler passes it (the sink keeps only its series). */
   share?: TargetShare;
+  /** A naming profile other than the native one, as the scheduler passes it. */
+  profile?: SinkProfile;
 }
 
 export const BROKER_3_10_8: BrokerInfo = {
@@ -71,6 +73,7 @@ export const BROKER_3_10_8: BrokerInfo = {
   productVersion: '3.10.8',
   erlangVersion: '25.2.3',
   clusterName: 'rabbit@vm',
+  node: 'rabbit@vm',
   variant: 'A',
   statisticsDisabled: false,
 };
@@ -118,7 +121,7 @@ export async function runCollector(collector: AnyCollector, run: RunOptions): Pr
   const logs: LogLine[] = [];
   const log: Logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
   const options = collector.optionsSchema ? collector.optionsSchema.parse(run.options ?? {}) : {};
-  const sink = new SampleSink(run.share);
+  const sink = new SampleSink(run.share, run.profile);
   await collector.collect({
     share: run.share,
     api,

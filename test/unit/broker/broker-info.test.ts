@@ -13,6 +13,7 @@ describe('brokerInfoFromOverview', () => {
       productVersion: '3.10.8',
       erlangVersion: '25.2.3',
       clusterName: 'rabbit@vm',
+      node: 'rabbit@vm',
       variant: 'A',
       statisticsDisabled: false,
     });
@@ -27,6 +28,9 @@ describe('brokerInfoFromOverview', () => {
   it('the cluster fixtures', () => {
     expect(brokerInfoFromOverview(overview('rabbitmq-3.10.8-cluster')).statisticsDisabled).toBe(false);
     expect(brokerInfoFromOverview(overview('rabbitmq-3.10.8-cluster', 'overview-rabbit2-down.json')).clusterName).toBe('rabbit@vm');
+    // The node that answered, for the kbudde profile's `self` label; '' when the answer lacks it.
+    expect(brokerInfoFromOverview(overview('rabbitmq-4.3.x-cluster')).node).toMatch(/^rabbit1-.*@localhost$/);
+    expect(brokerInfoFromOverview({ ...overview('rabbitmq-3.10.8'), node: undefined }).node).toBe('');
   });
 
   it.each([

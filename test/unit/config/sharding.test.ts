@@ -1,40 +1,8 @@
 // Issue 14 ("Past one process"): --shard and --total-shards, from flags or the config file.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseFlags } from '../../../src/cli/args.js';
-import { ConfigError } from '../../../src/config/config-error.js';
-import { COLLECTORS } from '../../../src/collectors/registry.js';
-import { loadConfig } from '../../../src/config/load-config.js';
-import type { ExporterConfig } from '../../../src/config/exporter-config.js';
+import { describe, expect, it } from 'vitest';
+import { configLoader } from './load-with.js';
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'rmqexp-sharding-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let files = 0;
-function load(args: string[], env: Record<string, string> = {}, yaml?: string): ExporterConfig {
-  const extra: string[] = [];
-  if (yaml !== undefined) {
-    const file = join(dir, `config-${++files}.yaml`);
-    writeFileSync(file, yaml);
-    extra.push('--config', file);
-  }
-  return loadConfig(parseFlags([...args, ...extra]), env, COLLECTORS);
-}
-
-function problem(args: string[], env: Record<string, string> = {}, yaml?: string): string {
-  try {
-    load(args, env, yaml);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigError, but the configuration loaded');
-}
+const { load, problem } = configLoader('rmqexp-sharding-');
 
 describe('sharding configuration', () => {
   it('defaults to one shard doing everything', () => {
