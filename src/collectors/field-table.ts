@@ -83,7 +83,7 @@ export function emitRecord(
       let value = scaled(raw, row.scale);
       if (options.counters && row.metric.type === 'counter') {
         const number = toSampleValue(value);
-        if (number !== undefined) value = options.counters.adjust(row.metric.name + renderedLabels, number);
+        if (number !== undefined) value = options.counters.adjust(renderedLabels, row.metric.name, number);
       }
       sink.addRendered(row.metric, renderedLabels, value);
     }
