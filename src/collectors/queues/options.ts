@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { nameFilterSchema } from '../name-filter.js';
 import { ratesOptionSchema } from '../rates-option.js';
-import { RANKINGS } from './selection.js';
+
+/** How `max_queues` chooses the queues with per-queue series when there are more. */
+export const RANKINGS = ['backlog', 'growth', 'publish_rate', 'none'] as const;
+export type Ranking = (typeof RANKINGS)[number];
 
 /** `collectors.queues` in the config file. */
 export const queueOptionsSchema = z.strictObject({

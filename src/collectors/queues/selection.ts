@@ -1,11 +1,8 @@
 import { toSampleValue } from '../../render/sample-sink.js';
 import { NameFilter } from '../name-filter.js';
-import type { QueueOptions, QueueRecord } from './options.js';
+import type { QueueOptions, QueueRecord, Ranking } from './options.js';
 import { carried } from '../carried.js';
 
-/** How `max_queues` chooses the queues with per-queue series when there are more. */
-export const RANKINGS = ['backlog', 'growth', 'publish_rate', 'none'] as const;
-export type Ranking = (typeof RANKINGS)[number];
 
 const keyOf = (queue: QueueRecord) => `${queue.vhost as string}\u0000${queue.name as string}`;
 const numberOr0 = (raw: unknown) => toSampleValue(raw) ?? 0;
