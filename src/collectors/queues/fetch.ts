@@ -55,24 +55,36 @@ async function* oneList(fetch: () => Promise<QueueRecord[]>, valid: (q: QueueRec
   yield* (await fetch()).filter(valid);
 }
 
+/**
+ * Answers asked for ahead of the one being consumed: enough to keep the client's requests in
+ * flight (2 by default) while one is turned into samples, and no more, since every answer that
+ * arrives early is held parsed (at 100,000 queues over 10 vhosts, ~7 MB of JSON each).
+ */
+const VHOSTS_AHEAD = 2;
+
 async function* perVhostLists(
   vhosts: readonly string[],
   fetch: (path: string) => Promise<QueueRecord[]>,
   valid: (q: QueueRecord) => boolean,
 ): AsyncGenerator<QueueRecord> {
-  // Every request is issued at once (the client bounds how many run); answers are consumed in
-  // vhost order. A vhost deleted after it was listed is absent and contributes nothing.
-  const pending = vhosts.map((vhost) =>
-    fetch(apiPath('queues', vhost)).catch((error: unknown) => {
+  // Answers are consumed in vhost order. A vhost deleted after it was listed is absent and
+  // contributes nothing; if one fails, the poll fails with it.
+  const pending: (Promise<QueueRecord[]> | undefined)[] = [];
+  const ask = (i: number) => {
+    if (i >= vhosts.length || pending[i]) return;
+    const answer = fetch(apiPath('queues', vhosts[i]!)).catch((error: unknown) => {
       if (isAbsent(error)) return [];
       throw error;
-    }),
-  );
-  // If one fails, the poll fails with it; the others' outcomes are not needed any more.
-  for (const answer of pending) answer.catch(() => undefined);
-  for (let i = 0; i < pending.length; i++) {
+    });
+    // Should the poll stop before this answer is awaited, its failure is not needed any more.
+    answer.catch(() => undefined);
+    pending[i] = answer;
+  };
+  for (let i = 0; i <= VHOSTS_AHEAD; i++) ask(i);
+  for (let i = 0; i < vhosts.length; i++) {
+    ask(i + VHOSTS_AHEAD);
     const list = await pending[i]!;
-    pending[i] = Promise.resolve([]); // let the answer go once it is consumed
+    pending[i] = undefined; // let the answer go once it is consumed
     yield* list.filter(valid);
   }
 }
