@@ -5,6 +5,7 @@ import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldOf, fieldTable, getPath } from './field-table.js';
 import { scalarLabel } from './label-text.js';
+import { uniqueRecords } from './list-request.js';
 import { logOnce } from './log-once.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchList, fetchPerVhost } from './paging.js';
@@ -101,20 +102,9 @@ export const channelsCollector: Collector<Options> = {
     sink.skipped += byState.skipped + byVhost.skipped;
 
     if (o.per_channel) {
-      const seen = new Set<string>();
-      for (const r of records) {
-        const name = scalarLabel(r.name);
-        if (!name) {
-          sink.drop('no_name');
-          continue;
-        }
-        const labels = [name, scalarLabel(r.vhost), scalarLabel(r.user)];
-        const id = labels.join('\u0000');
-        if (seen.has(id)) {
-          sink.drop('duplicate');
-          continue;
-        }
-        seen.add(id);
+      const labelsOf = (r: ChannelRecord) => [scalarLabel(r.name), scalarLabel(r.vhost), scalarLabel(r.user)];
+      for (const r of uniqueRecords(records, (r) => (scalarLabel(r.name) ? labelsOf(r).join('\u0000') : undefined), sink)) {
+        const labels = labelsOf(r);
         emitRecord(sink, perChannel, r, renderLabels(M.unackedPerChannel.labels, labels), { rates: false });
       }
     }

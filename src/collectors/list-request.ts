@@ -1,6 +1,7 @@
 import type { MetricDef } from '../metrics/metric-def.js';
+import type { DropCounter } from '../render/sample-sink.js';
 import type { CollectContext } from './collector.js';
-import { jsonList, type OptionalEndpoint, optionalBody, type Part, part } from './optional-requests.js';
+import { getRemembered, jsonList, type OptionalEndpoint, type Part, part } from './optional-requests.js';
 import { Tally } from './tally.js';
 
 export type ApiRecord = Record<string, unknown>;
@@ -43,8 +44,8 @@ export function listPart(ctx: CollectContext<unknown>, request: ListRequest): Pa
     request.name ?? request.path,
     async () => {
       const { path, query, optional } = request;
-      const body = optional ? await optionalBody(ctx, { path, ...(query ? { query } : {}), ...optional }) : await ctx.api.get(path, query);
-      return body === undefined ? undefined : jsonList<ApiRecord>(body, path);
+      const answer = optional ? await getRemembered(ctx, { path, ...(query ? { query } : {}), ...optional }) : { ok: true, body: await ctx.api.get(path, query) };
+      return answer.ok ? jsonList<ApiRecord>(answer.body, path) : undefined;
     },
     (records) => {
       if (records !== undefined) emitList(ctx, request, records);
@@ -54,19 +55,8 @@ export function listPart(ctx: CollectContext<unknown>, request: ListRequest): Pa
 
 function emitList(ctx: CollectContext<unknown>, request: ListRequest, records: readonly ApiRecord[]): void {
   const { sink } = ctx;
-  const unique = new Map<string, ApiRecord>();
-  for (const record of records) {
-    const id = request.identity(record);
-    if (id === undefined) {
-      sink.drop('no_name');
-      continue;
-    }
-    const kept = unique.get(id);
-    if (kept === undefined || request.prefer?.(record, kept)) unique.set(id, record);
-    else if (!request.prefer) sink.drop('duplicate');
-  }
   const tallies = (request.counts ?? []).map(() => new Tally());
-  for (const record of unique.values()) {
+  for (const record of uniqueRecords(records, request.identity, sink, request.prefer)) {
     request.each?.(record);
     request.counts?.forEach((count, i) => {
       const labels = count.group(record);
@@ -78,6 +68,27 @@ function emitList(ctx: CollectContext<unknown>, request: ListRequest, records: r
     if (metric.labels.length === 0 && tally.size === 0) sink.add(metric, [], 0);
     for (const group of tally) sink.add(metric, group.labels, group.count);
   });
+}
+
+/** Each object of a list once, in the order first listed: see ListRequest's identity and prefer. */
+export function uniqueRecords<R>(
+  records: Iterable<R>,
+  identity: (record: R) => string | undefined,
+  drops: DropCounter,
+  prefer?: (candidate: R, kept: R) => boolean,
+): IterableIterator<R> {
+  const unique = new Map<string, R>();
+  for (const record of records) {
+    const id = identity(record);
+    if (id === undefined) {
+      drops.drop('no_name');
+      continue;
+    }
+    const kept = unique.get(id);
+    if (kept === undefined || prefer?.(record, kept)) unique.set(id, record);
+    else if (!prefer) drops.drop('duplicate');
+  }
+  return unique.values();
 }
 
 /** The states of a state set (one series each, 1 for the current one): the known ones, and the current one if it is not. */
