@@ -4,7 +4,7 @@ import { apiPath, columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
-import { emitRecord, fieldTableOf, getPath } from './field-table.js';
+import { emitRecord, fieldsRead, fieldTable, fieldTableOf, getPath } from './field-table.js';
 import { scalarLabel } from './label-text.js';
 import { logOnce } from './log-once.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
@@ -40,13 +40,13 @@ const options = z.strictObject({
 type Options = z.infer<typeof options>;
 type ConnectionRecord = Record<string, unknown>;
 
-/** Fields the aggregates need: the `columns=` of the request (the API drops unknown ones). */
-const AGGREGATE_COLUMNS = ['name', 'vhost', 'user', 'protocol', 'node', 'state', 'channels', 'recv_oct', 'send_oct', 'recv_cnt', 'send_cnt', 'send_pend'];
-const RATE_COLUMNS = ['recv_oct_details', 'send_oct_details'];
-/** `client_properties` cannot be narrowed by columns: asking for client_properties.product returns all of it. */
-const PER_CONNECTION_COLUMNS = ['type', 'peer_host', 'auth_mechanism', 'ssl', 'connected_at', 'user_provided_name', 'client_properties'];
-
 const perConnection = fieldTableOf(M);
+/** The per-connection rows whose fields (and rates) the aggregates sum. */
+const summed = fieldTable([M.connChannels, M.connIncomingBytes, M.connOutgoingBytes, M.connIncomingPackets, M.connOutgoingPackets, M.connSendPending]);
+/** Fields of the aggregates' labels. */
+const GROUP_COLUMNS = ['name', 'vhost', 'user', 'protocol', 'node', 'state'];
+/** Fields of rabbitmq_connection_info. `client_properties` cannot be narrowed by columns: asking for client_properties.product returns all of it. */
+const INFO_COLUMNS = ['type', 'peer_host', 'auth_mechanism', 'ssl', 'user_provided_name', 'client_properties'];
 
 export const connectionsCollector: Collector<Options> = {
   name: 'connections',
@@ -95,7 +95,7 @@ export const connectionsCollector: Collector<Options> = {
 
 async function fetchConnections(ctx: CollectContext<Options>): Promise<ConnectionRecord[]> {
   const { api, options: o, carryOver, broker } = ctx;
-  const columns = columnsParam([...AGGREGATE_COLUMNS, ...(o.rates ? RATE_COLUMNS : []), ...(o.per_connection ? PER_CONNECTION_COLUMNS : [])]);
+  const columns = columnsParam([...GROUP_COLUMNS, ...fieldsRead(o.per_connection ? perConnection : summed, o.rates), ...(o.per_connection ? INFO_COLUMNS : [])]);
   const list = (path: string) =>
     fetchList<ConnectionRecord>(api, path, {
       query: { columns },
