@@ -7,11 +7,11 @@ import { renderLabels } from '../render/text-format.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { printedLabel } from './label-text.js';
+import { aggregate } from './records.js';
 import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { rateSelection, ratesOptionSchema } from './rates-option.js';
-import { Tally } from './tally.js';
 
 const table = fieldTableOf(M);
 
@@ -51,7 +51,7 @@ export const exchangesCollector: Collector<Options> = {
     const vhostFilter = new NameFilter(o.vhosts);
     const exchangeFilter = new NameFilter(o.exchanges);
     const counters = MonotonicCounters.in(ctx.carryOver);
-    const byType = new Tally();
+    const inVhosts: ExchangeRecord[] = [];
     let filtered = 0;
     for (const exchange of exchanges) {
       if (typeof exchange.vhost !== 'string' || typeof exchange.name !== 'string') {
@@ -59,7 +59,7 @@ export const exchangesCollector: Collector<Options> = {
         continue;
       }
       if (!vhostFilter.matches(exchange.vhost)) continue;
-      byType.add([exchange.vhost, printedLabel(exchange.type)]);
+      inVhosts.push(exchange);
       if (!exchangeFilter.matches(exchange.name)) {
         filtered++;
         continue;
@@ -72,19 +72,15 @@ export const exchangesCollector: Collector<Options> = {
       }
     }
     counters.commit();
-    for (const group of byType) sink.add(M.vhostExchanges, group.labels, group.count);
+    aggregate(sink, inVhosts, [{ group: (e) => [e.vhost as string, printedLabel(e.type)], families: [{ metric: M.vhostExchanges }] }]);
     sink.add(M.seriesFiltered, [], filtered);
     if (o.bindings) {
       const bindings = expectList<{ vhost?: unknown; destination_type?: unknown } | null>(
         await ctx.api.get('/api/bindings', { columns: 'vhost,destination_type' }),
         '/api/bindings',
       );
-      const byDestination = new Tally();
-      for (const b of bindings) {
-        if (typeof b?.vhost !== 'string' || !vhostFilter.matches(b.vhost)) continue;
-        byDestination.add([b.vhost, printedLabel(b.destination_type)]);
-      }
-      for (const group of byDestination) sink.add(M.vhostBindings, group.labels, group.count);
+      const inFilter = bindings.filter((b): b is ExchangeRecord => typeof b?.vhost === 'string' && vhostFilter.matches(b.vhost));
+      aggregate(sink, inFilter, [{ group: (b) => [b.vhost as string, printedLabel(b.destination_type)], families: [{ metric: M.vhostBindings }] }]);
     }
   },
 };

@@ -2,7 +2,7 @@ import { featureFlagMetrics as M } from '../catalogue/feature-flags.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
 import { stringLabel } from './label-text.js';
-import { type ApiRecord, listPart } from './list-request.js';
+import { type ApiRecord, listPart } from './records.js';
 import { collectParts } from './optional-requests.js';
 
 const byName = (record: ApiRecord) => stringLabel(record.name) || undefined;

@@ -2,7 +2,7 @@ import { FEDERATION_LINK_STATES, federationMetrics as M } from '../catalogue/fed
 import { metricsOf } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
 import { stringLabel } from './label-text.js';
-import { listPart, statesWith } from './list-request.js';
+import { listPart, statesWith } from './records.js';
 import { collectParts } from './optional-requests.js';
 
 const PATH = '/api/federation-links';
@@ -33,7 +33,7 @@ export const federationCollector: Collector = {
           for (const state of statesWith(FEDERATION_LINK_STATES, current)) sink.add(M.linkState, { ...id, state }, state === current ? 1 : 0);
           sink.add(M.linkInfo, { ...id, type: stringLabel(link.type), upstream_exchange: stringLabel(link.upstream_exchange), upstream_queue: stringLabel(link.upstream_queue), node: stringLabel(link.node) }, 1);
         },
-        counts: [{ metric: M.links, group: (link) => [status(link)] }],
+        aggregations: [{ group: (link) => [status(link)], families: [{ metric: M.links }] }],
       }),
     ]);
   },

@@ -2,7 +2,7 @@ import { inventoryMetrics as M } from '../catalogue/inventory.js';
 import { metricsOf, type MetricDef } from '../metrics/metric-def.js';
 import type { Collector } from './collector.js';
 import { stringLabel } from './label-text.js';
-import { listPart } from './list-request.js';
+import { listPart } from './records.js';
 import { collectParts } from './optional-requests.js';
 
 interface CountSpec {
@@ -45,7 +45,7 @@ export const inventoryCollector: Collector = {
           },
           identity: (item) => JSON.stringify(spec.identity.map((field) => stringLabel(item[field]))),
           // A total is served even when it is 0; per-vhost counts exist only for vhosts that have some.
-          counts: [{ metric: spec.metric, group: (item) => spec.identity.slice(0, spec.metric.labels.length).map((field) => stringLabel(item[field])) }],
+          aggregations: [{ group: (item) => spec.identity.slice(0, spec.metric.labels.length).map((field) => stringLabel(item[field])), families: [{ metric: spec.metric }] }],
         }),
       ),
     );

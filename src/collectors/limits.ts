@@ -1,7 +1,7 @@
 import { limitsMetrics as M } from '../catalogue/limits.js';
 import { metricsOf, type MetricDef } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
-import { type ApiRecord, type ListRequest, listPart } from './list-request.js';
+import { type ApiRecord, type ListRequest, listPart } from './records.js';
 import { collectParts } from './optional-requests.js';
 
 export const limitsCollector: Collector = {

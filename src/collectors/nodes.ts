@@ -7,7 +7,7 @@ import { renderLabels } from '../render/text-format.js';
 import type { Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { stringLabel } from './label-text.js';
-import { uniqueRecords } from './list-request.js';
+import { uniqueRecords } from './records.js';
 import { majorVersion } from './optional-requests.js';
 
 const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';

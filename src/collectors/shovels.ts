@@ -5,7 +5,7 @@ import { renderLabels } from '../render/text-format.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { stringLabel } from './label-text.js';
-import { type ApiRecord, listPart, statesWith } from './list-request.js';
+import { type ApiRecord, listPart, statesWith } from './records.js';
 import { collectParts } from './optional-requests.js';
 
 const PATH = '/api/shovels';
@@ -16,7 +16,7 @@ const COLUMNS = columnsParam(['vhost', 'name', 'type', 'state', 'node', 'src_pro
 const RUNNING = new Set(['running', 'flow', 'blocked']);
 
 const stateOf = (shovel: ApiRecord) => stringLabel(shovel.state) || 'unknown';
-const countOf = (type: string) => (shovel: ApiRecord) => (stringLabel(shovel.type) === type ? [stateOf(shovel)] : undefined);
+const byStateOf = (type: string) => (shovel: ApiRecord) => (stringLabel(shovel.type) === type ? [stateOf(shovel)] : undefined);
 
 export const shovelsCollector: Collector = {
   name: 'shovels',
@@ -42,9 +42,9 @@ export const shovelsCollector: Collector = {
           sink.add(M.info, { ...id, type: stringLabel(shovel.type), node: stringLabel(shovel.node), src_protocol: stringLabel(shovel.src_protocol), dest_protocol: stringLabel(shovel.dest_protocol) }, 1);
           emitRecord(sink, table, shovel, renderLabels(M.up.labels, [id.vhost, id.shovel]), { rates: false });
         },
-        counts: [
-          { metric: M.dynamic, group: countOf('dynamic') },
-          { metric: M.static, group: countOf('static') },
+        aggregations: [
+          { group: byStateOf('dynamic'), families: [{ metric: M.dynamic }] },
+          { group: byStateOf('static'), families: [{ metric: M.static }] },
         ],
       }),
     ]);

@@ -5,7 +5,7 @@ import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/text-format.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldTableOf } from './field-table.js';
-import { uniqueRecords } from './list-request.js';
+import { uniqueRecords } from './records.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { rateSelection, ratesOptionSchema } from './rates-option.js';

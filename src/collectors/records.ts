@@ -1,22 +1,34 @@
 import type { MetricDef } from '../metrics/metric-def.js';
-import type { DropCounter } from '../render/sample-sink.js';
+import type { DropCounter, SampleSink } from '../render/sample-sink.js';
 import type { CollectContext } from './collector.js';
 import { getRemembered, jsonList, type OptionalEndpoint, type Part, part } from './optional-requests.js';
-import { Tally } from './tally.js';
+import { getPath } from './field-table.js';
+import { addDefined, Tally } from './tally.js';
+
+/**
+ * The collector shape, for answers that are lists of records: what is requested (ListRequest, or
+ * paging.ts for long lists), which records count (uniqueRecords), which rows each record gives
+ * (`each`: catalogue rows, field tables via emitRecord) and which aggregations (Aggregation).
+ */
 
 export type ApiRecord = Record<string, unknown>;
 
-/** A family counted over a list: one sample per group of records, its value the group's size. */
-export interface Count {
-  readonly metric: MetricDef;
-  /** The record's label values for `metric`, or undefined when it is not counted. */
+/**
+ * Families aggregated over records, per group: one sample per group and family, written group by
+ * group in the order of `families`. A family without `sum` counts the group's records; with it,
+ * it sums that field (a dot path) over the records that have a number there; one none had has no
+ * sample, never a 0. A count without labels is served even when 0.
+ */
+export interface Aggregation {
+  /** The group's label values (those of its families), or undefined: the record is left out. */
   readonly group: (record: ApiRecord) => readonly string[] | undefined;
+  readonly families: readonly { readonly metric: MetricDef; readonly sum?: string }[];
 }
 
 /**
  * One request of a poll whose answer is a JSON list, as data: what is asked, what an absent or
  * refused answer means, which records are one object, and which samples each record and each
- * group of records gives. Run with collectLists; parts of a poll fail or succeed on their own.
+ * group of records gives. listPart makes it a part of a poll (collectParts): parts fail or succeed on their own.
  */
 export interface ListRequest {
   /** Names the request in the log when it fails (default: its path). */
@@ -34,8 +46,8 @@ export interface ListRequest {
   readonly prefer?: (candidate: ApiRecord, kept: ApiRecord) => boolean;
   /** Writes the samples of one record (each object once). */
   readonly each?: (record: ApiRecord) => void;
-  /** Families counted per group, written after every record's samples. A count without labels is served even when 0. */
-  readonly counts?: readonly Count[];
+  /** Families aggregated per group, written after every record's samples. */
+  readonly aggregations?: readonly Aggregation[];
 }
 
 /** The request as a part of a poll (see collectParts): its records become samples once every part has answered. */
@@ -54,19 +66,36 @@ export function listPart(ctx: CollectContext<unknown>, request: ListRequest): Pa
 }
 
 function emitList(ctx: CollectContext<unknown>, request: ListRequest, records: readonly ApiRecord[]): void {
-  const { sink } = ctx;
-  const tallies = (request.counts ?? []).map(() => new Tally());
-  for (const record of uniqueRecords(records, request.identity, sink, request.prefer)) {
-    request.each?.(record);
-    request.counts?.forEach((count, i) => {
-      const labels = count.group(record);
-      if (labels) tallies[i]?.add(labels);
+  const unique = [...uniqueRecords(records, request.identity, ctx.sink, request.prefer)];
+  if (request.each) unique.forEach(request.each);
+  if (request.aggregations) aggregate(ctx.sink, unique, request.aggregations);
+}
+
+/** The `columns=` the sums read: each field, or for a rate (`x_details.rate`) its `x_details`. */
+export function sumColumns(aggregations: readonly Aggregation[]): string[] {
+  return aggregations.flatMap(({ families }) => families.flatMap(({ sum }) => (sum === undefined ? [] : [sum.replace(/(_details)\.rate$/, '$1')])));
+}
+
+/** Writes the aggregations over `records` (see Aggregation). */
+export function aggregate(sink: SampleSink, records: Iterable<ApiRecord>, aggregations: readonly Aggregation[]): void {
+  const summed = aggregations.map(({ families }) => families.flatMap(({ sum }) => (sum === undefined ? [] : [[sum, sum.split('.')] as const])));
+  const tallies = aggregations.map(() => new Tally());
+  for (const record of records) {
+    aggregations.forEach((aggregation, i) => {
+      const labels = aggregation.group(record);
+      if (labels) tallies[i]?.add(labels, Object.fromEntries(summed[i]?.map(([sum, path]) => [sum, getPath(record, path)]) ?? []));
     });
   }
-  request.counts?.forEach(({ metric }, i) => {
+  aggregations.forEach(({ families }, i) => {
     const tally = tallies[i] as Tally;
-    if (metric.labels.length === 0 && tally.size === 0) sink.add(metric, [], 0);
-    for (const group of tally) sink.add(metric, group.labels, group.count);
+    for (const { metric, sum } of families) if (sum === undefined && metric.labels.length === 0 && tally.size === 0) sink.add(metric, [], 0);
+    for (const group of tally) {
+      for (const { metric, sum } of families) {
+        if (sum === undefined) sink.add(metric, group.labels, group.count);
+        else addDefined(sink, metric, group.labels, group.sum(sum));
+      }
+    }
+    sink.skipped += tally.skipped;
   });
 }
 
