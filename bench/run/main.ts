@@ -43,7 +43,7 @@ import type { MeasureContext } from './collector-alone.js';
 import { measureAtDefaults } from './exporter-defaults.js';
 import { exporterCommit } from './report.js';
 import { writeResults } from './results.js';
-import { measureEachCollector, measureRounds } from './rounds.js';
+import { HELD_PARTS, measureEachCollector, measureRounds } from './rounds.js';
 import { EXPORTER_MAIN, S } from './settings.js';
 import { setUp } from './setup.js';
 import { cleanup, log, median, now, onCleanup } from './util.js';
@@ -57,6 +57,12 @@ async function main(): Promise<void> {
   const queues = COLLECTORS.find((c) => c.name === 'queues')!;
   const statsEvery = (queues.optionsSchema!.parse({}) as { stats_every: number }).stats_every;
   if (!(statsEvery >= 1)) throw new Error(`the queue collector's default stats_every is ${statsEvery}: the averaged round needs statistics polls`);
+  // The averaged round assumes every held part shares the queue statistics' cycle.
+  for (const { collector, everyPoll } of HELD_PARTS) {
+    const [key] = Object.keys(everyPoll) as [string];
+    const every = (COLLECTORS.find((c) => c.name === collector)!.optionsSchema!.parse({}) as Record<string, number>)[key];
+    if (every !== statsEvery) throw new Error(`collectors.${collector}.${key} defaults to ${every}, not stats_every (${statsEvery}): the averaged round would be wrong`);
+  }
   const defaultCollectors = COLLECTORS.filter((c) => c.defaultEnabled).map((c) => c.name);
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmqexp-bench-'));
   onCleanup(() => {

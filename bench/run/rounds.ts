@@ -11,7 +11,20 @@ export interface Collectors {
   measured: Measurement[];
   /** The queue collector's statistics poll (stats_every 1), when it could be measured. */
   queuesStats: Measurement | undefined;
+  /** Each collector with a held part, on a poll that fetches it (that part's `*_every: 1`). */
+  fetchingPolls: Map<string, Measurement>;
 }
+
+/**
+ * The collectors that fetch a costly part on one poll in N (their default `*_every` is the queue
+ * collector's stats_every) and the setting that makes every poll fetch it. Their poll after the
+ * first, which the round records, does not.
+ */
+export const HELD_PARTS: readonly { collector: string; everyPoll: Record<string, number> }[] = [
+  { collector: 'queues', everyPoll: { stats_every: 1 } },
+  { collector: 'nodes', everyPoll: { memory_breakdown_every: 1 } },
+  { collector: 'exchanges', everyPoll: { bindings_every: 1 } },
+];
 
 export interface Rounds {
   roundPaths: string[];
@@ -26,7 +39,7 @@ export interface Rounds {
   cpuSubset: number;
   cpuKbudde: number;
   cpuStatsRound: number | undefined;
-  /** The round averaged over the queue collector's stats_every cycle. */
+  /** The round averaged over the stats_every cycle (the held parts share it). */
   cpuAverageRound: number | undefined;
   perPath: { owner: string; path: string; bytes: number; wall: number; cpu: number }[];
 }
@@ -46,21 +59,27 @@ export async function measureEachCollector(ctx: MeasureContext, defaultCollector
       perCollector.push({ name, label: name, error: firstLine(error) });
     }
   }
-  // The queue collector alone records a poll after its first: with the default stats_every, a
-  // counts-only poll. Its statistics poll (what every poll was before the tiers) is measured too.
-  log('collector queues alone, statistics every poll (stats_every 1)');
-  let queuesStats: Measurement | undefined;
-  try {
-    queuesStats = await measureCollector(ctx, 'queues statistics poll', 'queues', { stats_every: 1 }, Math.min(S.polls, 3));
-    log(`  ${queuesStats.paths.length} requests, ${fmtBytes(queuesStats.bytes)}; broker CPU ${queuesStats.cpu.toFixed(3)} s`);
-  } catch (error) {
-    log(`  failed: ${firstLine(error)}`);
+  // Each collector alone records a poll after its first: with the defaults, one that fetches no
+  // held part (the queues' counts-only poll). Their fetching polls are measured too.
+  const fetchingPolls = new Map<string, Measurement>();
+  for (const { collector, everyPoll } of HELD_PARTS) {
+    if (!defaultCollectors.includes(collector)) continue;
+    log(`collector ${collector} alone, fetching its held part every poll (${JSON.stringify(everyPoll)})`);
+    try {
+      const label = collector === 'queues' ? 'queues statistics poll' : `${collector} fetching poll`;
+      const r = await measureCollector(ctx, label, collector, everyPoll, Math.min(S.polls, 3));
+      log(`  ${r.paths.length} requests, ${fmtBytes(r.bytes)}; broker CPU ${r.cpu.toFixed(3)} s`);
+      fetchingPolls.set(collector, r);
+    } catch (error) {
+      log(`  failed: ${firstLine(error)}`);
+    }
   }
-  return { perCollector, measured: perCollector.filter(measured), queuesStats };
+  const queuesStats = fetchingPolls.get('queues');
+  return { perCollector, measured: perCollector.filter(measured), queuesStats, fetchingPolls };
 }
 
 export async function measureRounds(ctx: MeasureContext, setup: Setup, collectors: Collectors, statsEvery: number): Promise<Rounds> {
-  const { measured, queuesStats } = collectors;
+  const { measured, queuesStats, fetchingPolls } = collectors;
   const { beamPid, pool, seqPool } = setup;
   const auth = setup.api.auth;
   log('broker CPU: exporter rounds and kbudde-style rounds, alternating');
@@ -70,7 +89,8 @@ export async function measureRounds(ctx: MeasureContext, setup: Setup, collector
   const subsetPaths = measured.filter((r) => KBUDDE_COLLECTORS.includes(r.name)).flatMap((r) => r.paths);
   ctx.baseline = await baselineCpu(beamPid, 10);
   const roundBaseline = ctx.baseline;
-  const statsRoundPaths = queuesStats ? measured.flatMap((r) => (r.name === 'queues' ? queuesStats.paths : r.paths)) : undefined;
+  // The round in which every held part is fetched (one in stats_every).
+  const statsRoundPaths = queuesStats ? measured.flatMap((r) => (fetchingPolls.get(r.name) ?? r).paths) : undefined;
   const cpuRuns: Rounds['cpuRuns'] = { exporter: [], statsRound: [], subset: [], kbudde: [] };
   let kbuddeBytes = 0;
   const kbuddeWall: number[] = [];

@@ -55,7 +55,7 @@ function brokerCpuRows(run: RunResults): Row[] {
   const rows: Row[] = [];
   if (cpuAverageRound !== undefined) {
     rows.push([
-      `broker CPU, one round of all ${measuredCollectors.length} default collectors, averaged over the queue collector's ${statsEvery}-poll cycle (${statsEvery - 1} counts-only + 1 statistics)`,
+      `broker CPU, one round of all ${measuredCollectors.length} default collectors, averaged over the ${statsEvery}-poll cycle (${statsEvery - 1} counts-only + 1 fetching queue statistics, bindings and memory breakdowns)`,
       `${cpuAverageRound.toFixed(3)} s`,
       `kbudde-style round: ${cpuKbudde.toFixed(3)} s (4 unfiltered lists, ${fmtBytes(kbuddeBytes)}, ${fmtS(median(kbuddeWall))} wall)`,
       fmtRatio(cpuAverageRound / cpuKbudde),
@@ -63,7 +63,7 @@ function brokerCpuRows(run: RunResults): Row[] {
       pf(cpuAverageRound / cpuKbudde <= 0.3),
     ]);
     rows.push([
-      `broker CPU, the same round when the queue collector fetches statistics (1 poll of ${statsEvery}; every poll before the tiers; median of ${S.repeats}, net)`,
+      `broker CPU, the same round when the held parts are fetched: queue statistics, /api/bindings, node memory breakdowns (1 poll of ${statsEvery}; every poll before the tiers; median of ${S.repeats}, net)`,
       `${cpuStatsRound!.toFixed(3)} s (${statsRoundPaths!.length} requests)`,
       `kbudde-style round: ${cpuKbudde.toFixed(3)} s`,
       fmtRatio(cpuStatsRound! / cpuKbudde),
@@ -72,7 +72,7 @@ function brokerCpuRows(run: RunResults): Row[] {
     ]);
   }
   rows.push([
-    `broker CPU, the same round with a counts-only queue poll (${statsEvery - 1} polls of ${statsEvery}; median of ${S.repeats}, net)`,
+    `broker CPU, the same round with a counts-only queue poll and the held parts not fetched (${statsEvery - 1} polls of ${statsEvery}; median of ${S.repeats}, net)`,
     `${cpuExporter.toFixed(3)} s (${roundPaths.length} requests, ${fmtBytes(roundBytes)})`,
     `kbudde-style round: ${cpuKbudde.toFixed(3)} s`,
     fmtRatio(cpuExporter / cpuKbudde),

@@ -12,5 +12,6 @@ export const exchangeMetrics = defineMetrics('exchanges', {
   droppedUnroutable: { source: { field: 'message_stats.drop_unroutable' }, name: 'rabbitmq_exchange_messages_dropped_unroutable_total', type: c, labels: E, rate: true, help: 'Messages dropped as unroutable (message_stats.drop_unroutable).' },
   vhostExchanges: { name: 'rabbitmq_vhost_exchanges', type: 'gauge', labels: ['vhost', 'type'], help: 'Exchanges per vhost and type, filtered or not.' },
   vhostBindings: { name: 'rabbitmq_vhost_bindings', type: 'gauge', labels: ['vhost', 'destination_type'], help: 'Bindings per vhost, to queues or to exchanges.' },
+  bindingsAge: { name: 'rabbitmq_vhost_bindings_age_seconds', type: 'gauge', unit: 'seconds', help: 'Age of the binding counts served at the exchange collector\'s last poll: /api/bindings is fetched every collectors.exchanges.bindings_every polls and its counts served unchanged in between; 0 when that poll fetched them.' },
   seriesFiltered: { name: 'rabbitmq_exchange_series_filtered', type: 'gauge', help: 'Exchanges whose per-exchange series were left out by the include/exclude filters.' },
 });

@@ -16,6 +16,7 @@ export const nodeMetrics = defineMetrics('nodes', {
   raOpenFiles: { name: 'rabbitmq_raft_open_files', type: g, labels: ['node', 'process'], help: 'Files held open by the Raft (quorum queue) log processes (ra_open_file_metrics).' },
   memoryArea: { name: 'rabbitmq_node_memory_bytes', type: g, labels: ['node', 'area'], help: 'Node memory by use (the management API\'s memory breakdown: binary, code, queue_procs, ...).' },
   memoryTotal: { name: 'rabbitmq_node_memory_total_bytes', type: g, labels: ['node', 'measure'], help: 'Node memory totals of the breakdown: measure is erlang (allocated by the VM), allocated or rss.' },
+  memoryBreakdownAge: { name: 'rabbitmq_node_memory_breakdown_age_seconds', type: g, unit: 'seconds', help: 'Age of the memory breakdowns served at the node collector\'s last poll: they are fetched every collectors.nodes.memory_breakdown_every polls and served unchanged in between (for the nodes running now); 0 when that poll fetched them.' },
 
   running: { source: { field: 'running' }, name: 'rabbitmq_node_running', names: { kbudde: { name: 'rabbitmq_running', labels: ['cluster', 'node', 'self'] } }, type: g, labels: N, help: '1 when the node is running, 0 when the cluster knows it but it is down.' },
   beingDrained: { source: { field: 'being_drained' }, name: 'rabbitmq_node_being_drained', type: g, labels: N, help: '1 while the node is in maintenance mode (being drained).' },

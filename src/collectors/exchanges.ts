@@ -4,14 +4,15 @@ import { expectList } from '../client/expect-list.js';
 import { columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/text-format.js';
-import type { Collector } from './collector.js';
+import type { BrokerApi, Collector } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
+import { HeldPart, type HeldPartWriter } from './held-part.js';
 import { printedLabel } from './label-text.js';
-import { aggregate } from './records.js';
 import { fetchWholeOrPaged } from './paging.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { rateSelection, ratesOptionSchema } from './rates-option.js';
+import { Tally } from './tally.js';
 
 const table = fieldTableOf(M);
 
@@ -22,6 +23,8 @@ const options = z.strictObject({
   exchanges: nameFilterSchema,
   /** Count bindings per vhost (one more request, /api/bindings with two columns). */
   bindings: z.boolean().default(true),
+  /** Fetch /api/bindings every this many polls (its cost grows with the bindings); the counts are held between. */
+  bindings_every: z.number().int().min(1).default(4),
   /** Serve rabbitmq_exchange_info. */
   info: z.boolean().default(true),
   /** 0: whole lists; else page size (at most 500). */
@@ -33,7 +36,7 @@ type ExchangeRecord = Record<string, unknown>;
 
 export const exchangesCollector: Collector<Options> = {
   name: 'exchanges',
-  description: 'GET /api/exchanges (columns: name, vhost, type, flags, message_stats) and /api/bindings (columns: vhost, destination_type) for counts per vhost.',
+  description: 'GET /api/exchanges (columns: name, vhost, type, flags, message_stats), and every bindings_every polls /api/bindings (columns: vhost, destination_type) for counts per vhost.',
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: options,
@@ -51,7 +54,7 @@ export const exchangesCollector: Collector<Options> = {
     const vhostFilter = new NameFilter(o.vhosts);
     const exchangeFilter = new NameFilter(o.exchanges);
     const counters = MonotonicCounters.in(ctx.carryOver);
-    const inVhosts: ExchangeRecord[] = [];
+    const byType = new Tally();
     let filtered = 0;
     for (const exchange of exchanges) {
       if (typeof exchange.vhost !== 'string' || typeof exchange.name !== 'string') {
@@ -59,7 +62,7 @@ export const exchangesCollector: Collector<Options> = {
         continue;
       }
       if (!vhostFilter.matches(exchange.vhost)) continue;
-      inVhosts.push(exchange);
+      byType.add([exchange.vhost, printedLabel(exchange.type)]);
       if (!exchangeFilter.matches(exchange.name)) {
         filtered++;
         continue;
@@ -72,15 +75,27 @@ export const exchangesCollector: Collector<Options> = {
       }
     }
     counters.commit();
-    aggregate(sink, inVhosts, [{ group: (e) => [e.vhost as string, printedLabel(e.type)], families: [{ metric: M.vhostExchanges }] }]);
+    for (const group of byType) sink.add(M.vhostExchanges, group.labels, group.count);
     sink.add(M.seriesFiltered, [], filtered);
     if (o.bindings) {
-      const bindings = expectList<{ vhost?: unknown; destination_type?: unknown } | null>(
-        await ctx.api.get('/api/bindings', { columns: 'vhost,destination_type' }),
-        '/api/bindings',
-      );
-      const inFilter = bindings.filter((b): b is ExchangeRecord => typeof b?.vhost === 'string' && vhostFilter.matches(b.vhost));
-      aggregate(sink, inFilter, [{ group: (b) => [b.vhost as string, printedLabel(b.destination_type)], families: [{ metric: M.vhostBindings }] }]);
+      const held = HeldPart.in(ctx.carryOver, 'bindings');
+      if (held.due(o.bindings_every)) await countBindings(ctx.api, held.recorder(sink), vhostFilter);
+      else held.replay(sink);
+      const now = Date.now();
+      held.commit(now);
+      const age = held.ageSeconds(now);
+      if (age !== undefined) sink.add(M.bindingsAge, [], age);
     }
   },
 };
+
+/** rabbitmq_vhost_bindings from /api/bindings (two columns). */
+async function countBindings(api: BrokerApi, writer: HeldPartWriter, vhostFilter: NameFilter): Promise<void> {
+  const bindings = expectList<{ vhost?: unknown; destination_type?: unknown } | null>(await api.get('/api/bindings', { columns: 'vhost,destination_type' }), '/api/bindings');
+  const byDestination = new Tally();
+  for (const b of bindings) {
+    if (typeof b?.vhost !== 'string' || !vhostFilter.matches(b.vhost)) continue;
+    byDestination.add([b.vhost, printedLabel(b.destination_type)]);
+  }
+  for (const group of byDestination) writer.add(M.vhostBindings, group.labels, group.count);
+}

@@ -1,3 +1,5 @@
+import { carried } from './carried.js';
+
 /**
  * Keeps the counters we serve monotonic. The management API's message_stats can go down:
  * statistics are reset, a queue's leader moves, the channels they were counted on close. A
@@ -32,11 +34,7 @@ export class MonotonicCounters {
   }
 
   static in(carryOver: Map<string, unknown>): MonotonicCounters {
-    let counters = carryOver.get('monotonic') as MonotonicCounters | undefined;
-    if (!counters) {
-      counters = new MonotonicCounters();
-      carryOver.set('monotonic', counters);
-    }
+    const counters = carried(carryOver, 'monotonic', () => new MonotonicCounters());
     counters.discard();
     return counters;
   }

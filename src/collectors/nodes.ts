@@ -6,6 +6,7 @@ import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/text-format.js';
 import type { Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
+import { HeldPart, type HeldPartWriter } from './held-part.js';
 import { stringLabel } from './label-text.js';
 import { uniqueRecords } from './records.js';
 import { majorVersion } from './optional-requests.js';
@@ -26,6 +27,8 @@ const options = z.strictObject({
   rates: z.boolean().default(true),
   /** One more request per running node for the memory breakdown. */
   memory_breakdown: z.boolean().default(true),
+  /** Fetch the breakdowns every this many polls (one request per node each); held between. */
+  memory_breakdown_every: z.number().int().min(1).default(4),
 });
 
 type Options = z.infer<typeof options>;
@@ -33,7 +36,7 @@ type NodeRecord = Record<string, unknown>;
 
 export const nodesCollector: Collector<Options> = {
   name: 'nodes',
-  description: 'GET /api/nodes (with columns=), and per running node its memory breakdown from /api/nodes/{node}/memory (on a 3.x broker without that path, /api/nodes/{node}?memory=true).',
+  description: 'GET /api/nodes (with columns=), and every memory_breakdown_every polls per running node its memory breakdown from /api/nodes/{node}/memory (on a 3.x broker without that path, /api/nodes/{node}?memory=true).',
   defaultEnabled: true,
   defaultIntervalMultiplier: 1,
   optionsSchema: options,
@@ -58,7 +61,18 @@ export const nodesCollector: Collector<Options> = {
       emitMap(ctx, M.raOpenFiles, name, node.ra_open_file_metrics);
     }
     if (ctx.options.memory_breakdown) {
-      await Promise.all(running.map((name) => collectMemory(ctx, name)));
+      const held = HeldPart.in(ctx.carryOver, 'memory breakdown');
+      if (held.due(ctx.options.memory_breakdown_every)) {
+        const writer = held.recorder(sink);
+        await Promise.all(running.map((name) => collectMemory(ctx, writer, name)));
+      } else {
+        // A node stopped since: its breakdown is not served. One started since has none until the next fetch.
+        held.replay(sink, (node) => running.includes(node));
+      }
+      const now = Date.now();
+      held.commit(now);
+      const age = held.ageSeconds(now);
+      if (age !== undefined) sink.add(M.memoryBreakdownAge, [], age);
     }
   },
 };
@@ -92,7 +106,7 @@ function emitClusterLinks(ctx: CollectContext<Options>, node: string, links: Clu
  * 38-92 ms for /api/nodes/{node}?memory=true (same numbers). Before 3.13 a broker without the
  * /memory path is asked with ?memory=true instead, remembered once that path is seen to work.
  */
-async function collectMemory(ctx: CollectContext<Options>, node: string): Promise<void> {
+async function collectMemory(ctx: CollectContext<Options>, writer: HeldPartWriter, node: string): Promise<void> {
   const viaQuery = () => ctx.api.getOptional<{ memory?: unknown }>(apiPath('nodes', node), { memory: true, columns: 'memory' });
   let answer: { memory?: unknown } | undefined;
   if (ctx.carryOver.get(MEMORY_VIA_QUERY) === true) {
@@ -110,9 +124,9 @@ async function collectMemory(ctx: CollectContext<Options>, node: string): Promis
   if (memory === null || typeof memory !== 'object') return;
   for (const [area, value] of Object.entries(memory as Record<string, unknown>)) {
     if (area === 'total' && value !== null && typeof value === 'object') {
-      for (const [measure, bytes] of Object.entries(value)) ctx.sink.add(M.memoryTotal, [node, measure], bytes);
+      for (const [measure, bytes] of Object.entries(value)) writer.add(M.memoryTotal, [node, measure], bytes, node);
     } else if (area !== 'strategy') {
-      ctx.sink.add(M.memoryArea, [node, area], value);
+      writer.add(M.memoryArea, [node, area], value, node);
     }
   }
 }

@@ -11,6 +11,7 @@ import { QueueAggregates } from './queues/aggregates.js';
 import { fetchConsumerCounts } from './queues/consumer-counts.js';
 import { openQueueList } from './queues/fetch.js';
 import { queueOptionsSchema, type QueueOptions, type QueueRecord } from './queues/options.js';
+import { QueueSelection, RankingMemory } from './queues/selection.js';
 import { planQueueQuery } from './queues/plan.js';
 import { emitQueueInfo, emitQueueState } from './queues/series.js';
 import { QueueStatsTier } from './queues/stats-tier.js';
@@ -55,34 +56,35 @@ export const queuesCollector: Collector<QueueOptions> = {
     const vhostFilter = new NameFilter(options.vhosts);
     // A sharded replica asks only for its own vhosts' queues (when it asks per vhost).
     const watched = (vhost: string) => vhostFilter.matches(vhost) && (ctx.share?.ownsVhost(vhost) ?? true);
-    const selection = new QueueSelection(options);
+    const selection = new QueueSelection(options, RankingMemory.in(ctx.carryOver), plan.mode !== 'totals');
     const counters = MonotonicCounters.in(ctx.carryOver);
     const rates = rateSelection(options.rates);
     const withDetails = plan.mode !== 'totals' && options.details;
     const aggregates = new QueueAggregates();
     const list = await openQueueList(ctx.api, plan, watched, options, sink);
-    let seen = 0;
-    let sinceTurn = performance.now();
-    // One vhost's answer at a time, in vhost order: only the answers in flight are held in memory.
-    for await (const queue of list.records) {
-      // Tens of thousands of queues: let scrapes in between, so none waits for the whole loop.
-      // By time, not by count: on a loaded machine 1000 queues took 100 ms and more.
-      if (++seen % 50 === 0 && performance.now() - sinceTurn > TURN_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        sinceTurn = performance.now();
-      }
-      const vhost = queue.vhost as string;
-      const name = queue.name as string;
-      if (!list.perVhost && !watched(vhost)) continue;
-      if (consumerCounts) queue.consumers = consumerCounts.get(`${vhost}\u0000${name}`) ?? 0;
-      aggregates.add(queue);
-      if (!selection.serves(queue)) continue;
-      const labels = renderLabels(['vhost', 'queue'], [vhost, name]);
+    const serve = (queue: QueueRecord) => {
+      const labels = renderLabels(['vhost', 'queue'], [queue.vhost as string, queue.name as string]);
       for (const table of plan.tables) emitRecord(writer, table, queue, labels, { rates, counters });
       emitQueueState(writer, queue, labels, withDetails);
       if (!recorder) tier.replay(sink, labels);
       if (options.info) emitQueueInfo(sink, queue);
+    };
+    const turns = new Turns();
+    // One vhost's answer at a time, in vhost order: only the answers in flight are held in memory.
+    for await (const queue of list.records) {
+      await turns.maybeYield();
+      const vhost = queue.vhost as string;
+      if (!list.perVhost && !watched(vhost)) continue;
+      if (consumerCounts) queue.consumers = consumerCounts.get(`${vhost}\u0000${queue.name as string}`) ?? 0;
+      aggregates.add(queue);
+      if (selection.offer(queue)) serve(queue);
     }
+    // The cap's choice by rank is known only now that every queue was seen.
+    for (const queue of selection.chosen()) {
+      await turns.maybeYield();
+      serve(queue);
+    }
+    selection.commit();
     // Counters are read only from the statistics list: between its polls they keep their state.
     if (recorder) counters.commit();
     aggregates.emit(sink, recorder ? undefined : tier.heldSums);
@@ -94,34 +96,23 @@ export const queuesCollector: Collector<QueueOptions> = {
     sink.add(M.seriesCapped, [], selection.capped);
     sink.add(M.query, { mode: plan.mode, per_vhost: String(list.perVhost), paged: String(plan.pageSize > 0) }, 1);
     sink.add(M.degraded, [], plan.degraded ? 1 : 0);
-    if (selection.capped > 0) warnOnce(ctx, 'capped', { capped: selection.capped, max_queues: options.max_queues }, 'per-queue series capped by collectors.queues.max_queues');
+    if (selection.capped > 0) warnOnce(ctx, 'capped', { capped: selection.capped, max_queues: options.max_queues, rank_by: options.rank_by }, 'per-queue series capped by collectors.queues.max_queues');
     if (plan.degraded) warnOnce(ctx, 'degraded', {}, 'the broker has statistics disabled: queue series are limited to message counts');
   },
 };
 
-/** Which queues get per-queue series: the name filter, the exclusive and auto-delete skips, then the cap. */
-class QueueSelection {
-  private readonly names: NameFilter;
-  private served = 0;
-  filtered = 0;
-  capped = 0;
+/**
+ * Tens of thousands of queues: the loop lets scrapes in between, so none waits for all of it.
+ * By time, not by count: on a loaded machine 1000 queues took 100 ms and more.
+ */
+class Turns {
+  private seen = 0;
+  private since = performance.now();
 
-  constructor(private readonly options: QueueOptions) {
-    this.names = new NameFilter(options.queues);
-  }
-
-  serves(queue: QueueRecord): boolean {
-    const o = this.options;
-    if (!this.names.matches(queue.name as string) || (o.skip_exclusive && queue.exclusive === true) || (o.skip_auto_delete && queue.auto_delete === true)) {
-      this.filtered++;
-      return false;
-    }
-    if (o.max_queues > 0 && this.served >= o.max_queues) {
-      this.capped++;
-      return false;
-    }
-    this.served++;
-    return true;
+  async maybeYield(): Promise<void> {
+    if (++this.seen % 50 !== 0 || performance.now() - this.since <= TURN_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    this.since = performance.now();
   }
 }
 

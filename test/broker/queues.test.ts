@@ -373,4 +373,36 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
     await conn.close();
     await ok('DELETE', path);
   });
+  it('max_queues keeps the deepest queues by rabbitmqctl, and always_serve ones; the aggregates count every queue', async () => {
+    const depths: Record<string, number> = { 'rank-a': 2, 'rank-b': 9, 'rank-c': 0, 'rank-d': 5, 'rank-e': 1 };
+    const conn = await connect();
+    const ch = await conn.createConfirmChannel();
+    for (const [queue, depth] of Object.entries(depths)) {
+      await ok('PUT', `/api/queues/%2F/${queue}`, { durable: true, arguments: {} });
+      for (let i = 0; i < depth; i++) ch.sendToQueue(queue, Buffer.from('x'));
+    }
+    await ch.waitForConfirms();
+    await conn.close();
+    for (const [queue, depth] of Object.entries(depths)) await eventually(async () => expect((await fromCtl('/', queue)).messages).toBe(depth));
+    // Ranked by what the broker reports, not by the depths this test meant to create.
+    const ctlDepths = await Promise.all(Object.keys(depths).map(async (queue) => [queue, (await fromCtl('/', queue)).messages as number] as const));
+    const deepest = ctlDepths.sort((a, b) => b[1] - a[1]).slice(0, 2).map(([queue]) => queue).sort();
+    const options = { per_vhost: false, queues: { include: '^rank-' }, max_queues: 2 };
+    // The counts-only list follows the queues' statistics tick: wait until it shows the depths.
+    await eventually(async () => {
+      const r = await collect({ ...options, stats_every: 0 });
+      expect(r.family('rabbitmq_queue_messages').map((s) => s.labels.queue).sort()).toEqual(deepest);
+    });
+    for (const tier of [{}, { stats_every: 0 }]) {
+      const r = await collect({ ...options, ...tier });
+      expect(r.family('rabbitmq_queue_messages').map((s) => s.labels.queue).sort(), JSON.stringify(tier)).toEqual(deepest);
+      for (const queue of deepest) expect(served(r, '/', queue).messages).toBe(depths[queue]);
+      expect(r.value('rabbitmq_queue_series_capped')).toBe(3);
+      const listed = await ok<{ type: string }[]>('GET', '/api/queues/%2F?columns=name,type');
+      expect(r.value('rabbitmq_vhost_queues', { vhost: '/', type: 'classic' })).toBe(listed.filter((q) => q.type === 'classic').length);
+      const pinned = await collect({ ...options, ...tier, always_serve: ['rank-c'] });
+      expect(pinned.family('rabbitmq_queue_messages').map((s) => s.labels.queue).sort()).toEqual([...deepest, 'rank-c'].sort());
+    }
+    for (const queue of Object.keys(depths)) await ok('DELETE', `/api/queues/%2F/${queue}`);
+  });
 });

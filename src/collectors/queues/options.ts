@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { nameFilterSchema } from '../name-filter.js';
 import { ratesOptionSchema } from '../rates-option.js';
+import { RANKINGS } from './selection.js';
 
 /** `collectors.queues` in the config file. */
 export const queueOptionsSchema = z.strictObject({
@@ -39,6 +40,14 @@ export const queueOptionsSchema = z.strictObject({
   skip_auto_delete: z.boolean().default(false),
   /** Most queues with per-queue series on this target; 0 is no cap. Aggregates always cover all. */
   max_queues: z.number().int().min(0).default(0),
+  /**
+   * Which queues the cap keeps: the highest backlog (messages), the fastest growth of the backlog
+   * since the last poll, the highest publish rate (from the last statistics poll), or none (the
+   * first listed).
+   */
+  rank_by: z.enum(RANKINGS).default('backlog'),
+  /** Queues served whatever the cap, not counted in it ([] or {}: none). */
+  always_serve: nameFilterSchema,
   /** Serve rabbitmq_queue_info. */
   info: z.boolean().default(true),
 });

@@ -10,6 +10,8 @@ import { consumersTable, countsTable, detailsTable, messageStatsTable, moreDetai
 const IDENTITY_COLUMNS = ['name', 'vhost', 'type', 'state'];
 const INFO_COLUMNS = ['durable', 'auto_delete', 'exclusive', 'policy', 'operator_policy', 'node', 'leader', 'arguments'];
 const DETAIL_COLUMNS = ['idle_since', 'members', 'online'];
+/** What `rank_by: publish_rate` reads. */
+const RANKING_COLUMN = 'message_stats.publish_details';
 
 /** What one poll asks the broker for, decided before it asks; not changed afterwards. */
 export interface QueuePlan {
@@ -61,7 +63,8 @@ export function planQueueQuery(
     query.enable_queue_totals = true;
     query.columns = columnsParam([...metadata, 'members', 'online', ...fieldsRead(countsTable, false)]);
   } else if (mode === 'columns') {
-    query.columns = columnsParam([...metadata, ...(options.details ? DETAIL_COLUMNS : []), ...tables.flatMap((table) => fieldsRead(table, rates))]);
+    const ranking = options.max_queues > 0 && options.rank_by === 'publish_rate' ? [RANKING_COLUMN] : [];
+    query.columns = columnsParam([...metadata, ...(options.details ? DETAIL_COLUMNS : []), ...tables.flatMap((table) => fieldsRead(table, rates)), ...ranking]);
   }
   const pageSize = options.filter_on_broker && options.queues.include !== undefined ? options.page_size || 500 : options.page_size;
   if (pageSize > 0 && options.filter_on_broker && options.queues.include !== undefined) {

@@ -1,5 +1,6 @@
 import type { MetricDef } from '../../metrics/metric-def.js';
 import { toSampleValue, type SampleWriter } from '../../render/sample-sink.js';
+import { carried } from '../carried.js';
 
 /** Sums of the per-vhost-and-type aggregates that only the statistics list carries. */
 export type StatsSums = Map<string, { bytes?: number; memory?: number }>;
@@ -26,11 +27,7 @@ export class QueueStatsTier {
   private sums: StatsSums = new Map();
 
   static in(carryOver: Map<string, unknown>): QueueStatsTier {
-    let tier = carryOver.get('stats-tier') as QueueStatsTier | undefined;
-    if (!tier) {
-      tier = new QueueStatsTier();
-      carryOver.set('stats-tier', tier);
-    }
+    const tier = carried(carryOver, 'stats-tier', () => new QueueStatsTier());
     return tier;
   }
 

@@ -38,11 +38,13 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
     const routes = singleRoutes();
     routes[MEMORY_B] = NOT_FOUND;
     const memory = new Map<string, unknown>();
-    const first = await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE), options: {}, memory });
+    // Every poll fetches the breakdown here (the default holds it for 4 polls).
+    const options = { memory_breakdown_every: 1 };
+    const first = await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE), options, memory });
     expect(first.requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B, MEMORY_A]);
     expect(first.requests[2]).toEqual({ path: MEMORY_A, query: { memory: 'true', columns: 'memory' }, optional: true });
     expect(samples(first.text).get(`rabbitmq_node_memory_bytes{${N},area="binary"}`)).toBe(394447152);
-    const second = await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE), options: {}, memory });
+    const second = await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE), options, memory });
     expect(second.requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_A]);
   });
 
@@ -51,8 +53,9 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
     routes[MEMORY_B] = NOT_FOUND;
     routes[MEMORY_A] = NOT_FOUND;
     const memory = new Map<string, unknown>();
-    await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE), options: {}, memory });
-    const again = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE), options: {}, memory });
+    const options = { memory_breakdown_every: 1 };
+    await runCollector(nodesCollector, { api: fakeApi(routes), broker: brokerFrom(SINGLE), options, memory });
+    const again = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE), options, memory });
     expect(again.requests.map((r) => r.path)).toEqual(['/api/nodes', MEMORY_B]);
   });
 

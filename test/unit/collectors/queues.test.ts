@@ -598,7 +598,7 @@ describe('queues: filters and the cap', () => {
   });
 
   it('max_queues caps the per-queue series and counts what it cut; aggregates cover all', async () => {
-    const r = await run({ '/api/queues': listRoute(MIXED) }, { per_vhost: false, max_queues: 2 }).result;
+    const r = await run({ '/api/queues': listRoute(MIXED) }, { per_vhost: false, max_queues: 2, rank_by: 'none' }).result;
     expect(names(r)).toEqual(['orders.a', 'orders.b']);
     expect(r.value('rabbitmq_queue_series_capped')).toBe(3);
     expect(r.value('rabbitmq_queue_series_filtered')).toBe(0);
@@ -612,6 +612,81 @@ describe('queues: filters and the cap', () => {
     expect(big.value('rabbitmq_vhost_queues', { vhost: 'vh0', type: 'quorum' })).toBe(21);
     expect(big.value('rabbitmq_vhost_queue_messages', { vhost: 'vh0', type: 'quorum' })).toBe(4);
     expect(big.value('rabbitmq_vhost_queue_consumers', { vhost: 'vh0', type: 'quorum' })).toBe(2);
+  });
+});
+
+describe('queues: max_queues ranks the queues it keeps (rank_by, always_serve)', () => {
+  const base = { ...FULL[1]!, message_stats: undefined };
+  const queue = (name: string, messages: number, publishRate?: number): Q => ({
+    ...base,
+    name,
+    messages,
+    messages_ready: messages,
+    messages_unacknowledged: 0,
+    ...(publishRate === undefined ? {} : { message_stats: { publish: 10, publish_details: { rate: publishRate } } }),
+  });
+  const served = (r: RunResult) => r.family('rabbitmq_queue_messages').map((s) => s.labels.queue);
+  const poll = (items: Q[], options: Record<string, unknown>, memory = new Map<string, unknown>()) =>
+    run({ '/api/queues': listRoute(items), '/api/consumers': [] }, { per_vhost: false, ...options }, { memory }).result;
+
+  it('backlog (the default): the max_queues queues with most messages, written in listing order; every queue still in the aggregates', async () => {
+    const items = [queue('a', 5), queue('b', 50), queue('c', 0), queue('d', 500), queue('e', 7)];
+    const r = await poll(items, { max_queues: 3 });
+    expect(served(r)).toEqual(['b', 'd', 'e']);
+    expect(r.family('rabbitmq_queue_info').map((s) => s.labels.queue)).toEqual(['b', 'd', 'e']);
+    expect(r.value('rabbitmq_queue_series_capped')).toBe(2);
+    expect(r.value('rabbitmq_vhost_queues', { vhost: 'vh0', type: 'classic' })).toBe(5);
+    expect(r.value('rabbitmq_vhost_queue_messages', { vhost: 'vh0', type: 'classic' })).toBe(562);
+    expect(warnings(r).map((l) => [l.msg, l.rank_by])).toEqual([['per-queue series capped by collectors.queues.max_queues', 'backlog']]);
+  });
+
+  it('always_serve: named queues are served whatever their rank and are not counted in the cap', async () => {
+    const items = [queue('quiet', 0), queue('b', 50), queue('c', 1), queue('d', 500)];
+    const r = await poll(items, { max_queues: 1, always_serve: ['quiet'] });
+    expect(served(r)).toEqual(['quiet', 'd']);
+    expect(r.value('rabbitmq_queue_series_capped')).toBe(2);
+    const patterns = await poll(items, { max_queues: 1, always_serve: { include: '^[bc]$' } });
+    expect(served(patterns)).toEqual(['b', 'c', 'd']);
+    expect(patterns.value('rabbitmq_queue_series_capped')).toBe(1);
+  });
+
+  it('growth: the queues whose backlog grew most since the last poll; a queue first seen ranks by its backlog', async () => {
+    const memory = new Map<string, unknown>();
+    const first = await poll([queue('steady', 1000), queue('rising', 10), queue('new', 0)], { max_queues: 1, rank_by: 'growth' }, memory);
+    expect(served(first)).toEqual(['steady']); // no growth known yet: backlog decides
+    const second = await poll([queue('steady', 1000), queue('rising', 400), queue('new', 0), queue('newer', 300)], { max_queues: 1, rank_by: 'growth' }, memory);
+    expect(served(second)).toEqual(['rising']);
+  });
+
+  it('publish_rate: ranked by the API rate; counts-only polls rank by the rate of the last statistics poll', async () => {
+    const memory = new Map<string, unknown>();
+    const options = { max_queues: 1, rank_by: 'publish_rate', stats_every: 2 };
+    const stats = await poll([queue('deep', 9000, 0.5), queue('busy', 3, 120)], options, memory);
+    expect(served(stats)).toEqual(['busy']);
+    const countsOnly = await poll([queue('deep', 9000), queue('busy', 3)], options, memory);
+    expect(countsOnly.value('rabbitmq_queue_query_info', { mode: 'totals', per_vhost: 'false', paged: 'false' })).toBe(1);
+    expect(served(countsOnly)).toEqual(['busy']);
+  });
+
+  it('a tie keeps the queues served last poll, so equal queues do not take turns', async () => {
+    const memory = new Map<string, unknown>();
+    const first = await poll([queue('x', 0), queue('y', 0), queue('z', 0)], { max_queues: 1 }, memory);
+    expect(served(first)).toEqual(['x']);
+    const reordered = await poll([queue('z', 0), queue('y', 0), queue('x', 0)], { max_queues: 1 }, memory);
+    expect(served(reordered)).toEqual(['x']);
+    const overtaken = await poll([queue('z', 0), queue('y', 1), queue('x', 0)], { max_queues: 1 }, memory);
+    expect(served(overtaken)).toEqual(['y']);
+  });
+
+  it('none: the first max_queues listed, as before ranking existed', async () => {
+    const r = await poll([queue('a', 0), queue('b', 9), queue('c', 99)], { max_queues: 2, rank_by: 'none' });
+    expect(served(r)).toEqual(['a', 'b']);
+  });
+
+  it('refuses an unknown ranking, naming the allowed ones', () => {
+    const parsed = queueOptionsSchema.safeParse({ rank_by: 'size' });
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues)).toMatch(/backlog.*growth.*publish_rate.*none/);
   });
 });
 

@@ -80,7 +80,7 @@ describe('good files', () => {
       intervalMs: 15_000,
       timeoutMs: 30_000,
       maxAgeMs: 45_000,
-      options: { rates: true, memory_breakdown: true },
+      options: { rates: true, memory_breakdown: true, memory_breakdown_every: 4 },
     });
   });
 
@@ -126,7 +126,7 @@ describe('good files', () => {
       intervalMs: 30_000,
       timeoutMs: 500,
       maxAgeMs: 90_000,
-      options: { rates: false, memory_breakdown: false },
+      options: { rates: false, memory_breakdown: false, memory_breakdown_every: 2 },
     });
   });
 
@@ -401,7 +401,7 @@ describe('derived collector settings', () => {
     const file = join(tmp, 'options.yaml');
     writeFileSync(file, 'collectors:\n  nodes:\n    rates: false\n    enabled: true\n');
     const options = collector(load(file), 'nodes').options;
-    expect(options).toEqual({ rates: false, memory_breakdown: true });
+    expect(options).toEqual({ rates: false, memory_breakdown: true, memory_breakdown_every: 4 });
   });
 
   // Issue 8: --poll.interval 200h gave the nodes collector 800h, which Node's timer turned into
