@@ -1,62 +1,43 @@
 // Phase 8: the tables: printed, and written to bench/results/latest.md and <N>-queues.md/.json.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Plugin } from './alternatives.js';
-import { measured, type FailedMeasurement, type Measurement } from './collector-alone.js';
-import type { AtDefaults } from './exporter-defaults.js';
+import { measured } from './collector-alone.js';
 import { commandLine, describeQuery, machine, table } from './report.js';
+import type { RunResults } from './run-results.js';
 import { summaryRows } from './summary.js';
-import type { Collectors, Rounds } from './rounds.js';
 import { CLK_TCK, EXPORTER_CONCURRENCY, PROM_HEADERS, ROOT, S } from './settings.js';
-import type { Setup } from './setup.js';
-import { fmtBytes, fmtCycle, fmtInt, fmtMs, fmtRatio, fmtS, log, median, } from './util.js';
+import { fmtBytes, fmtCycle, fmtInt, fmtMs, fmtRatio, fmtS, log, median } from './util.js';
 
-export interface RunResults {
-  commit: string;
-  loadAtStart: string;
-  totalSeconds: number;
-  statsEvery: number;
-  setup: Setup;
-  collectors: Collectors;
-  rounds: Rounds;
-  atDefaults: AtDefaults;
-  plugin: Plugin;
-  perMinute: { minuteBaseline: number; cpuPerMinute: number };
-  alternatives: (Measurement | FailedMeasurement)[];
-  /** The baseline of the last phase. */
-  lastBaseline: number;
-}
+export type { RunResults } from './run-results.js';
+
+type Machine = ReturnType<typeof machine>;
 
 export function writeResults(run: RunResults): void {
-  const { commit, loadAtStart, totalSeconds, setup, alternatives, lastBaseline } = run;
-  const { totals, quorumCount, msgRate, setupSeconds, declareSeconds, trafficConnections, baseline } = setup;
-  const { perCollector } = run.collectors;
-  const { roundBaseline, cpuRuns, cpuKbudde, cpuStatsRound, cpuAverageRound, perPath } = run.rounds;
-  const { scrapeMs, coldMs, series, rss, hwm, memoryMax, selfAtEnd, promtool } = run.atDefaults;
-  const { pluginMs, pluginPlainMs, pluginCpu, pluginSeries } = run.plugin;
-  const { minuteBaseline, cpuPerMinute } = run.perMinute;
-  const kbuddePerMinute = cpuKbudde * 4;
-  const pluginPerMinute = median(pluginCpu) * 4;
-  const m = machine(setup.broker, setup.overview, commit);
-  const rows = summaryRows(run);
-  const collectorTable = table(
-    ['collector', 'requests (statuses)', 'bytes', 'poll (alone)', 'poll to poll at interval 1 s', 'raw fetch', 'broker CPU (net)', 'series'],
-    perCollector.map((r) =>
-      !measured(r)
-        ? [r.name ?? r.label, `failed: ${r.error}`, '', '', '', '', '', '']
-        : [r.name, `${r.paths.length} (${r.statuses.join(', ') || '-'})`, fmtBytes(r.bytes), fmtS(r.poll), fmtCycle(r.cycle), fmtS(r.raw), `${r.cpu.toFixed(3)} s`, fmtInt(r.samples)],
-    ),
-  );
-  const altTable = table(
-    ['collectors.queues', 'query', 'requests', 'bytes', 'poll (median)', 'poll to poll', 'raw fetch', 'poll / raw', 'broker CPU (net)', 'queue series', 'exporter RSS'],
-    alternatives.map((a) =>
-      !measured(a)
-        ? [a.label, `failed: ${a.error}`, '', '', '', '', '', '', '', '', '']
-        : [a.label, describeQuery(a.paths), a.paths.length, fmtBytes(a.bytes), fmtS(a.poll), fmtCycle(a.cycle), fmtS(a.raw), fmtRatio(a.poll / a.raw), `${a.cpu.toFixed(3)} s`, fmtInt(a.samples), `${(a.rss / 1e6).toFixed(0)} MB`],
-    ),
-  );
-
+  const m = machine(run.setup.broker, run.setup.overview, run.commit);
   const md = [
+    ...introduction(run, m),
+    table(['metric', 'measured', 'reference', 'ratio', 'target', 'result'], summaryRows(run)),
+    '',
+    '## Per collector',
+    '',
+    collectorTable(run),
+    '',
+    ...perPathSection(run),
+    ...queueSettingsSection(run),
+    ...recordedPathsSection(run),
+  ].join('\n');
+  process.stdout.write(md);
+  save(run, m, md);
+}
+
+/** Title, machine, broker state and how the figures were measured. */
+function introduction(run: RunResults, m: Machine): string[] {
+  const { loadAtStart, totalSeconds, setup, lastBaseline } = run;
+  const { totals, quorumCount, msgRate, setupSeconds, declareSeconds, trafficConnections, baseline } = setup;
+  const { roundBaseline } = run.rounds;
+  const { pluginPlainMs, pluginCpu } = run.plugin;
+  const { minuteBaseline } = run.perMinute;
+  return [
     `# rabbitmq-exporter benchmark: ${fmtInt(S.queues)} queues`,
     '',
     `Run ${new Date().toISOString()}, ${Math.round(totalSeconds)} s in all. Command (from the repository root): \`${commandLine()}\``,
@@ -74,12 +55,24 @@ export function writeResults(run: RunResults): void {
       `Scrapes: the exporter with every default except \`poll.interval: ${S.pollInterval}\`, sequential scrapes 20 ms apart, \`Accept: ${PROM_HEADERS.accept}\`, \`Accept-Encoding: gzip\`; ` +
       `the plugin got the same headers (without them its median was ${fmtMs(median(pluginPlainMs))}; its broker CPU per scrape ${median(pluginCpu).toFixed(3)} s).`,
     '',
-    table(['metric', 'measured', 'reference', 'ratio', 'target', 'result'], rows),
-    '',
-    '## Per collector',
-    '',
-    collectorTable,
-    '',
+  ];
+}
+
+function collectorTable(run: RunResults): string {
+  const { perCollector } = run.collectors;
+  return table(
+    ['collector', 'requests (statuses)', 'bytes', 'poll (alone)', 'poll to poll at interval 1 s', 'raw fetch', 'broker CPU (net)', 'series'],
+    perCollector.map((r) =>
+      !measured(r)
+        ? [r.name ?? r.label, `failed: ${r.error}`, '', '', '', '', '', '']
+        : [r.name, `${r.paths.length} (${r.statuses.join(', ') || '-'})`, fmtBytes(r.bytes), fmtS(r.poll), fmtCycle(r.cycle), fmtS(r.raw), `${r.cpu.toFixed(3)} s`, fmtInt(r.samples)],
+    ),
+  );
+}
+
+function perPathSection(run: RunResults): string[] {
+  const { perPath } = run.rounds;
+  return [
     '## Broker CPU per path',
     '',
     'Each path of the round above (and the kbudde-style ones) fetched alone, 3 times, median net CPU; paths under 10 ms of CPU are left out.',
@@ -89,20 +82,52 @@ export function writeResults(run: RunResults): void {
       perPath.filter((p) => p.cpu >= 0.01).map((p) => [p.owner, `\`${p.path.length > 90 ? `${p.path.slice(0, 87)}...` : p.path}\``, fmtBytes(p.bytes), fmtS(p.wall), `${p.cpu.toFixed(3)} s`]),
     ),
     '',
+  ];
+}
+
+function queueSettingsSection(run: RunResults): string[] {
+  const altTable = table(
+    ['collectors.queues', 'query', 'requests', 'bytes', 'poll (median)', 'poll to poll', 'raw fetch', 'poll / raw', 'broker CPU (net)', 'queue series', 'exporter RSS'],
+    run.alternatives.map((a) =>
+      !measured(a)
+        ? [a.label, `failed: ${a.error}`, '', '', '', '', '', '', '', '', '']
+        : [a.label, describeQuery(a.paths), a.paths.length, fmtBytes(a.bytes), fmtS(a.poll), fmtCycle(a.cycle), fmtS(a.raw), fmtRatio(a.poll / a.raw), `${a.cpu.toFixed(3)} s`, fmtInt(a.samples), `${(a.rss / 1e6).toFixed(0)} MB`],
+    ),
+  );
+  return [
     '## Queue collector settings',
     '',
     `Only the queues collector, \`interval: 1s\` (back to back); median of ${Math.min(S.polls, 3)} polls after one warm-up (the default row: ${S.polls}); raw fetch and broker CPU: median of ${S.repeats} replays of the recorded paths (${EXPORTER_CONCURRENCY} in flight).`,
     '',
     altTable,
     '',
+  ];
+}
+
+function recordedPathsSection(run: RunResults): string[] {
+  const { perCollector } = run.collectors;
+  const { promtool } = run.atDefaults;
+  return [
     '## Recorded paths of one round',
     '',
     ...perCollector.filter(measured).flatMap((r) => r.round.map((p) => `- ${r.name}: \`${p.path.length > 200 ? `${p.path.slice(0, 197)}...` : p.path}\` (HTTP ${p.status}, ${fmtBytes(p.bytes)})`)),
     '',
     `promtool output: ${promtool.ok ? '(none: ok)' : `\n\n\`\`\`\n${promtool.output.trim().split('\n').slice(0, 20).join('\n')}\n\`\`\``}`,
     '',
-  ].join('\n');
-  process.stdout.write(md);
+  ];
+}
+
+/** latest.md, <N>-queues.md and the figures as <N>-queues.json. */
+function save(run: RunResults, m: Machine, md: string): void {
+  const { setup, alternatives } = run;
+  const { setupSeconds, baseline } = setup;
+  const { perCollector } = run.collectors;
+  const { cpuRuns, cpuStatsRound, cpuAverageRound, perPath } = run.rounds;
+  const { scrapeMs, coldMs, series, rss, hwm, memoryMax, selfAtEnd } = run.atDefaults;
+  const { pluginMs, pluginPlainMs, pluginCpu, pluginSeries } = run.plugin;
+  const { cpuPerMinute } = run.perMinute;
+  const kbuddePerMinute = run.rounds.cpuKbudde * 4;
+  const pluginPerMinute = median(pluginCpu) * 4;
   fs.mkdirSync(S.resultsDir, { recursive: true });
   fs.writeFileSync(path.join(S.resultsDir, 'latest.md'), md);
   fs.writeFileSync(path.join(S.resultsDir, `${S.queues}-queues.md`), md);

@@ -1,24 +1,27 @@
 // The summary table of a run: each measured figure next to its reference, ratio and target.
 import { measured } from './collector-alone.js';
-import type { RunResults } from './results.js';
+import type { RunResults } from './run-results.js';
 import { S } from './settings.js';
 import { fmtBytes, fmtInt, fmtMs, fmtRatio, fmtS, median, percentile } from './util.js';
 
-export function summaryRows(run: RunResults): (string | number)[][] {
-  const { statsEvery, setup, alternatives } = run;
-  const { setupSeconds, declareSeconds } = setup;
+type Row = (string | number)[];
+
+const pf = (ok: boolean) => (ok ? 'pass' : '**fail**');
+
+export function summaryRows(run: RunResults): Row[] {
+  return [...setupRows(run), ...pollRows(run), ...brokerCpuRows(run), ...scrapeRows(run), ...memoryRows(run), ...exposureRows(run)];
+}
+
+function setupRows({ setup: { setupSeconds, declareSeconds } }: RunResults): Row[] {
+  return [['set-up: vhosts, queues, exchanges, bindings, traffic', fmtS(setupSeconds), `of which AMQP declarations ${fmtS(declareSeconds)}`, '', '', 'info']];
+}
+
+/** Each collector's poll against the raw fetch of its paths. */
+function pollRows(run: RunResults): Row[] {
   const { perCollector } = run.collectors;
-  const measuredCollectors = run.collectors.measured;
-  const { roundPaths, roundBytes, subsetPaths, statsRoundPaths, kbuddeBytes, kbuddeWall, cpuExporter, cpuSubset, cpuKbudde, cpuStatsRound, cpuAverageRound } = run.rounds;
-  const { expCpuPerMin, queuesInContext, scrapeMs, served, coldMs, textScrape, series, rss, hwm, memoryMax, promtool } = run.atDefaults;
-  const { pluginCpu, pluginBody, pluginText, pluginSeries, pluginMedian } = run.plugin;
-  const { cpuPerMinute } = run.perMinute;
-  const kbuddePerMinute = cpuKbudde * 4;
-  const pluginPerMinute = median(pluginCpu) * 4;
-  const queuesDefault = measuredCollectors.find((r) => r.name === 'queues');
-  const pf = (ok: boolean) => (ok ? 'pass' : '**fail**');
-  const rows: (string | number)[][] = [];
-  rows.push(['set-up: vhosts, queues, exchanges, bindings, traffic', fmtS(setupSeconds), `of which AMQP declarations ${fmtS(declareSeconds)}`, '', '', 'info']);
+  const { queuesInContext } = run.atDefaults;
+  const queuesDefault = run.collectors.measured.find((r) => r.name === 'queues');
+  const rows: Row[] = [];
   for (const r of perCollector) {
     if (!measured(r)) {
       rows.push([`poll duration, ${r.name ?? r.label}`, `failed: ${r.error}`, '', '', '≤ 1.2×', '**fail**']);
@@ -37,56 +40,77 @@ export function summaryRows(run: RunResults): (string | number)[][] {
   if (queuesDefault) {
     rows.push(['poll duration, queues, all collectors running (median of 2)', fmtS(queuesInContext), `alone: ${fmtS(queuesDefault.poll)}`, fmtRatio(queuesInContext / queuesDefault.poll), '', 'info']);
   }
-    if (cpuAverageRound !== undefined) {
-      rows.push([
-        `broker CPU, one round of all ${measuredCollectors.length} default collectors, averaged over the ${statsEvery}-poll cycle (${statsEvery - 1} counts-only + 1 fetching queue statistics, bindings and memory breakdowns)`,
-        `${cpuAverageRound.toFixed(3)} s`,
-        `kbudde-style round: ${cpuKbudde.toFixed(3)} s (4 unfiltered lists, ${fmtBytes(kbuddeBytes)}, ${fmtS(median(kbuddeWall))} wall)`,
-        fmtRatio(cpuAverageRound / cpuKbudde),
-        '≤ 0.3×',
-        pf(cpuAverageRound / cpuKbudde <= 0.3),
-      ]);
-      rows.push([
-        `broker CPU, the same round when the held parts are fetched: queue statistics, /api/bindings, node memory breakdowns (1 poll of ${statsEvery}; every poll before the tiers; median of ${S.repeats}, net)`,
-        `${cpuStatsRound!.toFixed(3)} s (${statsRoundPaths!.length} requests)`,
-        `kbudde-style round: ${cpuKbudde.toFixed(3)} s`,
-        fmtRatio(cpuStatsRound! / cpuKbudde),
-        '',
-        'info',
-      ]);
-    }
+  return rows;
+}
+
+/** Broker CPU of the exporter's rounds against a kbudde-style round and the plugin. */
+function brokerCpuRows(run: RunResults): Row[] {
+  const { statsEvery } = run;
+  const measuredCollectors = run.collectors.measured;
+  const { roundPaths, roundBytes, subsetPaths, statsRoundPaths, kbuddeBytes, kbuddeWall, cpuExporter, cpuSubset, cpuKbudde, cpuStatsRound, cpuAverageRound } = run.rounds;
+  const { pluginCpu } = run.plugin;
+  const { cpuPerMinute } = run.perMinute;
+  const kbuddePerMinute = cpuKbudde * 4;
+  const pluginPerMinute = median(pluginCpu) * 4;
+  const rows: Row[] = [];
+  if (cpuAverageRound !== undefined) {
     rows.push([
-      `broker CPU, the same round with a counts-only queue poll and the held parts not fetched (${statsEvery - 1} polls of ${statsEvery}; median of ${S.repeats}, net)`,
-      `${cpuExporter.toFixed(3)} s (${roundPaths.length} requests, ${fmtBytes(roundBytes)})`,
+      `broker CPU, one round of all ${measuredCollectors.length} default collectors, averaged over the ${statsEvery}-poll cycle (${statsEvery - 1} counts-only + 1 fetching queue statistics, bindings and memory breakdowns)`,
+      `${cpuAverageRound.toFixed(3)} s`,
+      `kbudde-style round: ${cpuKbudde.toFixed(3)} s (4 unfiltered lists, ${fmtBytes(kbuddeBytes)}, ${fmtS(median(kbuddeWall))} wall)`,
+      fmtRatio(cpuAverageRound / cpuKbudde),
+      '≤ 0.3×',
+      pf(cpuAverageRound / cpuKbudde <= 0.3),
+    ]);
+    rows.push([
+      `broker CPU, the same round when the held parts are fetched: queue statistics, /api/bindings, node memory breakdowns (1 poll of ${statsEvery}; every poll before the tiers; median of ${S.repeats}, net)`,
+      `${cpuStatsRound!.toFixed(3)} s (${statsRoundPaths!.length} requests)`,
       `kbudde-style round: ${cpuKbudde.toFixed(3)} s`,
-      fmtRatio(cpuExporter / cpuKbudde),
+      fmtRatio(cpuStatsRound! / cpuKbudde),
       '',
       'info',
     ]);
-    rows.push([
-      `broker CPU per minute, the exporter with every default (poll.interval 15s; measured over ${S.minuteWindowS} s)`,
-      `${cpuPerMinute.toFixed(2)} s`,
-      `kbudde-style round every 15 s: ${kbuddePerMinute.toFixed(2)} s (4 × its round)`,
-      fmtRatio(cpuPerMinute / kbuddePerMinute),
-      '≤ 0.2×',
-      pf(cpuPerMinute / kbuddePerMinute <= 0.2),
-    ]);
-    rows.push([
-      'broker CPU per minute, rabbitmq_prometheus /metrics/per-object every 15 s',
-      `${pluginPerMinute.toFixed(2)} s (4 × ${median(pluginCpu).toFixed(3)} s per scrape)`,
-      `kbudde-style: ${kbuddePerMinute.toFixed(2)} s`,
-      fmtRatio(pluginPerMinute / kbuddePerMinute),
-      '',
-      'info',
-    ]);
-    rows.push([
-      'broker CPU, same round, only overview + nodes + queues + exchanges',
-      `${cpuSubset.toFixed(3)} s (${subsetPaths.length} requests)`,
-      `kbudde-style round: ${cpuKbudde.toFixed(3)} s`,
-      fmtRatio(cpuSubset / cpuKbudde),
-      '',
-      'info',
-    ]);
+  }
+  rows.push([
+    `broker CPU, the same round with a counts-only queue poll and the held parts not fetched (${statsEvery - 1} polls of ${statsEvery}; median of ${S.repeats}, net)`,
+    `${cpuExporter.toFixed(3)} s (${roundPaths.length} requests, ${fmtBytes(roundBytes)})`,
+    `kbudde-style round: ${cpuKbudde.toFixed(3)} s`,
+    fmtRatio(cpuExporter / cpuKbudde),
+    '',
+    'info',
+  ]);
+  rows.push([
+    `broker CPU per minute, the exporter with every default (poll.interval 15s; measured over ${S.minuteWindowS} s)`,
+    `${cpuPerMinute.toFixed(2)} s`,
+    `kbudde-style round every 15 s: ${kbuddePerMinute.toFixed(2)} s (4 × its round)`,
+    fmtRatio(cpuPerMinute / kbuddePerMinute),
+    '≤ 0.2×',
+    pf(cpuPerMinute / kbuddePerMinute <= 0.2),
+  ]);
+  rows.push([
+    'broker CPU per minute, rabbitmq_prometheus /metrics/per-object every 15 s',
+    `${pluginPerMinute.toFixed(2)} s (4 × ${median(pluginCpu).toFixed(3)} s per scrape)`,
+    `kbudde-style: ${kbuddePerMinute.toFixed(2)} s`,
+    fmtRatio(pluginPerMinute / kbuddePerMinute),
+    '',
+    'info',
+  ]);
+  rows.push([
+    'broker CPU, same round, only overview + nodes + queues + exchanges',
+    `${cpuSubset.toFixed(3)} s (${subsetPaths.length} requests)`,
+    `kbudde-style round: ${cpuKbudde.toFixed(3)} s`,
+    fmtRatio(cpuSubset / cpuKbudde),
+    '',
+    'info',
+  ]);
+  return rows;
+}
+
+/** /metrics latency against the plugin's per-object scrape. */
+function scrapeRows(run: RunResults): Row[] {
+  const { scrapeMs, coldMs } = run.atDefaults;
+  const { pluginMedian } = run.plugin;
+  const rows: Row[] = [];
   const p50 = percentile(scrapeMs, 50);
   const p99 = percentile(scrapeMs, 99);
   rows.push([`/metrics latency p50 (${scrapeMs.length} scrapes, Prometheus headers)`, fmtMs(p50), `per-object median: ${fmtMs(pluginMedian)}`, fmtRatio(p50 / pluginMedian), '', 'info']);
@@ -95,6 +119,13 @@ export function summaryRows(run: RunResults): (string | number)[][] {
     const c = median(coldMs);
     rows.push([`/metrics, first scrape after a new snapshot (median of ${coldMs.length})`, fmtMs(c), `per-object median: ${fmtMs(pluginMedian)}`, fmtRatio(c / pluginMedian), '', c <= pluginMedian / 25 ? 'info (within 1/25)' : 'info (over 1/25)']);
   }
+  return rows;
+}
+
+/** The exporter's memory. */
+function memoryRows(run: RunResults): Row[] {
+  const { rss, hwm, memoryMax } = run.atDefaults;
+  const rows: Row[] = [];
   rows.push(['exporter RSS, max over the default run', `${(rss / 1e6).toFixed(0)} MB (VmHWM ${(hwm / 1e6).toFixed(0)} MB)`, '', '', '≤ 200 MB', pf(rss <= 200e6)]);
   const mem = memoryMax;
   if (Object.keys(mem).length > 0) {
@@ -108,8 +139,16 @@ export function summaryRows(run: RunResults): (string | number)[][] {
       'info',
     ]);
   }
-  const maxAltRss = Math.max(0, ...alternatives.filter(measured).map((a) => a.rss));
+  const maxAltRss = Math.max(0, ...run.alternatives.filter(measured).map((a) => a.rss));
   if (maxAltRss > 0) rows.push(['exporter RSS, max over the queue-collector runs', `${(maxAltRss / 1e6).toFixed(0)} MB`, '', '', '', 'info']);
+  return rows;
+}
+
+/** What /metrics serves against the plugin, the exporter's own CPU, and promtool's verdict. */
+function exposureRows(run: RunResults): Row[] {
+  const { expCpuPerMin, served, textScrape, series, promtool } = run.atDefaults;
+  const { pluginBody, pluginText, pluginSeries } = run.plugin;
+  const rows: Row[] = [];
   rows.push(['series on /metrics', fmtInt(series), `per-object: ${fmtInt(pluginSeries)}`, fmtRatio(series / pluginSeries), '', 'info']);
   rows.push(['/metrics body, text format, uncompressed', fmtBytes(textScrape.body.length), `per-object: ${fmtBytes(pluginText.length)}`, fmtRatio(textScrape.body.length / pluginText.length), '', 'info']);
   rows.push([

@@ -3,12 +3,12 @@ import { channelMessageStats, channelMetrics as M } from '../catalogue/channels.
 import { apiPath, columnsParam } from '../client/management-client.js';
 import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
-import { emitRecord, fieldOf, fieldTable, getPath } from './field-table.js';
+import { emitRecord, fieldOf, fieldsRead, fieldTable } from './field-table.js';
 import { scalarLabel } from './label-text.js';
+import { type Aggregation, aggregate, sumColumns, uniqueRecords } from './records.js';
 import { logOnce } from './log-once.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchList, fetchPerVhost } from './paging.js';
-import { addDefined, Tally } from './tally.js';
 
 const options = z.strictObject({
   /**
@@ -47,14 +47,25 @@ const perChannel = fieldTable([
   ...channelMessageStats.map((s) => s.counter),
 ]);
 
+function aggregations(rates: boolean): Aggregation[] {
+  return [
+    { group: (r) => [scalarLabel(r.vhost), scalarLabel(r.state)], families: [{ metric: M.byState }] },
+    {
+      group: (r) => [scalarLabel(r.vhost)],
+      families: [
+        ...GAUGES.map(({ field, sum }) => ({ metric: sum, sum: field })),
+        ...channelMessageStats.flatMap((s) => [
+          { metric: s.sum, sum: `message_stats.${s.field}` },
+          ...(rates ? [{ metric: s.rate, sum: `message_stats.${s.field}_details.rate` }] : []),
+        ]),
+      ],
+    },
+  ];
+}
+
+/** The label fields, and the fields the aggregations and (per_channel) the per-channel rows read. */
 function columns(o: Options): string {
-  const cols = ['name', 'vhost', 'state', ...GAUGES.map((gauge) => gauge.field)];
-  if (o.per_channel) cols.push('user', 'consumer_count');
-  for (const s of channelMessageStats) {
-    cols.push(`message_stats.${s.field}`);
-    if (o.rates) cols.push(`message_stats.${s.field}_details`);
-  }
-  return columnsParam(cols);
+  return columnsParam(['name', 'vhost', 'state', ...sumColumns(aggregations(o.rates)), ...(o.per_channel ? ['user', ...fieldsRead(perChannel, false)] : [])]);
 }
 
 export const channelsCollector: Collector<Options> = {
@@ -77,44 +88,12 @@ export const channelsCollector: Collector<Options> = {
     }
     const records = await fetchChannels(ctx);
 
-    const byState = new Tally();
-    const byVhost = new Tally();
-    for (const r of records) {
-      const vhost = scalarLabel(r.vhost);
-      byState.add([vhost, scalarLabel(r.state)]);
-      const values: Record<string, unknown> = {};
-      for (const { field } of GAUGES) values[field] = r[field];
-      for (const s of channelMessageStats) {
-        values[s.field] = getPath(r, ['message_stats', s.field]);
-        if (o.rates) values[`${s.field}:rate`] = getPath(r, ['message_stats', `${s.field}_details`, 'rate']);
-      }
-      byVhost.add([vhost], values);
-    }
-    for (const group of byState) sink.add(M.byState, group.labels, group.count);
-    for (const group of byVhost) {
-      for (const { field, sum } of GAUGES) addDefined(sink, sum, group.labels, group.sum(field));
-      for (const s of channelMessageStats) {
-        addDefined(sink, s.sum, group.labels, group.sum(s.field));
-        addDefined(sink, s.rate, group.labels, group.sum(`${s.field}:rate`));
-      }
-    }
-    sink.skipped += byState.skipped + byVhost.skipped;
+    aggregate(sink, records, aggregations(o.rates));
 
     if (o.per_channel) {
-      const seen = new Set<string>();
-      for (const r of records) {
-        const name = scalarLabel(r.name);
-        if (!name) {
-          sink.drop('no_name');
-          continue;
-        }
-        const labels = [name, scalarLabel(r.vhost), scalarLabel(r.user)];
-        const id = labels.join('\u0000');
-        if (seen.has(id)) {
-          sink.drop('duplicate');
-          continue;
-        }
-        seen.add(id);
+      const labelsOf = (r: ChannelRecord) => [scalarLabel(r.name), scalarLabel(r.vhost), scalarLabel(r.user)];
+      for (const r of uniqueRecords(records, (r) => (scalarLabel(r.name) ? labelsOf(r).join('\u0000') : undefined), sink)) {
+        const labels = labelsOf(r);
         emitRecord(sink, perChannel, r, renderLabels(M.unackedPerChannel.labels, labels), { rates: false });
       }
     }

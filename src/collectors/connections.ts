@@ -4,12 +4,12 @@ import { apiPath, columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
-import { emitRecord, fieldTableOf, getPath } from './field-table.js';
+import { emitRecord, fieldsRead, fieldTableOf, getPath } from './field-table.js';
 import { scalarLabel } from './label-text.js';
+import { type Aggregation, aggregate, sumColumns } from './records.js';
 import { logOnce } from './log-once.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchList, fetchPerVhost } from './paging.js';
-import { addDefined, Tally } from './tally.js';
 
 const options = z.strictObject({
   /**
@@ -40,13 +40,30 @@ const options = z.strictObject({
 type Options = z.infer<typeof options>;
 type ConnectionRecord = Record<string, unknown>;
 
-/** Fields the aggregates need: the `columns=` of the request (the API drops unknown ones). */
-const AGGREGATE_COLUMNS = ['name', 'vhost', 'user', 'protocol', 'node', 'state', 'channels', 'recv_oct', 'send_oct', 'recv_cnt', 'send_cnt', 'send_pend'];
-const RATE_COLUMNS = ['recv_oct_details', 'send_oct_details'];
-/** `client_properties` cannot be narrowed by columns: asking for client_properties.product returns all of it. */
-const PER_CONNECTION_COLUMNS = ['type', 'peer_host', 'auth_mechanism', 'ssl', 'connected_at', 'user_provided_name', 'client_properties'];
-
 const perConnection = fieldTableOf(M);
+/** Fields of the aggregates' labels. */
+const GROUP_COLUMNS = ['name', 'vhost', 'user', 'protocol', 'node', 'state'];
+/** Fields of rabbitmq_connection_info. `client_properties` cannot be narrowed by columns: asking for client_properties.product returns all of it. */
+const INFO_COLUMNS = ['type', 'peer_host', 'auth_mechanism', 'ssl', 'user_provided_name', 'client_properties'];
+
+const groupOf = (r: ConnectionRecord) => [scalarLabel(r.vhost), scalarLabel(r.user), scalarLabel(r.protocol), scalarLabel(r.node)];
+
+function aggregations(rates: boolean): Aggregation[] {
+  return [
+    { group: (r) => [...groupOf(r), scalarLabel(r.state)], families: [{ metric: M.byState }, { metric: M.channels, sum: 'channels' }] },
+    {
+      group: groupOf,
+      families: [
+        { metric: M.incomingBytes, sum: 'recv_oct' },
+        { metric: M.outgoingBytes, sum: 'send_oct' },
+        { metric: M.incomingPackets, sum: 'recv_cnt' },
+        { metric: M.outgoingPackets, sum: 'send_cnt' },
+        { metric: M.sendPending, sum: 'send_pend' },
+        ...(rates ? [{ metric: M.incomingBytesRate, sum: 'recv_oct_details.rate' }, { metric: M.outgoingBytesRate, sum: 'send_oct_details.rate' }] : []),
+      ],
+    },
+  ];
+}
 
 export const connectionsCollector: Collector<Options> = {
   name: 'connections',
@@ -60,34 +77,7 @@ export const connectionsCollector: Collector<Options> = {
     const { sink, options: o } = ctx;
     const records = await fetchConnections(ctx);
 
-    const byState = new Tally();
-    const byGroup = new Tally();
-    for (const r of records) {
-      const group = [scalarLabel(r.vhost), scalarLabel(r.user), scalarLabel(r.protocol), scalarLabel(r.node)];
-      byState.add([...group, scalarLabel(r.state)], { channels: r.channels });
-      byGroup.add(group, {
-        recv_oct: r.recv_oct,
-        send_oct: r.send_oct,
-        recv_cnt: r.recv_cnt,
-        send_cnt: r.send_cnt,
-        send_pend: r.send_pend,
-        ...(o.rates ? { recv_rate: getPath(r, ['recv_oct_details', 'rate']), send_rate: getPath(r, ['send_oct_details', 'rate']) } : {}),
-      });
-    }
-    for (const group of byState) {
-      sink.add(M.byState, group.labels, group.count);
-      addDefined(sink, M.channels, group.labels, group.sum('channels'));
-    }
-    for (const group of byGroup) {
-      addDefined(sink, M.incomingBytes, group.labels, group.sum('recv_oct'));
-      addDefined(sink, M.outgoingBytes, group.labels, group.sum('send_oct'));
-      addDefined(sink, M.incomingPackets, group.labels, group.sum('recv_cnt'));
-      addDefined(sink, M.outgoingPackets, group.labels, group.sum('send_cnt'));
-      addDefined(sink, M.sendPending, group.labels, group.sum('send_pend'));
-      addDefined(sink, M.incomingBytesRate, group.labels, group.sum('recv_rate'));
-      addDefined(sink, M.outgoingBytesRate, group.labels, group.sum('send_rate'));
-    }
-    sink.skipped += byState.skipped + byGroup.skipped;
+    aggregate(sink, records, aggregations(o.rates));
 
     if (o.per_connection) emitPerConnection(ctx, records);
   },
@@ -95,7 +85,7 @@ export const connectionsCollector: Collector<Options> = {
 
 async function fetchConnections(ctx: CollectContext<Options>): Promise<ConnectionRecord[]> {
   const { api, options: o, carryOver, broker } = ctx;
-  const columns = columnsParam([...AGGREGATE_COLUMNS, ...(o.rates ? RATE_COLUMNS : []), ...(o.per_connection ? PER_CONNECTION_COLUMNS : [])]);
+  const columns = columnsParam([...GROUP_COLUMNS, ...sumColumns(aggregations(o.rates)), ...(o.per_connection ? [...fieldsRead(perConnection, o.rates), ...INFO_COLUMNS] : [])]);
   const list = (path: string) =>
     fetchList<ConnectionRecord>(api, path, {
       query: { columns },

@@ -6,6 +6,7 @@ import { metricsOf } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
 import { getPath } from './field-table.js';
 import { scalarLabel } from './label-text.js';
+import { aggregate } from './records.js';
 import { logOnce } from './log-once.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchPerVhost } from './paging.js';
@@ -48,31 +49,22 @@ export const consumersCollector: Collector<Options> = {
     }
     const records = await fetchConsumers(ctx);
 
-    const byAckMode = new Tally();
-    const byPrefetch = new Tally();
-    const byActivity = new Tally();
-    const perQueue = new Tally();
-    for (const r of records) {
-      const vhost = scalarLabel(getPath(r, ['queue', 'vhost']));
-      const mode = ackMode(r.ack_required);
-      byAckMode.add([vhost, mode]);
-      if (typeof r.activity_status === 'string') byActivity.add([vhost, r.activity_status]);
-      if (mode === 'manual') {
-        const range = prefetchRange(r.prefetch_count);
-        if (range === undefined) {
-          if (r.prefetch_count !== undefined) sink.skipped++;
-        } else {
-          byPrefetch.add([vhost, range]);
-        }
-      }
-      const queue = getPath(r, ['queue', 'name']);
-      if (typeof queue === 'string') perQueue.add([vhost, queue, mode]);
-    }
-    for (const group of byAckMode) sink.add(M.byAckMode, group.labels, group.count);
-    for (const group of byPrefetch) sink.add(M.byPrefetch, group.labels, group.count);
-    for (const group of byActivity) sink.add(M.byActivity, group.labels, group.count);
+    const vhostOf = (r: ConsumerRecord) => scalarLabel(getPath(r, ['queue', 'vhost']));
+    const prefetchOf = (r: ConsumerRecord) => (ackMode(r.ack_required) === 'manual' ? prefetchRange(r.prefetch_count) : undefined);
+    aggregate(sink, records, [
+      { group: (r) => [vhostOf(r), ackMode(r.ack_required)], families: [{ metric: M.byAckMode }] },
+      { group: (r) => (prefetchOf(r) === undefined ? undefined : [vhostOf(r), prefetchOf(r) as string]), families: [{ metric: M.byPrefetch }] },
+      { group: (r) => (typeof r.activity_status === 'string' ? [vhostOf(r), r.activity_status] : undefined), families: [{ metric: M.byActivity }] },
+    ]);
+    // A manual-ack consumer's prefetch_count that is there but not a number is skipped, like any such field.
+    sink.skipped += records.filter((r) => r.prefetch_count !== undefined && ackMode(r.ack_required) === 'manual' && prefetchOf(r) === undefined).length;
 
     if (o.per_queue) {
+      const perQueue = new Tally();
+      for (const r of records) {
+        const queue = getPath(r, ['queue', 'name']);
+        if (typeof queue === 'string') perQueue.add([vhostOf(r), queue, ackMode(r.ack_required)]);
+      }
       const queues = new Set<string>();
       for (const group of perQueue) queues.add(`${group.labels[0]}\u0000${group.labels[1]}`);
       if (o.per_queue_limit > 0 && queues.size > o.per_queue_limit) {

@@ -1,15 +1,12 @@
 import { inventoryMetrics as M } from '../catalogue/inventory.js';
 import { metricsOf, type MetricDef } from '../metrics/metric-def.js';
-import type { CollectContext, Collector } from './collector.js';
+import type { Collector } from './collector.js';
 import { stringLabel } from './label-text.js';
-import { collectParts, jsonList, optionalBody, part, type Part } from './optional-requests.js';
-
-type Item = Record<string, unknown>;
+import { listPart } from './records.js';
+import { collectParts } from './optional-requests.js';
 
 interface CountSpec {
   path: string;
-  /** Only identity columns are requested: values (parameters may hold URIs with passwords) never leave the broker. */
-  columns: string;
   /** Fields that identify an item (to drop duplicates); the first `labels.length` of them are the labels. */
   identity: string[];
   metric: MetricDef;
@@ -18,12 +15,12 @@ interface CountSpec {
 }
 
 const COUNTS: CountSpec[] = [
-  { path: '/api/users', columns: 'name', identity: ['name'], metric: M.users, needsTag: 'administrator' },
-  { path: '/api/users/without-permissions', columns: 'name', identity: ['name'], metric: M.usersWithoutPermissions, needsTag: 'administrator' },
-  { path: '/api/policies', columns: 'vhost,name', identity: ['vhost', 'name'], metric: M.policies, needsTag: undefined },
-  { path: '/api/operator-policies', columns: 'vhost,name', identity: ['vhost', 'name'], metric: M.operatorPolicies, needsTag: undefined },
-  { path: '/api/parameters', columns: 'vhost,component,name', identity: ['vhost', 'component', 'name'], metric: M.parameters, needsTag: 'administrator or policymaker' },
-  { path: '/api/global-parameters', columns: 'name', identity: ['name'], metric: M.globalParameters, needsTag: 'administrator or policymaker' },
+  { path: '/api/users', identity: ['name'], metric: M.users, needsTag: 'administrator' },
+  { path: '/api/users/without-permissions', identity: ['name'], metric: M.usersWithoutPermissions, needsTag: 'administrator' },
+  { path: '/api/policies', identity: ['vhost', 'name'], metric: M.policies, needsTag: undefined },
+  { path: '/api/operator-policies', identity: ['vhost', 'name'], metric: M.operatorPolicies, needsTag: undefined },
+  { path: '/api/parameters', identity: ['vhost', 'component', 'name'], metric: M.parameters, needsTag: 'administrator or policymaker' },
+  { path: '/api/global-parameters', identity: ['name'], metric: M.globalParameters, needsTag: 'administrator or policymaker' },
 ];
 
 export const inventoryCollector: Collector = {
@@ -35,43 +32,22 @@ export const inventoryCollector: Collector = {
   defaultIntervalMultiplier: 4,
   metrics: metricsOf(M),
   async collect(ctx) {
-    await collectParts(ctx, COUNTS.map((spec) => countPart(ctx, spec)));
+    await collectParts(
+      ctx,
+      COUNTS.map((spec) =>
+        listPart(ctx, {
+          path: spec.path,
+          // Only the identity is requested: values (parameters may hold URIs with passwords) never leave the broker.
+          query: { columns: spec.identity.join(',') },
+          optional: {
+            ...(spec.needsTag ? { refusedBecause: `it needs the ${spec.needsTag} tag` } : {}),
+            absentMeans: `the broker has no ${spec.path}`,
+          },
+          identity: (item) => JSON.stringify(spec.identity.map((field) => stringLabel(item[field]))),
+          // A total is served even when it is 0; per-vhost counts exist only for vhosts that have some.
+          aggregations: [{ group: (item) => spec.identity.slice(0, spec.metric.labels.length).map((field) => stringLabel(item[field])), families: [{ metric: spec.metric }] }],
+        }),
+      ),
+    );
   },
 };
-
-function countPart(ctx: CollectContext, spec: CountSpec): Part {
-  return part(
-    spec.path,
-    async () => {
-      const body = await optionalBody(ctx, {
-        path: spec.path,
-        query: { columns: spec.columns },
-        ...(spec.needsTag ? { refusedBecause: `it needs the ${spec.needsTag} tag` } : {}),
-        absentMeans: `the broker has no ${spec.path}`,
-      });
-      return body === undefined ? body : jsonList<Item>(body, spec.path);
-    },
-    (items) => {
-      if (items === undefined) return;
-      const seen = new Set<string>();
-      const counts = new Map<string, { labels: string[]; count: number }>();
-      for (const item of items) {
-        const identity = spec.identity.map((f) => stringLabel(item[f]));
-        const key = JSON.stringify(identity);
-        if (seen.has(key)) {
-          ctx.sink.drop('duplicate');
-          continue;
-        }
-        seen.add(key);
-        const labels = identity.slice(0, spec.metric.labels.length);
-        const groupKey = JSON.stringify(labels);
-        const group = counts.get(groupKey) ?? { labels, count: 0 };
-        group.count++;
-        counts.set(groupKey, group);
-      }
-      // A total is served even when it is 0; per-vhost counts exist only for vhosts that have some.
-      if (spec.metric.labels.length === 0 && counts.size === 0) ctx.sink.add(spec.metric, [], 0);
-      for (const group of counts.values()) ctx.sink.add(spec.metric, group.labels, group.count);
-    },
-  );
-}

@@ -1,10 +1,8 @@
 import { limitsMetrics as M } from '../catalogue/limits.js';
 import { metricsOf, type MetricDef } from '../metrics/metric-def.js';
 import type { CollectContext, Collector } from './collector.js';
-import { collectParts, jsonList, optionalBody, part } from './optional-requests.js';
-
-/** One entry of /api/vhost-limits or /api/user-limits: `{"vhost": "/", "value": {"max-connections": 100}}`. */
-type LimitEntry = Record<string, unknown>;
+import { type ApiRecord, type ListRequest, listPart } from './records.js';
+import { collectParts } from './optional-requests.js';
 
 export const limitsCollector: Collector = {
   name: 'limits',
@@ -14,40 +12,30 @@ export const limitsCollector: Collector = {
   metrics: metricsOf(M),
   async collect(ctx) {
     await collectParts(ctx, [
-      part(
-        'vhost-limits',
-        async () => jsonList<LimitEntry>(await ctx.api.get('/api/vhost-limits'), '/api/vhost-limits'),
-        (entries) => emitLimits(ctx, M.vhostLimit, 'vhost', entries),
-      ),
+      listPart(ctx, { name: 'vhost-limits', path: '/api/vhost-limits', ...limitsOf(ctx, 'vhost', M.vhostLimit) }),
       // User limits appeared in 3.8.10: older brokers answer 404.
-      part(
-        'user-limits',
-        async () => {
-          const body = await optionalBody(ctx, { path: '/api/user-limits', absentMeans: 'the broker has no user limits (before 3.8.10)' });
-          return body === undefined ? body : jsonList<LimitEntry>(body, '/api/user-limits');
-        },
-        (entries) => emitLimits(ctx, M.userLimit, 'user', entries),
-      ),
+      listPart(ctx, {
+        name: 'user-limits',
+        path: '/api/user-limits',
+        optional: { absentMeans: 'the broker has no user limits (before 3.8.10)' },
+        ...limitsOf(ctx, 'user', M.userLimit),
+      }),
     ]);
   },
 };
 
-function emitLimits(ctx: CollectContext, def: MetricDef, owner: 'vhost' | 'user', entries: LimitEntry[] | undefined): void {
-  if (entries === undefined) return;
-  const seen = new Set<string>();
-  for (const entry of entries) {
-    const name = entry[owner];
-    const value = entry.value;
-    if (typeof name !== 'string' || seen.has(name)) {
-      ctx.sink.drop(typeof name === 'string' ? 'duplicate' : 'no_name');
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    seen.add(name);
-    for (const [limit, raw] of Object.entries(value as Record<string, unknown>)) {
-      // Negative is how RabbitMQ says "no limit": left out (see the family's HELP).
-      if (typeof raw === 'number' && raw < 0) continue;
-      ctx.sink.add(def, [name, limit], raw);
-    }
-  }
+/** Entries such as `{"vhost": "/", "value": {"max-connections": 100}}`: one sample per limit. */
+function limitsOf(ctx: CollectContext, owner: 'vhost' | 'user', def: MetricDef): Pick<ListRequest, 'identity' | 'each'> {
+  return {
+    identity: (entry: ApiRecord) => (typeof entry[owner] === 'string' ? entry[owner] : undefined),
+    each: (entry) => {
+      const value = entry.value;
+      if (value === null || typeof value !== 'object') return;
+      for (const [limit, raw] of Object.entries(value as Record<string, unknown>)) {
+        // Negative is how RabbitMQ says "no limit": left out (see the family's HELP).
+        if (typeof raw === 'number' && raw < 0) continue;
+        ctx.sink.add(def, [entry[owner] as string, limit], raw);
+      }
+    },
+  };
 }

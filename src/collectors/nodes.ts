@@ -8,6 +8,7 @@ import type { Collector, CollectContext } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { HeldPart, type HeldPartWriter } from './held-part.js';
 import { stringLabel } from './label-text.js';
+import { uniqueRecords } from './records.js';
 import { majorVersion } from './optional-requests.js';
 
 const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';
@@ -43,18 +44,12 @@ export const nodesCollector: Collector<Options> = {
   async collect(ctx) {
     const nodes = expectList<NodeRecord>(await ctx.api.get('/api/nodes', { columns: COLUMNS }), '/api/nodes');
     const { sink } = ctx;
-    const seen = new Set<string>();
     const running: string[] = [];
     // From 4.0 the socket limit is gone, yet /api/nodes still says sockets_used and sockets_total
     // 0 (recorded on 4.0.5 and 4.3.6): no series rather than a limit of 0 sockets.
     const withoutSockets = majorVersion(ctx) >= 4;
-    for (const node of nodes) {
-      const name = typeof node?.name === 'string' ? node.name : undefined;
-      if (!name || seen.has(name)) {
-        sink.drop(name ? 'duplicate' : 'no_name');
-        continue;
-      }
-      seen.add(name);
+    for (const node of uniqueRecords(nodes, (n) => stringLabel(n?.name) || undefined, sink)) {
+      const name = node.name as string;
       if (node.running === true) running.push(name);
       const labels = renderLabels(['node'], [name]);
       sink.add(M.info, { node: name, type: stringLabel(node.type), mem_calculation_strategy: stringLabel(node.mem_calculation_strategy), rates_mode: stringLabel(node.rates_mode) }, 1);

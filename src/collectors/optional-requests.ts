@@ -86,12 +86,6 @@ export async function getRemembered<T>(ctx: CollectContext<unknown>, endpoint: O
   return { ok: true, body };
 }
 
-/** getRemembered() for a part: the body, or undefined when the broker said absent or refused. */
-export async function optionalBody<T>(ctx: CollectContext<unknown>, endpoint: OptionalEndpoint): Promise<T | undefined> {
-  const answer = await getRemembered<T>(ctx, endpoint);
-  return answer.ok ? answer.body : undefined;
-}
-
 /** One independent request of a poll and how its answer becomes samples. */
 export interface Part {
   readonly name: string;

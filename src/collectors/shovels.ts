@@ -5,7 +5,8 @@ import { renderLabels } from '../render/text-format.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { stringLabel } from './label-text.js';
-import { getRemembered, jsonList } from './optional-requests.js';
+import { type ApiRecord, listPart, statesWith } from './records.js';
+import { collectParts } from './optional-requests.js';
 
 const PATH = '/api/shovels';
 /** Message counts, from 4.1 (absent before). */
@@ -14,7 +15,8 @@ const COLUMNS = columnsParam(['vhost', 'name', 'type', 'state', 'node', 'src_pro
 /** States a shovel whose worker runs reports: running, or from 3.13 its flow-control state. */
 const RUNNING = new Set(['running', 'flow', 'blocked']);
 
-type Shovel = Record<string, unknown>;
+const stateOf = (shovel: ApiRecord) => stringLabel(shovel.state) || 'unknown';
+const byStateOf = (type: string) => (shovel: ApiRecord) => (stringLabel(shovel.type) === type ? [stateOf(shovel)] : undefined);
 
 export const shovelsCollector: Collector = {
   name: 'shovels',
@@ -23,37 +25,28 @@ export const shovelsCollector: Collector = {
   defaultIntervalMultiplier: 2,
   metrics: metricsOf(M),
   async collect(ctx) {
-    const answer = await getRemembered<unknown>(ctx, {
-      path: PATH,
-      query: { columns: COLUMNS },
-      absentMeans: 'the shovel management plugin is not enabled',
-    });
-    if (!answer.ok) return;
-    // A shovel runs on one node; should two nodes report it, the running one wins.
-    const shovels = new Map<string, Shovel>();
-    for (const shovel of jsonList<Shovel>(answer.body, PATH)) {
-      if (typeof shovel.name !== 'string') {
-        ctx.sink.drop('no_name');
-        continue;
-      }
-      const key = JSON.stringify([stringLabel(shovel.vhost), shovel.name]);
-      const seen = shovels.get(key);
-      if (!seen || (!RUNNING.has(stringLabel(seen.state)) && RUNNING.has(stringLabel(shovel.state)))) shovels.set(key, shovel);
-    }
-    const counts = { dynamic: new Map<string, number>(), static: new Map<string, number>() };
     const { sink } = ctx;
-    for (const shovel of shovels.values()) {
-      const state = stringLabel(shovel.state) || 'unknown';
-      const type = stringLabel(shovel.type);
-      if (type === 'dynamic' || type === 'static') counts[type].set(state, (counts[type].get(state) ?? 0) + 1);
-      const id = { vhost: stringLabel(shovel.vhost), shovel: stringLabel(shovel.name) };
-      sink.add(M.up, id, RUNNING.has(state) ? 1 : 0);
-      const states: readonly string[] = SHOVEL_STATES.includes(state as never) ? SHOVEL_STATES : [...SHOVEL_STATES, state];
-      for (const s of states) sink.add(M.state, { ...id, state: s }, s === state ? 1 : 0);
-      sink.add(M.info, { ...id, type, node: stringLabel(shovel.node), src_protocol: stringLabel(shovel.src_protocol), dest_protocol: stringLabel(shovel.dest_protocol) }, 1);
-      emitRecord(sink, table, shovel, renderLabels(M.up.labels, [id.vhost, id.shovel]), { rates: false });
-    }
-    for (const [state, count] of counts.dynamic) sink.add(M.dynamic, [state], count);
-    for (const [state, count] of counts.static) sink.add(M.static, [state], count);
+    await collectParts(ctx, [
+      listPart(ctx, {
+        path: PATH,
+        query: { columns: COLUMNS },
+        optional: { absentMeans: 'the shovel management plugin is not enabled' },
+        identity: (shovel) => (typeof shovel.name === 'string' ? JSON.stringify([stringLabel(shovel.vhost), shovel.name]) : undefined),
+        // A shovel runs on one node; should two nodes report it, the running one wins.
+        prefer: (shovel, kept) => !RUNNING.has(stringLabel(kept.state)) && RUNNING.has(stringLabel(shovel.state)),
+        each: (shovel) => {
+          const state = stateOf(shovel);
+          const id = { vhost: stringLabel(shovel.vhost), shovel: stringLabel(shovel.name) };
+          sink.add(M.up, id, RUNNING.has(state) ? 1 : 0);
+          for (const s of statesWith(SHOVEL_STATES, state)) sink.add(M.state, { ...id, state: s }, s === state ? 1 : 0);
+          sink.add(M.info, { ...id, type: stringLabel(shovel.type), node: stringLabel(shovel.node), src_protocol: stringLabel(shovel.src_protocol), dest_protocol: stringLabel(shovel.dest_protocol) }, 1);
+          emitRecord(sink, table, shovel, renderLabels(M.up.labels, [id.vhost, id.shovel]), { rates: false });
+        },
+        aggregations: [
+          { group: byStateOf('dynamic'), families: [{ metric: M.dynamic }] },
+          { group: byStateOf('static'), families: [{ metric: M.static }] },
+        ],
+      }),
+    ]);
   },
 };

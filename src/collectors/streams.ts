@@ -6,8 +6,8 @@ import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldTable, getPath } from './field-table.js';
 import { scalarLabel } from './label-text.js';
+import { aggregate, uniqueRecords } from './records.js';
 import { logOnce } from './log-once.js';
-import { Tally } from './tally.js';
 
 const options = z.strictObject({
   /**
@@ -46,20 +46,19 @@ export const streamsCollector: Collector<Options> = {
     ctx.carryOver.set(PLUGIN_STATE, 'present');
     const { sink } = ctx;
 
-    const byVhost = new Tally();
+    // A connection listed twice is counted once; nameless ones cannot be told apart: all are counted.
     const seenConnections = new Set<string>();
-    for (const r of connections) {
+    const unique = connections.filter((r) => {
       const name = scalarLabel(r.name);
-      if (name) {
-        if (seenConnections.has(name)) {
-          sink.drop('duplicate');
-          continue;
-        }
-        seenConnections.add(name);
+      if (!name) return true;
+      if (seenConnections.has(name)) {
+        sink.drop('duplicate');
+        return false;
       }
-      byVhost.add([scalarLabel(r.vhost)]);
-    }
-    for (const group of byVhost) sink.add(M.connections, group.labels, group.count);
+      seenConnections.add(name);
+      return true;
+    });
+    aggregate(sink, unique, [{ group: (r) => [scalarLabel(r.vhost)], families: [{ metric: M.connections }] }]);
 
     // With statistics disabled 3.10 answers 400 for publishers and consumers, later versions [].
     if (ctx.broker.statisticsDisabled) {
@@ -101,26 +100,14 @@ function emitEntities(
   perStream: typeof M.publishersByStream,
   emitOne: (labels: string[], record: StreamRecord) => void,
 ): void {
-  const byVhost = new Tally();
-  const byStream = new Tally();
-  const seen = new Set<string>();
-  const entities: [string[], StreamRecord][] = [];
-  for (const r of records) {
-    const vhost = scalarLabel(getPath(r, ['queue', 'vhost']));
-    const stream = scalarLabel(getPath(r, ['queue', 'name']));
-    const labels = [vhost, stream, scalarLabel(getPath(r, ['connection_details', 'name'])), scalarLabel(r[idField])];
-    const id = labels.join('\u0000');
-    if (seen.has(id)) {
-      ctx.sink.drop('duplicate');
-      continue;
-    }
-    seen.add(id);
-    byVhost.add([vhost]);
-    byStream.add([vhost, stream]);
-    entities.push([labels, r]);
-  }
-  for (const group of byVhost) ctx.sink.add(perVhost, group.labels, group.count);
+  const vhostOf = (r: StreamRecord) => scalarLabel(getPath(r, ['queue', 'vhost']));
+  const streamOf = (r: StreamRecord) => scalarLabel(getPath(r, ['queue', 'name']));
+  const labelsOf = (r: StreamRecord) => [vhostOf(r), streamOf(r), scalarLabel(getPath(r, ['connection_details', 'name'])), scalarLabel(r[idField])];
+  const entities = [...uniqueRecords(records, (r) => labelsOf(r).join('\u0000'), ctx.sink)];
+  aggregate(ctx.sink, entities, [
+    { group: (r) => [vhostOf(r)], families: [{ metric: perVhost }] },
+    ...(ctx.options.per_stream ? [{ group: (r: StreamRecord) => [vhostOf(r), streamOf(r)], families: [{ metric: perStream }] }] : []),
+  ]);
   if (!ctx.options.per_stream) return;
-  for (const group of byStream) ctx.sink.add(perStream, group.labels, group.count);
-  for (const [labels, r] of entities) emitOne(labels, r);
+  for (const r of entities) emitOne(labelsOf(r), r);
 }

@@ -5,6 +5,7 @@ import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/text-format.js';
 import type { Collector } from './collector.js';
 import { emitRecord, fieldTableOf } from './field-table.js';
+import { uniqueRecords } from './records.js';
 import { MonotonicCounters } from './monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { rateSelection, ratesOptionSchema } from './rates-option.js';
@@ -31,14 +32,8 @@ export const vhostsCollector: Collector<Options> = {
     const filter = new NameFilter(ctx.options.vhosts);
     const counters = MonotonicCounters.in(ctx.carryOver);
     const rates = rateSelection(ctx.options.rates);
-    const seen = new Set<string>();
-    for (const vhost of vhosts) {
-      const name = vhost?.name;
-      if (typeof name !== 'string' || seen.has(name)) {
-        ctx.sink.drop(typeof name === 'string' ? 'duplicate' : 'no_name');
-        continue;
-      }
-      seen.add(name);
+    for (const vhost of uniqueRecords(vhosts, (v) => (typeof v?.name === 'string' ? v.name : undefined), ctx.sink)) {
+      const name = vhost.name as string;
       if (!filter.matches(name)) continue;
       emitRecord(ctx.sink, table, vhost, renderLabels(['vhost'], [name]), { rates, counters });
       const tags = Array.isArray(vhost.tags) ? vhost.tags.join(',') : typeof vhost.tags === 'string' ? vhost.tags : '';

@@ -2,12 +2,11 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrokerSelf } from '../../../src/broker/broker-self.js';
 import type { ManagementClient } from '../../../src/client/management-client.js';
-import { collectorByName, COLLECTORS } from '../../../src/collectors/registry.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { CollectorRunner } from '../../../src/scheduler/collector-runner.js';
-import { PollFailureLog } from '../../../src/scheduler/failure-log.js';
 import { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { Target } from '../../../src/target.js';
+import { handRunners } from '../../support/hand-runners.js';
 import { startSimulator } from '../../support/management-simulator.js';
 import { readFixture } from '../../support/fixtures.js';
 
@@ -82,20 +81,9 @@ describe('a target against the simulated management API', () => {
     const log = pino({ level: 'silent' });
     const target = new Target(config.targets[0]!, new ProcessMetrics(), log);
     cleanups.push(() => target.stop());
-    const failures = new PollFailureLog(log);
-    const runner = (name: string) =>
-      new CollectorRunner(collectorByName(name), config.collectors.find((c) => c.name === name)!, {
-        client: target.client,
-        brokerSelf: target.brokerSelf,
-        state: target.state,
-        log,
-        jitter: 0,
-        backoffMaxMs: 1000,
-        onPollFinished: () => undefined,
-        failures,
-      });
-    const overviewRunner = runner('overview');
-    const nodes = runner('nodes');
+    const runners = handRunners(target, ['overview', 'nodes'].map((name) => config.collectors.find((c) => c.name === name)!), log);
+    const overviewRunner = runners[0]!;
+    const nodes = runners[1]!;
     const overviewRequests = () => sim.requests.filter((r) => r.split('?')[0] === '/api/overview').length;
 
     await overviewRunner.pollOnce();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/client/errors.js';
+import { connectionMetrics } from '../../../src/catalogue/connections.js';
 import { connectionsCollector } from '../../../src/collectors/connections.js';
 import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
@@ -141,6 +142,25 @@ describe('connections collector, aggregated (default)', () => {
     expect(r.family('rabbitmq_connection_state')).toHaveLength(0);
     expect(r.family('rabbitmq_connection_incoming_bytes_total')).toHaveLength(0);
     expect(r.skipped).toBe(0);
+  });
+});
+
+describe('connections collector, columns', () => {
+  const columnsAsked = async (options: Record<string, unknown>) => {
+    const api = fakeApi({ '/api/connections': whole });
+    await runCollector(connectionsCollector, { api, options });
+    return new Set(api.calls[0]!.query.columns!.split(','));
+  };
+
+  it('asks for the label fields and the fields of the rows it serves: every source field of the catalogue per connection, no more', async () => {
+    const labels = ['name', 'vhost', 'user', 'protocol', 'node', 'state'];
+    const sources = Object.values(connectionMetrics).flatMap((def) => (def.source ? [def.source.field] : []));
+    const info = ['type', 'peer_host', 'auth_mechanism', 'ssl', 'user_provided_name', 'client_properties'];
+    const rates = ['recv_oct_details', 'send_oct_details'];
+    expect(await columnsAsked({ per_connection: true })).toEqual(new Set([...labels, ...sources, ...rates, ...info]));
+    expect(await columnsAsked({ per_connection: true, rates: false })).toEqual(new Set([...labels, ...sources, ...info]));
+    const aggregated = sources.filter((field) => field !== 'connected_at');
+    expect(await columnsAsked({})).toEqual(new Set([...labels, ...aggregated, ...rates]));
   });
 });
 

@@ -9,17 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { collectorByName } from '../../../src/collectors/registry.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import type { ExporterConfig } from '../../../src/config/exporter-config.js';
 import { createLogger } from '../../../src/log.js';
-import { CollectorRunner } from '../../../src/scheduler/collector-runner.js';
-import { PollFailureLog } from '../../../src/scheduler/failure-log.js';
 import { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { createApp } from '../../../src/server/app.js';
 import { landingPage } from '../../../src/server/landing-page.js';
 import { Target } from '../../../src/target.js';
+import { handRunners } from '../../support/hand-runners.js';
 import { MODES, PASSWORD_SOURCES, reflectingUpstream, secretForms, secretsIn, USER, type PasswordSource, type ReflectingUpstream } from '../../support/reflecting-upstream.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -73,20 +71,7 @@ describe.each(PASSWORD_SOURCES)('an upstream quoting the request, password from 
 
     // Every collector polled against each kind of answer: first with the overview failing too
     // (every poll fails on it), then with a good overview (each collector's own requests fail).
-    const failures = new PollFailureLog(log);
-    const runners = config.collectors.map(
-      (c) =>
-        new CollectorRunner(collectorByName(c.name), c, {
-          client: target.client,
-          brokerSelf: target.brokerSelf,
-          state: target.state,
-          log,
-          jitter: 0,
-          backoffMaxMs: 1000,
-          onPollFinished: () => target.store.schedule(),
-          failures,
-        }),
-    );
+    const runners = handRunners(target, config.collectors, log);
     for (const overviewOk of [false, true]) {
       upstream.overviewOk = overviewOk;
       for (const mode of MODES) {

@@ -1,0 +1,22 @@
+// Everything a run measured, phase by phase: what results.ts and summary.ts turn into tables.
+import type { Plugin } from './alternatives.js';
+import type { FailedMeasurement, Measurement } from './collector-alone.js';
+import type { AtDefaults } from './exporter-defaults.js';
+import type { Collectors, Rounds } from './rounds.js';
+import type { Setup } from './setup.js';
+
+export interface RunResults {
+  commit: string;
+  loadAtStart: string;
+  totalSeconds: number;
+  statsEvery: number;
+  setup: Setup;
+  collectors: Collectors;
+  rounds: Rounds;
+  atDefaults: AtDefaults;
+  plugin: Plugin;
+  perMinute: { minuteBaseline: number; cpuPerMinute: number };
+  alternatives: (Measurement | FailedMeasurement)[];
+  /** The baseline of the last phase. */
+  lastBaseline: number;
+}
