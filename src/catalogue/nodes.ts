@@ -34,7 +34,7 @@ export const nodeMetrics = defineMetrics('nodes', {
   procTotal: { source: { field: 'proc_total' }, name: 'rabbitmq_erlang_processes_limit', type: g, labels: N, help: 'Erlang process limit (proc_total).' },
   runQueue: { source: { field: 'run_queue' }, name: 'rabbitmq_erlang_scheduler_run_queue', type: g, labels: N, help: 'Erlang processes waiting to run (run_queue).' },
   processors: { source: { field: 'processors' }, name: 'rabbitmq_node_processors', type: g, labels: N, help: 'Logical processors the Erlang VM sees (processors).' },
-  uptime: { source: { field: 'uptime', scale: MS }, name: 'rabbitmq_erlang_uptime_seconds', type: g, labels: N, help: 'Time since the node\'s Erlang VM started (uptime).' },
+  uptime: { source: { field: 'uptime', scale: MS }, name: 'rabbitmq_erlang_uptime_seconds', names: { kbudde: { name: 'rabbitmq_uptime', labels: ['cluster', 'node', 'self'], scale: 1000 } }, type: g, labels: N, help: 'Time since the node\'s Erlang VM started (uptime).' },
   netTicktime: { source: { field: 'net_ticktime' }, name: 'rabbitmq_erlang_net_ticktime_seconds', type: g, labels: N, help: 'Inter-node heartbeat interval (net_ticktime).' },
 
   gcRuns: { source: { field: 'gc_num' }, name: 'rabbitmq_erlang_gc_runs_total', type: c, labels: N, rate: true, help: 'Erlang garbage collections (gc_num).' },

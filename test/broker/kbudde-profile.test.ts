@@ -44,6 +44,11 @@ describe.skipIf(getBroker()?.brokerVersion !== '3.10')('kbudde profile, RabbitMQ
       expect(values.get(`rabbitmq_node_disk_free_limit{${node}}`)).toBe(record.disk_free_limit);
       expect(values.get(`rabbitmq_node_mem_alarm{${node}}`)).toBe(0);
       expect(values.get(`rabbitmq_partitions{${node}}`)).toBe(0);
+      // Milliseconds, the API's own number, of the last poll (at most a few seconds before the record was read).
+      const uptime = values.get(`rabbitmq_uptime{${node}}`)!;
+      expect(Number.isInteger(uptime), String(uptime)).toBe(true);
+      expect(record.uptime as number).toBeGreaterThanOrEqual(uptime);
+      expect((record.uptime as number) - uptime).toBeLessThan(10_000);
       expect(values.has(`rabbitmq_queues{cluster="${cluster}"}`)).toBe(true);
 
       // Native names are not served, except the exporter's own health series.

@@ -56,14 +56,14 @@ describe('the kbudde profile\'s families', () => {
   it('serves overview, queue, exchange and node families', () => {
     const owners = new Set(brokerFamilies.map((f) => f.def.owner));
     expect(owners).toEqual(new Set(['overview', 'queues', 'exchanges', 'nodes']));
-    expect(brokerFamilies.length).toBe(58);
+    expect(brokerFamilies.length).toBe(59);
   });
 
-  it('serves every family of those modules that docs/kbudde-mapping.md maps to one of ours with the same value', () => {
+  it('serves every family of those modules that docs/kbudde-mapping.md maps to one of ours, with the same value or a conversion', () => {
     const served = new Set(brokerFamilies.map((f) => f.def.name));
     const expected = kbuddeFamilies.filter((f) => {
       const row = mappingRows.get(f.name);
-      return row !== undefined && /^same/.test(row[1]) && String(MODULES_SERVED[f.module]) === String(f.labels);
+      return row !== undefined && /^(same|ours ×)/.test(row[1]) && String(MODULES_SERVED[f.module]) === String(f.labels);
     });
     expect(expected.length).toBeGreaterThan(50);
     for (const f of expected) expect(served.has(f.name), f.name).toBe(true);
@@ -155,6 +155,16 @@ describe('the kbudde profile\'s families', () => {
     expect(single(profiledFamily('kbudde', byName('rabbitmq_queue_messages_delivered_total'))).def.name).toBe('rabbitmq_queue_messages_delivered_noack_total');
     expect(single(profiledFamily('kbudde', byName('rabbitmq_queue_messages_delivered_ack_per_second'))).def.name).toBe('rabbitmq_queue_messages_deliver_rate');
     expect(single(profiledFamily('kbudde', byName('rabbitmq_queue_messages_delivered_per_second'))).def.name).toBe('rabbitmq_queue_messages_deliver_no_ack_rate');
+  });
+
+  it('serves rabbitmq_uptime in milliseconds, the API\'s own number, where ours is in seconds', () => {
+    const uptime = byName('rabbitmq_erlang_uptime_seconds');
+    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'rabbit@a' });
+    // Read as seconds (ms / 1000); times 1000 in floating point, 1001 ms would come back as 1000.9999999999999.
+    for (const ms of [1001, 2023, 22990, 987_654_321]) sink.add(uptime, { node: `rabbit@${ms}` }, ms / 1000);
+    const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+    for (const ms of [1001, 2023, 22990, 987_654_321]) expect(text).toContain(`rabbitmq_uptime{cluster="c",node="rabbit@${ms}",self="0"} ${ms}\n`);
+    expect(single(profiledFamily('kbudde', uptime)).scale).toBe(1000);
   });
 
   it('says which record fields its labels read: durable, policy and node of a queue; none under the native names', () => {
@@ -275,6 +285,11 @@ describe('kbudde-profile expositions from recorded answers', () => {
         if (family.scale === undefined) expect(sample.value, what).toBe(match[0]!.value);
         else expect(sample.value, what).toBeCloseTo(match[0]!.value * family.scale, 6);
       }
+      // rabbitmq_uptime is the API's own number of milliseconds, exactly.
+      const nodes = await fixtureBroker(`test/fixtures/${dir}`, overrides).get<Json[]>('/api/nodes');
+      const uptimes = kbuddeSamples.filter((s) => s.name === 'rabbitmq_uptime');
+      expect(uptimes.length).toBeGreaterThan(0);
+      for (const s of uptimes) expect(s.value, s.labels.node).toBe(nodes.find((n) => n.name === s.labels.node)?.uptime);
       // And nothing of those native families is left out.
       for (const [kbuddeName, { def, label }] of SOURCES) {
         const count = nativeSamples.filter((n) => n.name === def.name && (!label || n.labels[label[0]] === label[1])).length;
