@@ -26,7 +26,7 @@ describe.skipIf(getBroker()?.brokerVersion !== '3.10')('kbudde profile, RabbitMQ
       await exporter?.stop();
     }, 30_000);
 
-    it('serves kbudde\'s node and overview families with the broker\'s values and labels, and no native family', async () => {
+    it('serves kbudde\'s node, memory and overview families with the broker\'s values and labels, and no native family', async () => {
       const api = managementApi(broker);
       const overview = await api<Json>('GET', '/api/overview');
       const cluster = overview.cluster_name as string;
@@ -50,6 +50,23 @@ describe.skipIf(getBroker()?.brokerVersion !== '3.10')('kbudde profile, RabbitMQ
       expect(record.uptime as number).toBeGreaterThanOrEqual(uptime);
       expect((record.uptime as number) - uptime).toBeLessThan(10_000);
       expect(values.has(`rabbitmq_queues{cluster="${cluster}"}`)).toBe(true);
+
+      // The memory module: one family per area of the node's breakdown that kbudde has a name for.
+      const breakdown = (await api<{ memory: Record<string, unknown> }>('GET', `/api/nodes/${encodeURIComponent(broker.nodeName)}/memory`)).memory;
+      const named = (area: string) => area !== 'total' && area !== 'strategy' && area !== 'connection_readers' && !/^(quorum|stream)_|^metadata_store/.test(area);
+      const expected = [...Object.keys(breakdown).filter(named), ...Object.keys(breakdown.total as object).map((m) => `total_${m}`)].map((a) => `rabbitmq_memory_${a}_bytes`);
+      const served = [...values.keys()].filter((k) => k.startsWith('rabbitmq_memory_')).map((k) => k.slice(0, k.indexOf('{')));
+      expect(served.sort()).toEqual(expected.sort());
+      for (const family of served) expect(values.has(`${family}{${node}}`), family).toBe(true);
+      // Loaded code changes rarely: its value is the API's once a poll has seen the same.
+      await eventually(
+        async () => {
+          const code = (await api<{ memory: { code: number } }>('GET', `/api/nodes/${encodeURIComponent(broker.nodeName)}/memory`)).memory.code;
+          return (await exporter.value(`rabbitmq_memory_code_bytes{${node}}`)) === code ? true : undefined;
+        },
+        15_000,
+        'rabbitmq_memory_code_bytes equal to the API\'s memory.code',
+      );
 
       // Native names are not served, except the exporter's own health series.
       for (const line of text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))) {

@@ -50,13 +50,14 @@ const MODULES_SERVED: Record<string, string[]> = {
   queue: ['cluster', 'vhost', 'queue', 'durable', 'policy', 'self'],
   exchange: ['cluster', 'vhost', 'exchange'],
   node: ['cluster', 'node', 'self'],
+  memory: ['cluster', 'node', 'self'],
 };
 
 describe('the kbudde profile\'s families', () => {
   it('serves overview, queue, exchange and node families', () => {
     const owners = new Set(brokerFamilies.map((f) => f.def.owner));
     expect(owners).toEqual(new Set(['overview', 'queues', 'exchanges', 'nodes']));
-    expect(brokerFamilies.length).toBe(59);
+    expect(brokerFamilies.length).toBe(80);
   });
 
   it('serves every family of those modules that docs/kbudde-mapping.md maps to one of ours, with the same value or a conversion', () => {
@@ -165,6 +166,30 @@ describe('the kbudde profile\'s families', () => {
     const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
     for (const ms of [1001, 2023, 22990, 987_654_321]) expect(text).toContain(`rabbitmq_uptime{cluster="c",node="rabbit@${ms}",self="0"} ${ms}\n`);
     expect(single(profiledFamily('kbudde', uptime)).scale).toBe(1000);
+  });
+
+  it('serves the memory breakdown as one family per area, leaving out the areas kbudde has no name for', () => {
+    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'rabbit@a' });
+    const area = byName('rabbitmq_node_memory_bytes');
+    const total = byName('rabbitmq_node_memory_total_bytes');
+    sink.add(area, { node: 'rabbit@a', area: 'binary' }, 100);
+    sink.add(area, { node: 'rabbit@b', area: 'binary' }, 200);
+    sink.add(area, { node: 'rabbit@a', area: 'code' }, 300);
+    sink.add(total, { node: 'rabbit@a', measure: 'rss' }, 400);
+    // No kbudde name: a later area, and connection_readers (declared by kbudde, never served).
+    expect(sink.add(area, { node: 'rabbit@a', area: 'quorum_ets' }, 500)).toBe(false);
+    expect(sink.add(area, { node: 'rabbit@a', area: 'connection_readers' }, 600)).toBe(false);
+    expect(sink.notInProfile).toBe(2);
+    const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+    expect(text).toContain('# TYPE rabbitmq_memory_binary_bytes gauge\nrabbitmq_memory_binary_bytes{cluster="c",node="rabbit@a",self="1"} 100\nrabbitmq_memory_binary_bytes{cluster="c",node="rabbit@b",self="0"} 200\n');
+    expect(text).toContain('rabbitmq_memory_code_bytes{cluster="c",node="rabbit@a",self="1"} 300\n');
+    expect(text).toContain('rabbitmq_memory_total_rss_bytes{cluster="c",node="rabbit@a",self="1"} 400\n');
+    expect(text).not.toMatch(/quorum_ets|connection_readers|area=/);
+  });
+
+  it('refuses a family per value of a label the row does not have', () => {
+    const def = { ...byName('rabbitmq_node_memory_bytes'), names: { kbudde: { familyPerValue: { label: 'zone', names: { a: 'rabbitmq_a' } } } } };
+    expect(() => profiledFamily('kbudde', def)).toThrow('its kbudde families are per value of zone');
   });
 
   it('says which record fields its labels read: durable, policy and node of a queue; none under the native names', () => {
