@@ -107,11 +107,16 @@ function labelSource(def: MetricDef, kbudde: ProfileName, name: string): LabelSo
   throw new Error(`${def.name}: its kbudde label ${name} is neither one of its own labels (${def.labels.join(', ')}), a field of its record, nor cluster or self`);
 }
 
+/** One string per distinct key, so that the sink compares keys by reference. */
+const labelsKeys = new Map<string, string>();
+
 function family(def: MetricDef, labels: readonly LabelSource[], scale?: number): ProfiledFamily {
+  const key = JSON.stringify([def.labels, labels]);
+  if (!labelsKeys.has(key)) labelsKeys.set(key, key);
   return {
     def,
     labels,
-    labelsKey: JSON.stringify([def.labels, labels]),
+    labelsKey: labelsKeys.get(key)!,
     ...(scale !== undefined && scale !== 1 ? { scale } : {}),
     readsRecord: labels.some((source) => 'path' in source && source.path !== undefined),
   };
