@@ -6,6 +6,18 @@ const N = ['node'] as const;
 /** The API reports these in milliseconds. */
 const MS = 0.001;
 
+/**
+ * kbudde's memory module: one family per area of the breakdown (binary → rabbitmq_memory_binary_bytes).
+ * Areas RabbitMQ added later (quorum_ets, stream_queue_procs, ...) have no kbudde name and are left
+ * out; so is connection_readers, which kbudde declared but never served (docs/kbudde-migration.md).
+ */
+const KBUDDE_MEMORY_AREAS = [
+  'allocated_unused', 'atom', 'binary', 'code', 'connection_channels', 'connection_other', 'connection_writers', 'metrics', 'mgmt_db', 'mnesia', 'msg_index', 'other_ets', 'other_proc', 'other_system', 'plugins', 'queue_procs', 'queue_slave_procs', 'reserved_unallocated',
+] as const;
+const kbuddeMemory = (label: string, prefix: string, values: readonly string[]) => ({
+  kbudde: { labels: ['cluster', 'node', 'self'], familyPerValue: { label, names: Object.fromEntries(values.map((v) => [v, `rabbitmq_memory_${prefix}${v}_bytes`])) } },
+});
+
 export const nodeMetrics = defineMetrics('nodes', {
   info: { name: 'rabbitmq_node_info', type: g, labels: ['node', 'type', 'mem_calculation_strategy', 'rates_mode'], help: 'A cluster node and its settings; value 1.' },
   partitions: { name: 'rabbitmq_node_partitions', names: { kbudde: { name: 'rabbitmq_partitions', labels: ['cluster', 'node', 'self'] } }, type: g, labels: N, help: 'Nodes this node sees as partitioned from it; anything above 0 is a network partition.' },
@@ -14,8 +26,8 @@ export const nodeMetrics = defineMetrics('nodes', {
   clusterLinkReceived: { name: 'rabbitmq_node_cluster_link_received_bytes_total', type: c, labels: ['node', 'peer'], help: 'Bytes received by this node from a peer node over the inter-node link.' },
   metricsGcQueue: { name: 'rabbitmq_management_metrics_gc_queue_length', type: g, labels: ['node', 'table'], help: 'Deleted objects whose statistics wait to be garbage-collected, per table (metrics_gc_queue_length).' },
   raOpenFiles: { name: 'rabbitmq_raft_open_files', type: g, labels: ['node', 'process'], help: 'Files held open by the Raft (quorum queue) log processes (ra_open_file_metrics).' },
-  memoryArea: { name: 'rabbitmq_node_memory_bytes', type: g, labels: ['node', 'area'], help: 'Node memory by use (the management API\'s memory breakdown: binary, code, queue_procs, ...).' },
-  memoryTotal: { name: 'rabbitmq_node_memory_total_bytes', type: g, labels: ['node', 'measure'], help: 'Node memory totals of the breakdown: measure is erlang (allocated by the VM), allocated or rss.' },
+  memoryArea: { name: 'rabbitmq_node_memory_bytes', names: kbuddeMemory('area', '', KBUDDE_MEMORY_AREAS), type: g, labels: ['node', 'area'], help: 'Node memory by use (the management API\'s memory breakdown: binary, code, queue_procs, ...).' },
+  memoryTotal: { name: 'rabbitmq_node_memory_total_bytes', names: kbuddeMemory('measure', 'total_', ['allocated', 'rss', 'erlang']), type: g, labels: ['node', 'measure'], help: 'Node memory totals of the breakdown: measure is erlang (allocated by the VM), allocated or rss.' },
   memoryBreakdownAge: { name: 'rabbitmq_node_memory_breakdown_age_seconds', type: g, unit: 'seconds', help: 'Age of the memory breakdowns served at the node collector\'s last poll: they are fetched every collectors.nodes.memory_breakdown_every polls and served unchanged in between (for the nodes running now); 0 when that poll fetched them.' },
 
   running: { source: { field: 'running' }, name: 'rabbitmq_node_running', names: { kbudde: { name: 'rabbitmq_running', labels: ['cluster', 'node', 'self'] } }, type: g, labels: N, help: '1 when the node is running, 0 when the cluster knows it but it is down.' },
@@ -34,7 +46,7 @@ export const nodeMetrics = defineMetrics('nodes', {
   procTotal: { source: { field: 'proc_total' }, name: 'rabbitmq_erlang_processes_limit', type: g, labels: N, help: 'Erlang process limit (proc_total).' },
   runQueue: { source: { field: 'run_queue' }, name: 'rabbitmq_erlang_scheduler_run_queue', type: g, labels: N, help: 'Erlang processes waiting to run (run_queue).' },
   processors: { source: { field: 'processors' }, name: 'rabbitmq_node_processors', type: g, labels: N, help: 'Logical processors the Erlang VM sees (processors).' },
-  uptime: { source: { field: 'uptime', scale: MS }, name: 'rabbitmq_erlang_uptime_seconds', type: g, labels: N, help: 'Time since the node\'s Erlang VM started (uptime).' },
+  uptime: { source: { field: 'uptime', scale: MS }, name: 'rabbitmq_erlang_uptime_seconds', names: { kbudde: { name: 'rabbitmq_uptime', labels: ['cluster', 'node', 'self'], scale: 1000 } }, type: g, labels: N, help: 'Time since the node\'s Erlang VM started (uptime).' },
   netTicktime: { source: { field: 'net_ticktime' }, name: 'rabbitmq_erlang_net_ticktime_seconds', type: g, labels: N, help: 'Inter-node heartbeat interval (net_ticktime).' },
 
   gcRuns: { source: { field: 'gc_num' }, name: 'rabbitmq_erlang_gc_runs_total', type: c, labels: N, rate: true, help: 'Erlang garbage collections (gc_num).' },

@@ -77,6 +77,7 @@ export function emitRecord(
   renderedLabels: string,
   options: EmitOptions,
 ): void {
+  const source = record !== null && typeof record === 'object' ? record : undefined;
   for (const row of table.rows) {
     const raw = getPath(record, row.path);
     if (raw !== undefined) {
@@ -85,11 +86,11 @@ export function emitRecord(
         const number = toSampleValue(value);
         if (number !== undefined) value = options.counters.adjust(renderedLabels, row.metric.name, number);
       }
-      sink.addRendered(row.metric, renderedLabels, value);
+      sink.addRendered(row.metric, renderedLabels, value, source);
     }
     if (row.ratePath && row.metric.rate && wantsRate(options.rates, row.field)) {
       const rate = getPath(record, row.ratePath);
-      if (rate !== undefined) sink.addRendered(row.metric.rate, renderedLabels, scaled(rate, row.scale));
+      if (rate !== undefined) sink.addRendered(row.metric.rate, renderedLabels, scaled(rate, row.scale), source);
     }
   }
 }

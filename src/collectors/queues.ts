@@ -42,7 +42,9 @@ export const queuesCollector: Collector<QueueOptions> = {
   async collect(ctx) {
     const { options, sink } = ctx;
     const tier = QueueStatsTier.in(ctx.carryOver);
-    const plan = planQueueQuery(ctx, tier.due(options.stats_every));
+    // Fields the naming profile reads into labels (none under the native names).
+    const labelFields = sink.labelFields(queuesCollector.metrics);
+    const plan = planQueueQuery(ctx, tier.due(options.stats_every), labelFields);
     // Statistics switched off on the broker since they were fetched: none will come to refresh them.
     if (ctx.broker.statisticsDisabled) tier.clear();
     // A poll that fetches the statistics records them for the counts-only polls that follow.
@@ -64,9 +66,13 @@ export const queuesCollector: Collector<QueueOptions> = {
     const list = await openQueueList(ctx.api, plan, watched, options, sink);
     const serve = (queue: QueueRecord) => {
       const labels = renderLabels(['vhost', 'queue'], [queue.vhost as string, queue.name as string]);
+      if (labelFields.length > 0) {
+        if (recorder) recorder.keepFields(labels, queue, labelFields);
+        else tier.fillFields(labels, queue, labelFields);
+      }
       for (const table of plan.tables) emitRecord(writer, table, queue, labels, { rates, counters });
       emitQueueState(writer, queue, labels, withDetails);
-      if (!recorder) tier.replay(sink, labels);
+      if (!recorder) tier.replay(sink, labels, queue);
       if (options.info) emitQueueInfo(sink, queue);
     };
     const turns = new Turns();

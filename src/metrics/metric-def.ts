@@ -20,17 +20,32 @@ export interface MetricSource {
 
 /** The names a naming profile other than the default one gives a family. */
 export interface ProfileName {
-  readonly name: string;
+  /** The family's name; absent when `familyPerValue` names one family per label value instead. */
+  readonly name?: string;
   readonly type?: MetricType;
   /** Label names under that profile, when they differ from the default ones. */
   readonly labels?: readonly string[];
+  /**
+   * Labels the row lacks, read from the record each series comes from: label name → field (a dot
+   * path, as in `source`). `self` names the field holding the object's node; without it, `self`
+   * reads the row's own `node` label.
+   */
+  readonly fields?: Readonly<Record<string, string>>;
+  /** The profile's value is the row's times this (kbudde's uptime is in milliseconds: 1000). */
+  readonly scale?: number;
+  /**
+   * One family per value of one of the row's labels (kbudde's memory families: area="binary" is
+   * rabbitmq_memory_binary_bytes): label value → family name. That label is not served; series
+   * with a value not listed are left out.
+   */
+  readonly familyPerValue?: { readonly label: string; readonly names: Readonly<Record<string, string>> };
 }
 
 /**
  * Other naming profiles, one column each of the same row: the family's value, field and
  * scaling stay those of the row; only what it is called changes. `kbudde`: kbudde/rabbitmq_exporter's
  * names, served with `naming: kbudde` (src/metrics/naming-profile.ts). Labels a profile adds beyond
- * the row's may be only `cluster` and, on families with a `node` label, `self`.
+ * the row's may be only `cluster`, `self`, and those read from the record's `fields`.
  */
 export interface NamingProfiles {
   readonly kbudde?: ProfileName;

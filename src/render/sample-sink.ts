@@ -1,5 +1,5 @@
 import type { MetricDef } from '../metrics/metric-def.js';
-import { profiledFamily, type NamingProfileName, type ProfiledFamily } from '../metrics/naming-profile.js';
+import { isPerValue, labelFieldsRead, profiledFamily, type NamingProfileName, type ProfiledFamily } from '../metrics/naming-profile.js';
 import { boundedLabelValue } from './label-value.js';
 import { escapeLabelValue, formatValue, renderLabels, type RenderedFamily } from './text-format.js';
 
@@ -40,9 +40,13 @@ export interface DropCounter {
   drop(reason: DropReason, count?: number): void;
 }
 
-/** What a family-table emitter writes to: a SampleSink, or something that passes samples on to one. */
+/**
+ * What a family-table emitter writes to: a SampleSink, or something that passes samples on to one.
+ * `record`: the broker's record the sample was read from, for a naming profile whose labels read
+ * its fields (see labelFields()); collectors pass it wherever they have one.
+ */
 export interface SampleWriter {
-  addRendered(def: MetricDef, renderedLabels: string, raw: unknown): boolean;
+  addRendered(def: MetricDef, renderedLabels: string, raw: unknown, record?: object): boolean;
 }
 
 /**
@@ -139,10 +143,18 @@ export class SampleSink implements DropCounter, SampleWriter {
    * Adds one sample; returns false when the raw value is not a number (skipped) or the family
    * already has a sample with these labels in this poll (dropped as a duplicate: the first wins).
    */
-  add(def: MetricDef, labels: LabelValues, raw: unknown): boolean {
+  add(def: MetricDef, labels: LabelValues, raw: unknown, record?: object): boolean {
     const labelValues = orderedLabelValues(def, labels);
     if (this.scope && !this.inScope(def, labelValues)) return false;
-    return this.write(def, renderLabels(def.labels, labelValues), raw);
+    return this.write(def, renderLabels(def.labels, labelValues), raw, record);
+  }
+
+  /**
+   * The record fields the sink's naming profile reads into labels of `defs` (none under the
+   * native names): a collector that asks for `columns=` asks for these too.
+   */
+  labelFields(defs: readonly MetricDef[]): string[] {
+    return this.profile ? labelFieldsRead(this.profile.name, defs) : [];
   }
 
   private inScope(def: MetricDef, labelValues: readonly string[]): boolean {
@@ -163,24 +175,25 @@ export class SampleSink implements DropCounter, SampleWriter {
   }
 
   /** Same as add(), with the `{...}` part already rendered (shared by a record's families). */
-  addRendered(def: MetricDef, renderedLabels: string, raw: unknown): boolean {
+  addRendered(def: MetricDef, renderedLabels: string, raw: unknown, record?: object): boolean {
     if (this.scope && !this.renderedInScope(def, renderedLabels)) return false;
-    return this.write(def, renderedLabels, raw);
+    return this.write(def, renderedLabels, raw, record);
   }
 
-  private write(def: MetricDef, renderedLabels: string, raw: unknown): boolean {
+  private write(def: MetricDef, renderedLabels: string, raw: unknown, record: object | undefined): boolean {
     let served = def;
     let servedLabels = renderedLabels;
+    let value = toSampleValue(raw);
     if (this.profile) {
-      const family = profiledFamily(this.profile.name, def);
+      const family = this.profiled(def, renderedLabels);
       if (!family) {
         this.notInProfile++;
         return false;
       }
       served = family.def;
-      servedLabels = this.relabeling!.labelsOf(family, renderedLabels);
+      servedLabels = this.relabeling!.labelsOf(family, renderedLabels, record);
+      if (family.scale !== undefined && value !== undefined) value = scaledValue(value, family.scale);
     }
-    const value = toSampleValue(raw);
     if (value === undefined) {
       this.skipped++;
       return false;
@@ -196,6 +209,13 @@ export class SampleSink implements DropCounter, SampleWriter {
     }
     lines.push(`${served.name}${servedLabels} ${formatValue(value)}\n`);
     return true;
+  }
+
+  /** The family `def`'s sample with these labels is served as under the profile, if any. */
+  private profiled(def: MetricDef, renderedLabels: string): ProfiledFamily | undefined {
+    const row = profiledFamily(this.profile!.name, def);
+    if (!row || !isPerValue(row)) return row;
+    return row.families.get(this.relabeling!.valueOf(renderedLabels, row.label));
   }
 
   private firstWrite(def: MetricDef, renderedLabels: string): boolean {
@@ -243,27 +263,72 @@ class Relabeling {
   /** A record's families share one rendered label set: it is parsed once. */
   private lastRendered: string | undefined;
   private lastValues = new Map<string, string>();
+  /** The last label set served, for the families of that record with the same labels and sources. */
+  private lastKey: string | undefined;
+  private lastRecord: object | undefined;
+  private lastServed = '';
 
   constructor(profile: SinkProfile) {
     this.cluster = escapeLabelValue(boundedLabelValue(profile.clusterName));
     this.node = escapeLabelValue(boundedLabelValue(profile.node));
   }
 
-  labelsOf(family: ProfiledFamily, renderedLabels: string): string {
+  /** The label set as the profile's family serves it; `record`: where its field labels are read. */
+  labelsOf(family: ProfiledFamily, renderedLabels: string, record: object | undefined): string {
     if (family.labels.length === 0) return '';
-    if (renderedLabels !== this.lastRendered) {
-      this.lastRendered = renderedLabels;
-      this.lastValues = new Map([...renderedLabels.matchAll(LABEL_PAIR)].map((m) => [m[1]!, m[2]!]));
+    // A record's families mostly share one served label set: built once for all of them.
+    if (family.labelsKey === this.lastKey && renderedLabels === this.lastRendered && record === this.lastRecord) return this.lastServed;
+    if (family.readsRecord && record === undefined) {
+      throw new Error(`${family.def.name}: its labels are read from the broker's record, and none was passed with the sample`);
     }
-    const values = this.lastValues;
+    const values = this.valuesOf(renderedLabels);
     const parts = family.labels.map((source, i) => {
       const name = family.def.labels[i];
       if (source.from === 'cluster') return `${name}="${this.cluster}"`;
-      if (source.from === 'self') return `${name}="${values.get('node') === this.node ? '1' : '0'}"`;
+      if (source.from === 'self') {
+        const node = source.path ? escapedField(record, source.path) : values.get('node');
+        return `${name}="${node === this.node ? '1' : '0'}"`;
+      }
+      if (source.from === 'field') return `${name}="${escapedField(record, source.path)}"`;
       return `${name}="${values.get(source.name) ?? ''}"`;
     });
-    return `{${parts.join(',')}}`;
+    this.lastKey = family.labelsKey;
+    this.lastRecord = record;
+    this.lastServed = `{${parts.join(',')}}`;
+    return this.lastServed;
   }
+
+  /** The (escaped) value of one label of a native rendered label set; '' when it has none. */
+  valueOf(renderedLabels: string, label: string): string {
+    return this.valuesOf(renderedLabels).get(label) ?? '';
+  }
+
+  private valuesOf(renderedLabels: string): Map<string, string> {
+    if (renderedLabels !== this.lastRendered) {
+      this.lastRendered = renderedLabels;
+      this.lastValues = new Map([...renderedLabels.matchAll(LABEL_PAIR)].map((m) => [m[1]!, m[2]!]));
+      this.lastKey = undefined;
+    }
+    return this.lastValues;
+  }
+}
+
+/** A record's field as a label value, escaped: text, numbers and booleans as they print (`true`), else ''. */
+function escapedField(record: object | undefined, path: readonly string[]): string {
+  let value: unknown = record;
+  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  const text = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+  return escapeLabelValue(boundedLabelValue(text));
+}
+
+/**
+ * A value times a profile's factor. The row's value may itself be a field divided (ms → s: 22990 ms
+ * is 22.99 s), and 22.99 × 1000 is 22990.000000000004: rounded to 15 significant digits, the most a
+ * double always holds, the field's own value comes back.
+ */
+function scaledValue(value: number, scale: number): number {
+  const product = value * scale;
+  return Number.isFinite(product) ? Number(product.toPrecision(15)) : product;
 }
 
 /** The (unescaped) vhost label of a rendered label set `{vhost="a\\"b",...}`. */

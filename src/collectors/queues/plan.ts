@@ -28,10 +28,14 @@ export interface QueuePlan {
   readonly tables: readonly FieldTable[];
 }
 
-/** The cheapest request that yields the enabled metrics on this broker. */
+/**
+ * The cheapest request that yields the enabled metrics on this broker. `labelFields`: the fields
+ * the sink's naming profile reads into labels (kbudde's durable, policy and node), asked for too.
+ */
 export function planQueueQuery(
   ctx: Pick<CollectContext<QueueOptions>, 'broker' | 'options' | 'log' | 'carryOver'>,
   statsDue = true,
+  labelFields: readonly string[] = [],
 ): QueuePlan {
   const { options, broker } = ctx;
   const rates = rateSelection(options.rates);
@@ -51,7 +55,7 @@ export function planQueueQuery(
     if (options.details) tables.push(moreDetailsTable);
     if (options.message_stats) tables.push(messageStatsTable);
   }
-  const metadata = [...IDENTITY_COLUMNS];
+  const metadata = [...IDENTITY_COLUMNS, ...labelFields];
   if (options.info) metadata.push(...INFO_COLUMNS);
   else {
     if (options.skip_exclusive) metadata.push('exclusive');

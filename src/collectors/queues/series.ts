@@ -5,12 +5,12 @@ import { RUNNING_STATES, type QueueRecord } from './options.js';
 
 /** The per-queue series that are not plain fields: state, replicas, idle since. */
 export function emitQueueState(writer: SampleWriter, queue: QueueRecord, labels: string, withDetails: boolean): void {
-  if (typeof queue.state === 'string') writer.addRendered(M.running, labels, RUNNING_STATES.has(queue.state) ? 1 : 0);
-  if (Array.isArray(queue.members)) writer.addRendered(M.members, labels, queue.members.length);
-  if (Array.isArray(queue.online)) writer.addRendered(M.membersOnline, labels, queue.online.length);
+  if (typeof queue.state === 'string') writer.addRendered(M.running, labels, RUNNING_STATES.has(queue.state) ? 1 : 0, queue);
+  if (Array.isArray(queue.members)) writer.addRendered(M.members, labels, queue.members.length, queue);
+  if (Array.isArray(queue.online)) writer.addRendered(M.membersOnline, labels, queue.online.length, queue);
   if (!withDetails) return;
   const idle = parseTimestamp(queue.idle_since);
-  if (idle !== undefined) writer.addRendered(M.idleSince, labels, idle);
+  if (idle !== undefined) writer.addRendered(M.idleSince, labels, idle, queue);
 }
 
 /** idle_since is `2026-11-22T03:17:56.076+00:00` in 3.10+, `2019-03-13 11:17:44` (UTC) before. */

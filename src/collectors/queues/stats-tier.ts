@@ -2,6 +2,9 @@ import type { MetricDef } from '../../metrics/metric-def.js';
 import { toSampleValue, type SampleWriter } from '../../render/sample-sink.js';
 import { carried } from '../carried.js';
 
+/** A queue's fields some labels are read from, as the last statistics list had them. */
+type HeldFields = Record<string, unknown>;
+
 /** Sums of the per-vhost-and-type aggregates that only the statistics list carries. */
 export type StatsSums = Map<string, { bytes?: number; memory?: number }>;
 
@@ -17,13 +20,16 @@ interface QueueSamples {
  * they were: counters keep their value (never 0, never a made-up increase), so rate() over a
  * window longer than the statistics interval sees each step once. Their age is served too
  * (rabbitmq_queue_statistics_age_seconds). A queue that is gone is not served again; a new one
- * has no statistics until the next statistics poll.
+ * has no statistics until the next statistics poll. Likewise the fields a naming profile reads
+ * into labels (kbudde's policy and node) where the counts-only list lacks them (a stream's node,
+ * on 3.10 a quorum queue's): their values of the last statistics poll, so a series keeps its labels.
  */
 export class QueueStatsTier {
   /** Successful polls since (and including) the one that fetched the statistics. */
   private polls: number | undefined;
   private fetchedAt = 0;
   private samples = new Map<string, QueueSamples>();
+  private fields = new Map<string, HeldFields>();
   private sums: StatsSums = new Map();
 
   static in(carryOver: Map<string, unknown>): QueueStatsTier {
@@ -42,11 +48,18 @@ export class QueueStatsTier {
     return this.polls === undefined ? undefined : Math.max(0, now - this.fetchedAt) / 1000;
   }
 
-  /** Writes the held statistics of one queue (rendered labels) again. */
-  replay(sink: SampleWriter, labels: string): void {
+  /** Writes the held statistics of one queue (rendered labels; `record`: its record of this poll) again. */
+  replay(sink: SampleWriter, labels: string, record: object): void {
     const held = this.samples.get(labels);
     if (!held) return;
-    for (let i = 0; i < held.defs.length; i++) sink.addRendered(held.defs[i]!, labels, held.values[i]);
+    for (let i = 0; i < held.defs.length; i++) sink.addRendered(held.defs[i]!, labels, held.values[i], record);
+  }
+
+  /** Gives `record` the held values of the fields among `names` it lacks (rendered labels of its queue). */
+  fillFields(labels: string, record: Record<string, unknown>, names: readonly string[]): void {
+    const held = this.fields.get(labels);
+    if (!held) return;
+    for (const name of names) if (record[name] === undefined && held[name] !== undefined) record[name] = held[name];
   }
 
   get heldSums(): StatsSums {
@@ -62,6 +75,7 @@ export class QueueStatsTier {
   commit(now: number, fetched?: { recorder: StatsRecorder; sums: StatsSums }): void {
     if (fetched) {
       this.samples = fetched.recorder.samples;
+      this.fields = fetched.recorder.fields;
       this.sums = fetched.sums;
       this.fetchedAt = now;
       this.polls = 1;
@@ -74,6 +88,7 @@ export class QueueStatsTier {
   clear(): void {
     this.polls = undefined;
     this.samples = new Map();
+    this.fields = new Map();
     this.sums = new Map();
   }
 }
@@ -81,14 +96,22 @@ export class QueueStatsTier {
 /** Passes samples on to the sink and keeps those of the statistics tier, per queue. */
 export class StatsRecorder implements SampleWriter {
   readonly samples = new Map<string, QueueSamples>();
+  readonly fields = new Map<string, HeldFields>();
 
   constructor(
     private readonly sink: SampleWriter,
     private readonly statsDefs: ReadonlySet<MetricDef>,
   ) {}
 
-  addRendered(def: MetricDef, renderedLabels: string, raw: unknown): boolean {
-    const written = this.sink.addRendered(def, renderedLabels, raw);
+  /** Keeps the fields among `names` that `record` has (rendered labels of its queue), for fillFields. */
+  keepFields(labels: string, record: Record<string, unknown>, names: readonly string[]): void {
+    const held: HeldFields = {};
+    for (const name of names) if (record[name] !== undefined) held[name] = record[name];
+    this.fields.set(labels, held);
+  }
+
+  addRendered(def: MetricDef, renderedLabels: string, raw: unknown, record?: object): boolean {
+    const written = this.sink.addRendered(def, renderedLabels, raw, record);
     if (written && this.statsDefs.has(def)) {
       let held = this.samples.get(renderedLabels);
       if (!held) {

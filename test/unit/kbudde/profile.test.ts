@@ -7,7 +7,7 @@ import { catalogue } from '../../../src/catalogue/catalogue.js';
 import { exporterMetrics } from '../../../src/catalogue/exporter.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import type { MetricDef } from '../../../src/metrics/metric-def.js';
-import { profiledFamily, servedFamilies } from '../../../src/metrics/naming-profile.js';
+import { isPerValue, labelFieldsRead, profiledFamily, servedFamilies, type ProfiledFamily, type ProfiledRow } from '../../../src/metrics/naming-profile.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
 import { concatFamilies } from '../../../src/render/text-format.js';
 import { newHttpCounters, processWideFamilies } from '../../../src/self/exporter-metrics.js';
@@ -23,17 +23,51 @@ import { parseExposition, type ParsedSample } from '../../support/parse-expositi
 
 const root = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const kbuddeFamilies = (JSON.parse(readFileSync(root('test/fixtures/kbudde/families.json'), 'utf8')) as {
-  families: { name: string; type: string; labels: string[] }[];
+  families: { name: string; type: string; module: string; labels: string[] }[];
 }).families;
 const kbuddeByName = new Map(kbuddeFamilies.map((f) => [f.name, f]));
 const all = catalogue(COLLECTORS);
 const brokerFamilies = servedFamilies('kbudde', all).filter((f) => f.def.owner !== 'exporter');
 
+const byName = (name: string) => all.find((d) => d.name === name)!;
+/** A family served as one family (not one per label value). */
+const single = (row: ProfiledRow | undefined): ProfiledFamily => {
+  if (!row || isPerValue(row)) throw new Error('not a single family');
+  return row;
+};
+
+/** The mapping's rows: kbudde name → [ours (a family, maybe with a label selector), value column]. */
+const mappingRows = new Map(
+  [...readFileSync(root('docs/kbudde-mapping.md'), 'utf8').matchAll(/^\| `(rabbitmq_[a-z0-9_]+)` \| `(rabbitmq_[a-z0-9_]+(?:\{[a-z_]+="[a-z_]+"\})?)` \| ([^|]*) \|/gm)].map((m) => [m[1]!, [m[2]!, m[3]!.trim()] as const]),
+);
+
+/**
+ * The kbudde modules this profile serves, with each module's label set (the others are other parts
+ * of issue 15; so is rabbitmq_version_info, whose labels are its own).
+ */
+const MODULES_SERVED: Record<string, string[]> = {
+  overview: ['cluster'],
+  queue: ['cluster', 'vhost', 'queue', 'durable', 'policy', 'self'],
+  exchange: ['cluster', 'vhost', 'exchange'],
+  node: ['cluster', 'node', 'self'],
+  memory: ['cluster', 'node', 'self'],
+};
+
 describe('the kbudde profile\'s families', () => {
-  it('serves overview, exchange and node families', () => {
+  it('serves overview, queue, exchange and node families', () => {
     const owners = new Set(brokerFamilies.map((f) => f.def.owner));
-    expect(owners).toEqual(new Set(['overview', 'exchanges', 'nodes']));
-    expect(brokerFamilies.length).toBe(27);
+    expect(owners).toEqual(new Set(['overview', 'queues', 'exchanges', 'nodes']));
+    expect(brokerFamilies.length).toBe(80);
+  });
+
+  it('serves every family of those modules that docs/kbudde-mapping.md maps to one of ours, with the same value or a conversion', () => {
+    const served = new Set(brokerFamilies.map((f) => f.def.name));
+    const expected = kbuddeFamilies.filter((f) => {
+      const row = mappingRows.get(f.name);
+      return row !== undefined && /^(same|ours ×)/.test(row[1]) && String(MODULES_SERVED[f.module]) === String(f.labels);
+    });
+    expect(expected.length).toBeGreaterThan(50);
+    for (const f of expected) expect(served.has(f.name), f.name).toBe(true);
   });
 
   it.each(brokerFamilies.map((f) => [f.def.name, f] as const))('%s is kbudde\'s family: name, type and label set', (name, f) => {
@@ -48,23 +82,25 @@ describe('the kbudde profile\'s families', () => {
     expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
   });
 
-  it('maps each served family from the family docs/kbudde-mapping.md says carries the same value', () => {
-    const doc = readFileSync(root('docs/kbudde-mapping.md'), 'utf8');
-    const rows = new Map([...doc.matchAll(/^\| `(rabbitmq_[a-z0-9_]+)` \| `(rabbitmq_[a-z0-9_]+)` \| ([^|]*) \|/gm)].map((m) => [m[1]!, [m[2]!, m[3]!.trim()]]));
+  it('maps each served family from the family docs/kbudde-mapping.md says carries the same value, or the conversion it names', () => {
     for (const def of all) {
-      const kbudde = def.names?.kbudde;
-      if (!kbudde) continue;
-      const row = rows.get(kbudde.name);
-      expect(row, kbudde.name).toBeDefined();
-      expect(row![0], kbudde.name).toBe(def.name);
-      expect(row![1], kbudde.name).toMatch(/^same/);
+      const row = profiledFamily('kbudde', def);
+      if (!row || !def.names?.kbudde) continue;
+      const served = isPerValue(row) ? [...row.families].map(([value, f]) => [f, `${def.name}{${row.label}="${value}"}`] as const) : [[row, def.name] as const];
+      for (const [f, ours] of served) {
+        const mapped = mappingRows.get(f.def.name);
+        expect(mapped, f.def.name).toBeDefined();
+        expect(mapped![0], f.def.name).toBe(ours);
+        if (f.scale === undefined) expect(mapped![1], f.def.name).toMatch(/^same/);
+        else expect(mapped![1], f.def.name).toBe(`ours × ${f.scale}`);
+      }
     }
   });
 
   it('serves the exporter\'s own health series unchanged, but not rabbitmq_up and rabbitmq_exporter_build_info', () => {
     expect(profiledFamily('kbudde', exporterMetrics.up)).toBeUndefined();
     expect(profiledFamily('kbudde', exporterMetrics.build)).toBeUndefined();
-    expect(profiledFamily('kbudde', exporterMetrics.collectorSuccess)?.def).toBe(exporterMetrics.collectorSuccess);
+    expect(single(profiledFamily('kbudde', exporterMetrics.collectorSuccess)).def).toBe(exporterMetrics.collectorSuccess);
     const own = servedFamilies('kbudde', Object.values(exporterMetrics) as MetricDef[]);
     for (const f of own) expect(f.def.name).toMatch(/^rabbitmq_exporter_/);
   });
@@ -92,10 +128,105 @@ describe('the kbudde profile\'s families', () => {
 
   it('leaves out the native families it has no kbudde name for', () => {
     const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'n' });
-    const queueMessages = all.find((d) => d.name === 'rabbitmq_queue_messages')!;
-    expect(sink.add(queueMessages, { vhost: '/', queue: 'q' }, 1)).toBe(false);
-    expect(sink.notInProfile).toBe(1);
+    expect(sink.add(byName('rabbitmq_queue_messages_paged_out'), { vhost: '/', queue: 'q' }, 1, {})).toBe(false);
+    expect(sink.add(byName('rabbitmq_vhost_queues'), { vhost: '/', type: 'classic' }, 1)).toBe(false);
+    expect(sink.notInProfile).toBe(2);
     expect(sink.finish()).toEqual([]);
+  });
+
+  it('reads a queue family\'s durable, policy and self from the queue\'s record, in kbudde\'s label order', () => {
+    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'rabbit@a' });
+    const messages = byName('rabbitmq_queue_messages');
+    sink.add(messages, { vhost: '/', queue: 'q1' }, 1, { durable: true, policy: 'p"1', node: 'rabbit@a' });
+    sink.add(messages, { vhost: '/', queue: 'q2' }, 2, { durable: false, policy: null, node: 'rabbit@b' });
+    sink.add(messages, { vhost: '/', queue: 'q3' }, 3, { durable: true, policy: '', node: 'rabbit@b' });
+    const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+    expect(text).toContain('rabbitmq_queue_messages{cluster="c",vhost="/",queue="q1",durable="true",policy="p\\"1",self="1"} 1\n');
+    expect(text).toContain('rabbitmq_queue_messages{cluster="c",vhost="/",queue="q2",durable="false",policy="",self="0"} 2\n');
+    expect(text).toContain('rabbitmq_queue_messages{cluster="c",vhost="/",queue="q3",durable="true",policy="",self="0"} 3\n');
+  });
+
+  it('refuses a queue sample written without its record: its labels could not be known', () => {
+    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'n' });
+    expect(() => sink.add(byName('rabbitmq_queue_messages'), { vhost: '/', queue: 'q' }, 1)).toThrow('rabbitmq_queue_messages: its labels are read from the broker\'s record');
+  });
+
+  it('serves manual-ack deliveries as rabbitmq_queue_messages_delivered_total and auto-ack ones as _delivered_noack_total (kbudde\'s meaning)', () => {
+    expect(single(profiledFamily('kbudde', byName('rabbitmq_queue_messages_delivered_ack_total'))).def.name).toBe('rabbitmq_queue_messages_delivered_total');
+    expect(single(profiledFamily('kbudde', byName('rabbitmq_queue_messages_delivered_total'))).def.name).toBe('rabbitmq_queue_messages_delivered_noack_total');
+    expect(single(profiledFamily('kbudde', byName('rabbitmq_queue_messages_delivered_ack_per_second'))).def.name).toBe('rabbitmq_queue_messages_deliver_rate');
+    expect(single(profiledFamily('kbudde', byName('rabbitmq_queue_messages_delivered_per_second'))).def.name).toBe('rabbitmq_queue_messages_deliver_no_ack_rate');
+  });
+
+  it('serves rabbitmq_uptime in milliseconds, the API\'s own number, where ours is in seconds', () => {
+    const uptime = byName('rabbitmq_erlang_uptime_seconds');
+    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'rabbit@a' });
+    // Read as seconds (ms / 1000); times 1000 in floating point, 1001 ms would come back as 1000.9999999999999.
+    for (const ms of [1001, 2023, 22990, 987_654_321]) sink.add(uptime, { node: `rabbit@${ms}` }, ms / 1000);
+    const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+    for (const ms of [1001, 2023, 22990, 987_654_321]) expect(text).toContain(`rabbitmq_uptime{cluster="c",node="rabbit@${ms}",self="0"} ${ms}\n`);
+    expect(single(profiledFamily('kbudde', uptime)).scale).toBe(1000);
+  });
+
+  it('serves the memory breakdown as one family per area, leaving out the areas kbudde has no name for', () => {
+    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'rabbit@a' });
+    const area = byName('rabbitmq_node_memory_bytes');
+    const total = byName('rabbitmq_node_memory_total_bytes');
+    sink.add(area, { node: 'rabbit@a', area: 'binary' }, 100);
+    sink.add(area, { node: 'rabbit@b', area: 'binary' }, 200);
+    sink.add(area, { node: 'rabbit@a', area: 'code' }, 300);
+    sink.add(total, { node: 'rabbit@a', measure: 'rss' }, 400);
+    // No kbudde name: a later area, and connection_readers (declared by kbudde, never served).
+    expect(sink.add(area, { node: 'rabbit@a', area: 'quorum_ets' }, 500)).toBe(false);
+    expect(sink.add(area, { node: 'rabbit@a', area: 'connection_readers' }, 600)).toBe(false);
+    expect(sink.notInProfile).toBe(2);
+    const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+    expect(text).toContain('# TYPE rabbitmq_memory_binary_bytes gauge\nrabbitmq_memory_binary_bytes{cluster="c",node="rabbit@a",self="1"} 100\nrabbitmq_memory_binary_bytes{cluster="c",node="rabbit@b",self="0"} 200\n');
+    expect(text).toContain('rabbitmq_memory_code_bytes{cluster="c",node="rabbit@a",self="1"} 300\n');
+    expect(text).toContain('rabbitmq_memory_total_rss_bytes{cluster="c",node="rabbit@a",self="1"} 400\n');
+    expect(text).not.toMatch(/quorum_ets|connection_readers|area=/);
+  });
+
+  it('refuses a family per value of a label the row does not have', () => {
+    const def = { ...byName('rabbitmq_node_memory_bytes'), names: { kbudde: { familyPerValue: { label: 'zone', names: { a: 'rabbitmq_a' } } } } };
+    expect(() => profiledFamily('kbudde', def)).toThrow('its kbudde families are per value of zone');
+  });
+
+  it('says which record fields its labels read: durable, policy and node of a queue; none under the native names', () => {
+    const queues = COLLECTORS.find((c) => c.name === 'queues')!.metrics;
+    expect(labelFieldsRead('kbudde', queues).sort()).toEqual(['durable', 'node', 'policy']);
+    expect(labelFieldsRead('native', queues)).toEqual([]);
+    expect(new SampleSink().labelFields(queues)).toEqual([]);
+  });
+});
+
+describe('the queue collector under the kbudde profile', () => {
+  const queues = COLLECTORS.find((c) => c.name === 'queues')!;
+  const columnsOf = (r: { requests: { path: string; query: Record<string, string> }[] }) =>
+    r.requests.filter((q) => q.path.startsWith('/api/queues')).map((q) => (q.query.columns ?? '').split(','));
+
+  it('asks for durable, policy and node with columns= even when rabbitmq_queue_info is off; the native names do not', async () => {
+    const api = fixtureBroker('test/fixtures/rabbitmq-3.10.8');
+    const profile = { name: 'kbudde', clusterName: 'rabbit@vm', node: 'rabbit@vm' } as const;
+    for (const stats_every of [1, 0]) {
+      const kbudde = columnsOf(await runCollector(queues, { api, profile, options: { info: false, stats_every } }));
+      const native = columnsOf(await runCollector(queues, { api, options: { info: false, stats_every } }));
+      expect(kbudde.length).toBeGreaterThan(0);
+      for (const columns of kbudde) expect(columns).toEqual(expect.arrayContaining(['durable', 'policy', 'node']));
+      for (const columns of native) for (const field of ['durable', 'policy', 'node']) expect(columns).not.toContain(field);
+    }
+  });
+
+  it('labels the statistics served again by a counts-only poll with the queue\'s record of that poll', async () => {
+    const api = fixtureBroker('test/fixtures/rabbitmq-3.10.8');
+    const profile = { name: 'kbudde', clusterName: 'rabbit@vm', node: 'rabbit@vm' } as const;
+    const memory = new Map<string, unknown>();
+    const first = await runCollector(queues, { api, profile, memory, options: { stats_every: 2 } });
+    const second = await runCollector(queues, { api, profile, memory, options: { stats_every: 2 } });
+    expect(second.requests.some((r) => r.query.disable_stats === 'true')).toBe(true);
+    const memoryOf = (r: typeof first) => r.family('rabbitmq_queue_memory').map((s) => `${JSON.stringify(s.labels)} ${s.value}`).sort();
+    expect(memoryOf(first).length).toBeGreaterThan(10);
+    expect(memoryOf(second)).toEqual(memoryOf(first));
   });
 });
 
@@ -105,25 +236,40 @@ const CASES: { name: string; dir: string; overrides?: Record<string, string> }[]
   { name: 'rabbitmq-4.3.x-cluster-node-down', dir: 'rabbitmq-4.3.x-cluster', overrides: CLUSTER_NODE_DOWN },
 ];
 
-const PROFILED_COLLECTORS = COLLECTORS.filter((c) => ['overview', 'exchanges', 'nodes'].includes(c.name));
+const PROFILED_COLLECTORS = COLLECTORS.filter((c) => ['overview', 'queues', 'exchanges', 'nodes'].includes(c.name));
+/** The queue collector's rate gauges too (off by default): kbudde's `rabbitmq_queue_*_rate`. */
+const OPTIONS: Record<string, Record<string, unknown>> = { queues: { rates: true } };
 
-async function expositions(dir: string, overrides?: Record<string, string>): Promise<{ native: string; kbudde: string; node: string; cluster: string }> {
+/** Each kbudde family served, with the native family (and, per value, the label value) it comes from. */
+const SOURCES = new Map<string, { def: MetricDef; family: ProfiledFamily; label?: readonly [string, string] }>();
+for (const def of all) {
+  const row = def.owner === 'exporter' ? undefined : profiledFamily('kbudde', def);
+  if (!row) continue;
+  if (isPerValue(row)) for (const [value, family] of row.families) SOURCES.set(family.def.name, { def, family, label: [row.label, value] });
+  else SOURCES.set(row.def.name, { def, family: row });
+}
+
+type Json = Record<string, unknown>;
+
+async function expositions(dir: string, overrides?: Record<string, string>) {
   const api = fixtureBroker(`test/fixtures/${dir}`, overrides);
-  const broker = brokerInfoFromOverview(await api.get<Record<string, unknown>>('/api/overview'));
+  const broker = brokerInfoFromOverview(await api.get<Json>('/api/overview'));
   const profile = { name: 'kbudde', clusterName: broker.clusterName, node: broker.node } as const;
   let native = '';
   let kbudde = '';
   for (const collector of PROFILED_COLLECTORS) {
-    native += (await runCollector(collector, { api, broker })).text;
-    kbudde += (await runCollector(collector, { api, broker, profile })).text;
+    const options = OPTIONS[collector.name];
+    native += (await runCollector(collector, { api, broker, options })).text;
+    kbudde += (await runCollector(collector, { api, broker, options, profile })).text;
   }
-  return { native, kbudde, node: broker.node, cluster: broker.clusterName };
+  const queues = new Map((await api.get<Json[]>('/api/queues')).map((q) => [`${q.vhost as string}\u0000${q.name as string}`, q]));
+  return { native, kbudde, node: broker.node, cluster: broker.clusterName, queues };
 }
 
 describe('kbudde-profile expositions from recorded answers', () => {
   for (const { name, dir, overrides } of CASES) {
     it(`${name} renders as recorded in test/fixtures/golden/kbudde-${name}.prom, with the native values`, async () => {
-      const { native, kbudde, node, cluster } = await expositions(dir, overrides);
+      const { native, kbudde, node, cluster, queues } = await expositions(dir, overrides);
       const golden = `test/fixtures/golden/kbudde-${name}.prom`;
       const update = 'run UPDATE_GOLDEN=1 npx vitest run --project unit test/unit/kbudde after a deliberate change';
       if (process.env.UPDATE_GOLDEN === '1') writeFileSync(golden, kbudde);
@@ -133,24 +279,45 @@ describe('kbudde-profile expositions from recorded answers', () => {
       const promtool = spawnSync('promtool', ['check', 'metrics'], { input: kbudde });
       if (promtool.error === undefined) expect(promtool.status, `${promtool.stdout}${promtool.stderr}`).toBe(0);
 
-      // Every kbudde sample is the native sample of the same quantity: same value, labels plus cluster and self.
+      // Every kbudde sample is the native sample of the same quantity: same value (times the
+      // profile's factor), the native labels plus cluster, self and the queue's durable and policy.
       const nativeSamples = parseExposition(native).parsed;
       const kbuddeSamples = parseExposition(kbudde).parsed;
-      const nativeOf = new Map(brokerFamilies.map((f) => [f.def.name, all.find((d) => d.names?.kbudde?.name === f.def.name)!]));
       expect(kbuddeSamples.length).toBeGreaterThan(20);
+      const queueSamples = kbuddeSamples.filter((s) => s.labels.queue !== undefined);
+      if (queues.size > 0) expect(queueSamples.length).toBeGreaterThan(queues.size);
       for (const sample of kbuddeSamples) {
-        const def = nativeOf.get(sample.name);
-        expect(def, sample.name).toBeDefined();
-        const { cluster: clusterLabel, self, ...labels } = sample.labels;
-        expect(clusterLabel, sample.name).toBe(cluster);
-        if (def!.labels.includes('node')) expect(self, `${sample.name} ${labels.node}`).toBe(labels.node === node ? '1' : '0');
-        else expect(self).toBeUndefined();
-        const match = nativeSamples.filter((n: ParsedSample) => n.name === def!.name && sameLabels(n.labels, labels));
-        expect(match.map((n) => n.value), `${sample.name} ${JSON.stringify(sample.labels)}`).toEqual([sample.value]);
+        const source = SOURCES.get(sample.name);
+        expect(source, sample.name).toBeDefined();
+        const { def, family, label } = source!;
+        const { cluster: clusterLabel, self, durable, policy, ...labels } = sample.labels;
+        const what = `${sample.name} ${JSON.stringify(sample.labels)}`;
+        expect(clusterLabel, what).toBe(cluster);
+        if (def.owner === 'queues') {
+          const record = queues.get(`${labels.vhost}\u0000${labels.queue}`);
+          expect(record, what).toBeDefined();
+          expect(durable, what).toBe(String(record!.durable));
+          expect(policy, what).toBe(typeof record!.policy === 'string' ? record!.policy : '');
+          expect(self, what).toBe(record!.node === node ? '1' : '0');
+        } else {
+          expect([durable, policy], what).toEqual([undefined, undefined]);
+          if (def.labels.includes('node')) expect(self, what).toBe(labels.node === node ? '1' : '0');
+          else expect(self, what).toBeUndefined();
+        }
+        const nativeLabels = label ? { ...labels, [label[0]]: label[1] } : labels;
+        const match = nativeSamples.filter((n: ParsedSample) => n.name === def.name && sameLabels(n.labels, nativeLabels));
+        expect(match.length, what).toBe(1);
+        if (family.scale === undefined) expect(sample.value, what).toBe(match[0]!.value);
+        else expect(sample.value, what).toBeCloseTo(match[0]!.value * family.scale, 6);
       }
+      // rabbitmq_uptime is the API's own number of milliseconds, exactly.
+      const nodes = await fixtureBroker(`test/fixtures/${dir}`, overrides).get<Json[]>('/api/nodes');
+      const uptimes = kbuddeSamples.filter((s) => s.name === 'rabbitmq_uptime');
+      expect(uptimes.length).toBeGreaterThan(0);
+      for (const s of uptimes) expect(s.value, s.labels.node).toBe(nodes.find((n) => n.name === s.labels.node)?.uptime);
       // And nothing of those native families is left out.
-      for (const [kbuddeName, def] of nativeOf) {
-        const count = nativeSamples.filter((n) => n.name === def.name).length;
+      for (const [kbuddeName, { def, label }] of SOURCES) {
+        const count = nativeSamples.filter((n) => n.name === def.name && (!label || n.labels[label[0]] === label[1])).length;
         expect(kbuddeSamples.filter((s) => s.name === kbuddeName).length, kbuddeName).toBe(count);
       }
     });
