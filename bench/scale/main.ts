@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const growth = (key: keyof SizeResult) => (lastR[key] / first[key]).toFixed(2);
   const lines = [
     `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; load average ${load} before, ${loadAfter} after (1, 5, 15 min).`,
-    `Command: \`${['BENCH_SCALE_QUEUES', 'BENCH_SCALE_VHOSTS', 'BENCH_SCALE_POLLS', 'BENCH_SCALE_INTERVAL'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`).concat(['npm run bench:scale']).join(' ')}\` (${POLLS} measured queue polls per size after one warm-up, ${VHOSTS} vhosts, queue interval ${INTERVAL}).`,
+    `Command: \`${['BENCH_SCALE_QUEUES', 'BENCH_SCALE_VHOSTS', 'BENCH_SCALE_POLLS', 'BENCH_SCALE_INTERVAL'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`).concat(['npm run bench:scale']).join(' ')}\` (${POLLS} measured queue polls per size after one warm-up, each fetching the statistics (\`stats_every: 1\`), ${VHOSTS} vhosts, queue interval ${INTERVAL}).`,
     '',
     `| ${header.join(' | ')} |`,
     `|${header.map(() => '---').join('|')}|`,
