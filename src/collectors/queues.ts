@@ -82,6 +82,8 @@ export const queuesCollector: Collector<QueueOptions> = {
       const vhost = queue.vhost as string;
       if (!list.perVhost && !watched(vhost)) continue;
       if (consumerCounts) queue.consumers = consumerCounts.get(`${vhost}\u0000${queue.name as string}`) ?? 0;
+      if (recorder) recorder.keepStreamCounts(queue);
+      else tier.fillStreamCounts(queue);
       aggregates.add(queue);
       if (selection.offer(queue)) serve(queue);
     }

@@ -5,6 +5,14 @@ import { carried } from '../carried.js';
 /** A queue's fields some labels are read from, as the last statistics list had them. */
 type HeldFields = Record<string, unknown>;
 
+/**
+ * The counts a stream's record has only in the statistics list: the counts-only list (3.10 and
+ * 4.x) leaves them out, so without them a stream's series and its share of the per-vhost sums
+ * would come and go with the statistics polls.
+ */
+const STREAM_COUNT_FIELDS = ['messages', 'messages_ready', 'messages_unacknowledged', 'members', 'online'];
+const streamKey = (record: Record<string, unknown>) => (record.type === 'stream' ? `${record.vhost as string}\u0000${record.name as string}` : undefined);
+
 /** Sums of the per-vhost-and-type aggregates that only the statistics list carries. */
 export type StatsSums = Map<string, { bytes?: number; memory?: number }>;
 
@@ -30,6 +38,7 @@ export class QueueStatsTier {
   private fetchedAt = 0;
   private samples = new Map<string, QueueSamples>();
   private fields = new Map<string, HeldFields>();
+  private streamCounts = new Map<string, HeldFields>();
   private sums: StatsSums = new Map();
 
   static in(carryOver: Map<string, unknown>): QueueStatsTier {
@@ -62,6 +71,13 @@ export class QueueStatsTier {
     for (const name of names) if (record[name] === undefined && held[name] !== undefined) record[name] = held[name];
   }
 
+  /** A counts-only poll: gives a stream's record the counts of the last statistics list (see STREAM_COUNT_FIELDS). */
+  fillStreamCounts(record: Record<string, unknown>): void {
+    const key = streamKey(record);
+    const held = key === undefined ? undefined : this.streamCounts.get(key);
+    if (held) for (const name of STREAM_COUNT_FIELDS) if (record[name] === undefined && held[name] !== undefined) record[name] = held[name];
+  }
+
   get heldSums(): StatsSums {
     return this.sums;
   }
@@ -76,6 +92,7 @@ export class QueueStatsTier {
     if (fetched) {
       this.samples = fetched.recorder.samples;
       this.fields = fetched.recorder.fields;
+      this.streamCounts = fetched.recorder.streamCounts;
       this.sums = fetched.sums;
       this.fetchedAt = now;
       this.polls = 1;
@@ -89,6 +106,7 @@ export class QueueStatsTier {
     this.polls = undefined;
     this.samples = new Map();
     this.fields = new Map();
+    this.streamCounts = new Map();
     this.sums = new Map();
   }
 }
@@ -97,11 +115,21 @@ export class QueueStatsTier {
 export class StatsRecorder implements SampleWriter {
   readonly samples = new Map<string, QueueSamples>();
   readonly fields = new Map<string, HeldFields>();
+  readonly streamCounts = new Map<string, HeldFields>();
 
   constructor(
     private readonly sink: SampleWriter,
     private readonly statsDefs: ReadonlySet<MetricDef>,
   ) {}
+
+  /** Keeps a stream's counts for the counts-only polls that follow (fillStreamCounts). */
+  keepStreamCounts(record: Record<string, unknown>): void {
+    const key = streamKey(record);
+    if (key === undefined) return;
+    const held: HeldFields = {};
+    for (const name of STREAM_COUNT_FIELDS) if (record[name] !== undefined) held[name] = record[name];
+    this.streamCounts.set(key, held);
+  }
 
   /** Keeps the fields among `names` that `record` has (rendered labels of its queue), for fillFields. */
   keepFields(labels: string, record: Record<string, unknown>, names: readonly string[]): void {

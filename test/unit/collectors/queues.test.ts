@@ -690,6 +690,34 @@ describe('queues: max_queues ranks the queues it keeps (rank_by, always_serve)',
   });
 });
 
+describe('queues: streams between statistics polls', () => {
+  // As 3.10 and 4.x answer: the counts-only list has no counts and no members for a stream.
+  const stream = { vhost: 'vh0', name: 'events', type: 'stream', state: 'running', durable: true, arguments: {} };
+  const classic = { vhost: 'vh0', name: 'jobs', type: 'classic', state: 'running', durable: true, arguments: {} };
+  const statsList = [
+    { ...stream, messages: 7, messages_ready: 7, messages_unacknowledged: 0, members: ['a', 'b', 'c'], online: ['a', 'b'] },
+    { ...classic, messages: 3, messages_ready: 3, messages_unacknowledged: 0 },
+  ];
+  const countsList = [{ ...stream }, { ...classic, messages: 5, messages_ready: 5, messages_unacknowledged: 0 }];
+  const route = (query: Record<string, string>) => (query.disable_stats === 'true' ? countsList : statsList);
+
+  it('a stream keeps its counts and members from the last statistics poll; other queues have their fresh counts', async () => {
+    const memory = new Map<string, unknown>();
+    const poll = () => run({ '/api/queues': route, '/api/consumers': [] }, { per_vhost: false, stats_every: 2 }, { memory }).result;
+    const first = await poll();
+    expect(first.value('rabbitmq_queue_messages', { vhost: 'vh0', queue: 'events' })).toBe(7);
+    const between = await poll();
+    expect(between.value('rabbitmq_queue_query_info', { mode: 'totals', per_vhost: 'false', paged: 'false' })).toBe(1);
+    expect(between.value('rabbitmq_queue_messages', { vhost: 'vh0', queue: 'events' })).toBe(7);
+    expect(between.value('rabbitmq_queue_messages_ready', { vhost: 'vh0', queue: 'events' })).toBe(7);
+    expect(between.value('rabbitmq_queue_members', { vhost: 'vh0', queue: 'events' })).toBe(3);
+    expect(between.value('rabbitmq_queue_members_online', { vhost: 'vh0', queue: 'events' })).toBe(2);
+    expect(between.value('rabbitmq_vhost_queue_messages', { vhost: 'vh0', type: 'stream' })).toBe(7);
+    expect(between.value('rabbitmq_queue_messages', { vhost: 'vh0', queue: 'jobs' })).toBe(5);
+    expect(between.value('rabbitmq_vhost_queue_messages', { vhost: 'vh0', type: 'classic' })).toBe(5);
+  });
+});
+
 function without(record: Q, key: string): Q {
   const copy = { ...record };
   delete copy[key];
