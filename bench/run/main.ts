@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const atDefaults = await measureAtDefaults(setup, workDir);
   const plugin = await measurePlugin(ctx, setup);
   const perMinute = await measurePerMinute(ctx, setup, workDir, statsEvery);
-  log(`broker CPU per minute: exporter ${perMinute.cpuPerMinute.toFixed(2)} s, kbudde-style at 15 s ${(rounds.cpuKbudde * 4).toFixed(2)} s, per-object at 15 s ${(median(plugin.pluginCpu) * 4).toFixed(2)} s`);
+  log(`broker CPU per minute: exporter ${perMinute.cpuPerMinute.toFixed(2)} s, kbudde-style at 15 s ${perMinute.kbuddePerMinute.toFixed(2)} s, per-object at 15 s ${(median(plugin.pluginCpu) * 4).toFixed(2)} s`);
   const alternatives = await measureQueueSettings(ctx, setup, collectors, statsEvery);
   writeResults({ commit, loadAtStart, totalSeconds: (now() - t0) / 1000, statsEvery, setup, collectors, rounds, atDefaults, plugin, perMinute, alternatives, lastBaseline: ctx.baseline });
 }

@@ -1,5 +1,5 @@
 // Everything a run measured, phase by phase: what results.ts and summary.ts turn into tables.
-import type { Plugin } from './alternatives.js';
+import type { PerMinute, Plugin } from './alternatives.js';
 import type { FailedMeasurement, Measurement } from './collector-alone.js';
 import type { AtDefaults } from './exporter-defaults.js';
 import type { Collectors, Rounds } from './rounds.js';
@@ -15,7 +15,7 @@ export interface RunResults {
   rounds: Rounds;
   atDefaults: AtDefaults;
   plugin: Plugin;
-  perMinute: { minuteBaseline: number; cpuPerMinute: number };
+  perMinute: PerMinute;
   alternatives: (Measurement | FailedMeasurement)[];
   /** The baseline of the last phase. */
   lastBaseline: number;
