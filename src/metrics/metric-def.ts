@@ -24,13 +24,15 @@ export interface ProfileName {
   readonly type?: MetricType;
   /** Label names under that profile, when they differ from the default ones. */
   readonly labels?: readonly string[];
+  /** A profile label → the native label whose value it carries, when their names differ. */
+  readonly labelFrom?: Readonly<Record<string, string>>;
 }
 
 /**
  * Other naming profiles, one column each of the same row: the family's value, field and
  * scaling stay those of the row; only what it is called changes. `kbudde`: kbudde/rabbitmq_exporter's
  * names, served with `naming: kbudde` (src/metrics/naming-profile.ts). Labels a profile adds beyond
- * the row's may be only `cluster` and, on families with a `node` label, `self`.
+ * the row's may be only `cluster`, on families with a `node` label `self`, on families without one `node`.
  */
 export interface NamingProfiles {
   readonly kbudde?: ProfileName;

@@ -9,11 +9,17 @@ export const NAMING_PROFILES = ['native', 'kbudde'] as const;
 export type NamingProfileName = (typeof NAMING_PROFILES)[number];
 
 /**
- * Where one label of a profile's family comes from: a label of the native family of the same
- * name, the cluster's name (`cluster`), or whether the series' `node` label is the node that
- * answered /api/overview (`self`: "1" or "0").
+ * Where one label of a profile's family comes from: a label of the native family (of the same
+ * name, or the one the row's `labelFrom` names), the cluster's name (`cluster`), whether the
+ * series' `node` label is the node that answered /api/overview (`self`: "1" or "0"), or, on a
+ * family without a node label of its own, that node's name (`node`: kbudde's rabbitmq_up and
+ * rabbitmq_version_info carry it).
  */
-export type LabelSource = { readonly from: 'label'; readonly name: string } | { readonly from: 'cluster' } | { readonly from: 'self' };
+export type LabelSource =
+  | { readonly from: 'label'; readonly name: string }
+  | { readonly from: 'cluster' }
+  | { readonly from: 'self' }
+  | { readonly from: 'node' };
 
 /** A family as a profile serves it: its header, and where each of its labels comes from. */
 export interface ProfiledFamily {
@@ -49,10 +55,12 @@ function kbuddeFamily(def: MetricDef): ProfiledFamily | undefined {
   }
   const labels = kbudde.labels ?? def.labels;
   const sources = labels.map((name): LabelSource => {
-    if (def.labels.includes(name)) return { from: 'label', name };
+    const native = kbudde.labelFrom?.[name] ?? name;
+    if (def.labels.includes(native)) return { from: 'label', name: native };
     if (name === 'cluster') return { from: 'cluster' };
     if (name === 'self' && def.labels.includes('node')) return { from: 'self' };
-    throw new Error(`${def.name}: its kbudde label ${name} is neither one of its own labels (${def.labels.join(', ')}) nor cluster or self`);
+    if (name === 'node') return { from: 'node' };
+    throw new Error(`${def.name}: its kbudde label ${name} is neither one of its own labels (${def.labels.join(', ')}) nor cluster, self or node`);
   });
   return {
     def: { ...def, name: kbudde.name, type: kbudde.type ?? def.type, labels, names: undefined, rate: undefined },

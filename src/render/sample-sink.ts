@@ -86,6 +86,10 @@ export interface SinkProfile {
   readonly name: Exclude<NamingProfileName, 'native'>;
   readonly clusterName: string;
   readonly node: string;
+  /** `self` is "lb" on every series: the node answering changes from request to request (kbudde's RABBIT_CONNECTION=loadbalancer). */
+  readonly loadBalanced?: boolean;
+  /** Families left out although the profile serves them (kbudde's EXCLUDE_METRICS). */
+  readonly excluded?: ReadonlySet<MetricDef>;
 }
 
 /** A poll of 10k queues renders ~20 MB: held as bytes, not as hundreds of thousands of strings. */
@@ -173,7 +177,7 @@ export class SampleSink implements DropCounter, SampleWriter {
     let servedLabels = renderedLabels;
     if (this.profile) {
       const family = profiledFamily(this.profile.name, def);
-      if (!family) {
+      if (!family || this.profile.excluded?.has(def)) {
         this.notInProfile++;
         return false;
       }
@@ -240,6 +244,7 @@ const LABEL_PAIR = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 class Relabeling {
   private readonly cluster: string;
   private readonly node: string;
+  private readonly loadBalanced: boolean;
   /** A record's families share one rendered label set: it is parsed once. */
   private lastRendered: string | undefined;
   private lastValues = new Map<string, string>();
@@ -247,6 +252,7 @@ class Relabeling {
   constructor(profile: SinkProfile) {
     this.cluster = escapeLabelValue(boundedLabelValue(profile.clusterName));
     this.node = escapeLabelValue(boundedLabelValue(profile.node));
+    this.loadBalanced = profile.loadBalanced === true;
   }
 
   labelsOf(family: ProfiledFamily, renderedLabels: string): string {
@@ -259,7 +265,8 @@ class Relabeling {
     const parts = family.labels.map((source, i) => {
       const name = family.def.labels[i];
       if (source.from === 'cluster') return `${name}="${this.cluster}"`;
-      if (source.from === 'self') return `${name}="${values.get('node') === this.node ? '1' : '0'}"`;
+      if (source.from === 'self') return `${name}="${this.loadBalanced ? 'lb' : values.get('node') === this.node ? '1' : '0'}"`;
+      if (source.from === 'node') return `${name}="${this.node}"`;
       return `${name}="${values.get(source.name) ?? ''}"`;
     });
     return `{${parts.join(',')}}`;
