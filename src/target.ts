@@ -72,6 +72,7 @@ export class Target implements ServedTarget {
           failures,
           share: this.share,
           naming: setup.naming,
+          kbudde: setup.kbudde,
         }),
       );
     }
