@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { KBUDDE_MODULE_COLLECTORS, KBUDDE_MODULES, type KbuddeModule } from '../metrics/kbudde-modules.js';
 import { ConfigError } from './config-error.js';
-import type { Env } from './sources.js';
+
+type Env = Record<string, string | undefined>;
 
 /**
  * kbudde/rabbitmq_exporter's environment variables (test/fixtures/kbudde/environment.json),

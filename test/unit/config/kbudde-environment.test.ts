@@ -203,7 +203,12 @@ describe("kbudde's environment variables", () => {
     const kbuddeFamilies = (JSON.parse(readFileSync('test/fixtures/kbudde/families.json', 'utf8')) as { families: { name: string; exclude_key: string | null }[] }).families;
     const served = families.filter((d) => d.names?.kbudde && ['overview', 'exchanges', 'nodes'].includes(d.owner));
     for (const def of served) {
-      const key = kbuddeFamilies.find((f) => f.name === def.names!.kbudde!.name)!.exclude_key!;
+      const key = kbuddeFamilies.find((f) => f.name === def.names!.kbudde!.name)!.exclude_key;
+      // Families kbudde let no key remove (rabbitmq_version_info) have none here either: no field reads them.
+      if (key === null) {
+        expect(def.source, def.name).toBeUndefined();
+        continue;
+      }
       expect([...excludedFamilies(families, [key])].filter((d) => d.names?.kbudde).map((d) => d.names!.kbudde!.name), key).toEqual([def.names!.kbudde!.name]);
     }
     expect(excludedFamilies(families, []).size).toBe(0);

@@ -33,7 +33,7 @@ describe('the kbudde profile\'s families', () => {
   it('serves overview, exchange and node families', () => {
     const owners = new Set(brokerFamilies.map((f) => f.def.owner));
     expect(owners).toEqual(new Set(['overview', 'exchanges', 'nodes']));
-    expect(brokerFamilies.length).toBe(27);
+    expect(brokerFamilies.length).toBe(28);
   });
 
   it.each(brokerFamilies.map((f) => [f.def.name, f] as const))('%s is kbudde\'s family: name, type and label set', (name, f) => {
@@ -53,7 +53,8 @@ describe('the kbudde profile\'s families', () => {
     const rows = new Map([...doc.matchAll(/^\| `(rabbitmq_[a-z0-9_]+)` \| `(rabbitmq_[a-z0-9_]+)` \| ([^|]*) \|/gm)].map((m) => [m[1]!, [m[2]!, m[3]!.trim()]]));
     for (const def of all) {
       const kbudde = def.names?.kbudde;
-      if (!kbudde) continue;
+      // rabbitmq_up: the exporter computes kbudde's meaning under the profile (see the Exporter table).
+      if (!kbudde || def.owner === 'exporter') continue;
       const row = rows.get(kbudde.name);
       expect(row, kbudde.name).toBeDefined();
       expect(row![0], kbudde.name).toBe(def.name);
@@ -61,18 +62,19 @@ describe('the kbudde profile\'s families', () => {
     }
   });
 
-  it('serves the exporter\'s own health series unchanged, but not rabbitmq_up and rabbitmq_exporter_build_info', () => {
-    expect(profiledFamily('kbudde', exporterMetrics.up)).toBeUndefined();
+  it('serves the exporter\'s own health series unchanged, rabbitmq_up with kbudde\'s labels, and not the native rabbitmq_exporter_build_info', () => {
+    expect(profiledFamily('kbudde', exporterMetrics.up)?.def.labels).toEqual(['cluster', 'node']);
     expect(profiledFamily('kbudde', exporterMetrics.build)).toBeUndefined();
     expect(profiledFamily('kbudde', exporterMetrics.collectorSuccess)?.def).toBe(exporterMetrics.collectorSuccess);
     const own = servedFamilies('kbudde', Object.values(exporterMetrics) as MetricDef[]);
-    for (const f of own) expect(f.def.name).toMatch(/^rabbitmq_exporter_/);
+    for (const f of own) expect(f.def.name).toMatch(/^rabbitmq_(exporter_|up$)/);
   });
 
-  it('leaves rabbitmq_exporter_build_info out of the process-wide series, and keeps the rest', () => {
+  it('serves kbudde\'s rabbitmq_exporter_build_info among the process-wide series instead of the native one, and keeps the rest', () => {
     const text = (naming: 'native' | 'kbudde') => Buffer.concat(concatFamilies(processWideFamilies(newHttpCounters(), naming), false)).toString('utf8');
-    expect(text('native')).toMatch(/^rabbitmq_exporter_build_info\{/m);
-    expect(text('kbudde')).not.toMatch(/rabbitmq_exporter_build_info/);
+    expect(text('native')).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",nodejs_version="[^"]+"\} 1$/m);
+    expect(text('kbudde')).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",branch="",builddate=""\} 1$/m);
+    expect(text('kbudde')).not.toMatch(/nodejs_version/);
     expect(text('kbudde')).toMatch(/^rabbitmq_exporter_scrapes_refused_total 0$/m);
   });
 
@@ -141,11 +143,18 @@ describe('kbudde-profile expositions from recorded answers', () => {
       for (const sample of kbuddeSamples) {
         const def = nativeOf.get(sample.name);
         expect(def, sample.name).toBeDefined();
-        const { cluster: clusterLabel, self, ...labels } = sample.labels;
+        const { cluster: clusterLabel, self, ...kbuddeLabels } = sample.labels;
         expect(clusterLabel, sample.name).toBe(cluster);
-        if (def!.labels.includes('node')) expect(self, `${sample.name} ${labels.node}`).toBe(labels.node === node ? '1' : '0');
+        if (def!.labels.includes('node')) expect(self, `${sample.name} ${kbuddeLabels.node}`).toBe(kbuddeLabels.node === node ? '1' : '0');
         else expect(self).toBeUndefined();
-        const match = nativeSamples.filter((n: ParsedSample) => n.name === def!.name && sameLabels(n.labels, labels));
+        // Back to the native labels: renamed ones (labelFrom) under their native name, the answering node (not a native label) checked and dropped.
+        const labels: Record<string, string> = {};
+        for (const [name, value] of Object.entries(kbuddeLabels)) {
+          const native = def!.names!.kbudde!.labelFrom?.[name] ?? name;
+          if (def!.labels.includes(native)) labels[native] = value;
+          else expect({ [name]: value }, sample.name).toEqual({ node });
+        }
+        const match = nativeSamples.filter((n: ParsedSample) => n.name === def!.name && sameLabels(pick(n.labels, Object.keys(labels)), labels));
         expect(match.map((n) => n.value), `${sample.name} ${JSON.stringify(sample.labels)}`).toEqual([sample.value]);
       }
       // And nothing of those native families is left out.
@@ -156,6 +165,11 @@ describe('kbudde-profile expositions from recorded answers', () => {
     });
   }
 });
+
+/** The native labels the kbudde family keeps (rabbitmq_version_info drops management_version and the product labels). */
+function pick(labels: Record<string, string>, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name) => [name, labels[name] ?? '']));
+}
 
 function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
   const keys = Object.keys(a);
