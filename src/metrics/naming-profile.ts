@@ -27,15 +27,15 @@ export interface ProfiledFamily {
   readonly labels: readonly LabelSource[];
 }
 
-/** The exporter's own families kbudde serves under the same name with other labels and meaning: left out. */
-const KBUDDE_OWN_NAMES = new Set(['rabbitmq_up', 'rabbitmq_exporter_build_info']);
+/** The exporter's own family kbudde serves under the same name with labels of its own: written apart (self/exporter-metrics.ts). */
+const KBUDDE_OWN_NAMES = new Set(['rabbitmq_exporter_build_info']);
 
 const kbuddeFamilies = new WeakMap<MetricDef, ProfiledFamily | null>();
 
 /**
  * The family `def` is served as under `profile`, or undefined when that profile does not serve
  * it. Worked out once per family and kept. Under `kbudde`: the rows with `names.kbudde`, and the
- * exporter's own health series unchanged (except the two whose names kbudde uses otherwise).
+ * exporter's own health series unchanged (except rabbitmq_exporter_build_info, whose name kbudde uses with other labels).
  */
 export function profiledFamily(profile: NamingProfileName, def: MetricDef): ProfiledFamily | undefined {
   if (profile === 'native') return { def, labels: def.labels.map((name) => ({ from: 'label', name })) };
