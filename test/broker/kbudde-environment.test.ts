@@ -2,6 +2,7 @@
 // kbudde's environment variables alone (no config file, no flag) plus EXPORTER_NAMING=kbudde. It
 // serves kbudde's families with the broker's values, runs only the collectors of kbudde's default
 // modules, logs in kbudde's default text format and never logs the password.
+import amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { samples } from '../support/parse-exposition.js';
 import { eventually, freePort, startExporter, type ExporterProcess } from '../support/exporter-process.js';
@@ -22,6 +23,7 @@ describeWithBroker("kbudde's environment alone", (broker) => {
   const api = managementApi(broker);
   const v = encodeURIComponent(VHOST);
   let exporter: ExporterProcess;
+  let connection: amqp.ChannelModel | undefined;
 
   beforeAll(async () => {
     await api('PUT', `/api/vhosts/${v}`, {});
@@ -34,11 +36,15 @@ describeWithBroker("kbudde's environment alone", (broker) => {
     await api('PUT', `/api/exchanges/${v}/${EXCHANGE}`, { type: 'fanout', durable: false });
     await api('PUT', `/api/queues/${v}/${QUEUE}`, { durable: false });
     await api('POST', `/api/bindings/${v}/e/${EXCHANGE}/q/${QUEUE}`, {});
+    // Published over AMQP, the connection kept open while the exporter polls.
+    connection = await amqp.connect(`amqp://${broker.username}:${broker.password}@127.0.0.1:${broker.amqpPort}/${v}`);
+    const channel = await connection.createConfirmChannel();
     for (let i = 0; i < PUBLISHED; i++) {
-      await api('POST', `/api/exchanges/${v}/${EXCHANGE}/publish`, { properties: {}, routing_key: '', payload: 'm', payload_encoding: 'string' });
+      channel.publish(EXCHANGE, '', Buffer.from('m'));
       // Through the default exchange too: it has traffic, so only SKIP_EXCHANGES's default can leave it out.
-      await api('POST', `/api/exchanges/${v}/amq.default/publish`, { properties: {}, routing_key: QUEUE, payload: 'd', payload_encoding: 'string' });
+      channel.sendToQueue(QUEUE, Buffer.from('d'));
     }
+    await channel.waitForConfirms();
     // The exporter's first polls start at once: wait until the broker's statistics show the messages.
     for (const exchange of [EXCHANGE, 'amq.default']) {
       await eventually(async () => {
@@ -63,6 +69,7 @@ describeWithBroker("kbudde's environment alone", (broker) => {
 
   afterAll(async () => {
     await exporter?.stop();
+    await connection?.close().catch(() => undefined);
     await api('DELETE', `/api/vhosts/${v}`).catch(() => undefined);
     await api('DELETE', `/api/users/${USER}`).catch(() => undefined);
   }, 30_000);
@@ -74,11 +81,19 @@ describeWithBroker("kbudde's environment alone", (broker) => {
     const published = `rabbitmq_exchange_messages_published_in_total{cluster="${cluster}",vhost="${VHOST}",exchange="${EXCHANGE}"}`;
     await eventually(() => exporter.value(published), 30_000, published);
     await eventually(() => exporter.value(`rabbitmq_fd_used{cluster="${cluster}",node="${node}",self="1"}`), 30_000, 'rabbitmq_fd_used of the node');
+    // RabbitMQ 3.10 now and then answers a first GET /api/queues/{vhost} with HTTP 500 (seen in about
+    // 1 run in 5, cause in the broker not found); rabbitmq_up is then rightly 0 until the queues
+    // collector's next poll, one interval (30 s by default) later.
+    const up = `rabbitmq_up{cluster="${cluster}",node="${node}"}`;
+    await eventually(async () => ((await exporter.value(up)) === 1 ? true : undefined), 75_000, `${up} 1`).catch((error: unknown) => {
+      throw new Error(`${String(error)}
+${exporter.logs()}`);
+    });
     const text = (await exporter.metrics()).text;
     const values = samples(text);
 
     expect(values.get(published)).toBe(PUBLISHED);
-    expect(values.get(`rabbitmq_up{cluster="${cluster}",node="${node}"}`), exporter.logs()).toBe(1);
+    expect(values.get(up)).toBe(1);
     // kbudde's default RABBIT_EXPORTERS=exchange,node,overview,queue: those modules' collectors and no other.
     const enabled = [...values.keys()].filter((k) => k.startsWith('rabbitmq_exporter_collector_enabled{')).map((k) => /collector="([^"]+)"/.exec(k)![1]).sort();
     expect(enabled).toEqual(['exchanges', 'nodes', 'overview', 'queues']);
