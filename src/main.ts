@@ -42,6 +42,10 @@ async function main(): Promise<void> {
   let exporter: Exporter | undefined;
   const log = createLogger(config.logLevel, { format: config.logFormat, redactor: () => exporter?.redactor ?? startingRedactor });
   log.info({ version: VERSION, config: redactedConfig(config) }, 'starting');
+  const ignored = config.kbuddeVariables?.ignored ?? [];
+  if (ignored.length > 0) {
+    log.warn({ variables: ignored, config_file: config.configFile }, "kbudde's environment variables are not read when a config file is given: the file wins (docs/kbudde-migration.md)");
+  }
 
   const http = newHttpCounters();
   exporter = new Exporter(config, flags, process.env, new ProcessMetrics(), log, http);

@@ -9,6 +9,7 @@ import { Redactor } from './redaction/redactor.js';
 import { ONE_SHARD, TargetShare } from './shard/shard-assignment.js';
 import { CollectorRunner } from './scheduler/collector-runner.js';
 import { PollFailureLog } from './scheduler/failure-log.js';
+import { kbuddeModulesOf, type KbuddeModule } from './metrics/kbudde-modules.js';
 import { newHttpCounters, type HttpCounters } from './self/exporter-metrics.js';
 import { SnapshotStore, type ProcessFamilies } from './snapshot/snapshot-store.js';
 import type { ServedTarget } from './server/served-target.js';
@@ -46,6 +47,8 @@ export class Target implements ServedTarget {
     this.share = new TargetShare(setup.sharding ?? ONE_SHARD, t.name);
     this.state = new TargetState(t.name, t.url, this.share.ownsClusterSeries);
     const targetLog = log.child({ target: t.name });
+    // Filled below with the collectors that run here: kbudde's module series follow them.
+    const modules = new Map<string, readonly KbuddeModule[]>();
     this.store = new SnapshotStore(
       this.state,
       this.client,
@@ -53,6 +56,7 @@ export class Target implements ServedTarget {
       processMetrics,
       (error) => targetLog.error({ err: error }, 'assembling the snapshot failed'),
       setup.naming,
+      { broker: () => this.brokerSelf.current, modules },
     );
     this.brokerSelf = new BrokerSelf(this.client);
     const failures = new PollFailureLog(targetLog);
@@ -60,6 +64,7 @@ export class Target implements ServedTarget {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
       if (!this.share.ownsClusterSeries && clusterWideOnly(collector)) continue;
+      modules.set(collector.name, kbuddeModulesOf(collector.name, collectorConfig.options));
       this.runners.push(
         new CollectorRunner(collector, collectorConfig, {
           client: this.client,
@@ -72,6 +77,7 @@ export class Target implements ServedTarget {
           failures,
           share: this.share,
           naming: setup.naming,
+          kbudde: setup.kbudde,
         }),
       );
     }

@@ -5,7 +5,13 @@ const C = ['collector'] as const;
 
 /** The exporter's own series. Process metrics come from prom-client under the same prefix. */
 export const exporterMetrics = defineMetrics('exporter', {
-  up: { name: 'rabbitmq_up', type: g, help: '1 when the last poll of /api/overview succeeded, 0 when it failed.' },
+  up: {
+    name: 'rabbitmq_up',
+    type: g,
+    // Under kbudde: 1 only when no enabled module's last poll failed (self/exporter-metrics.ts), as kbudde meant it.
+    names: { kbudde: { name: 'rabbitmq_up', labels: ['cluster', 'node'] } },
+    help: '1 when the last poll of /api/overview succeeded, 0 when it failed.',
+  },
   build: { name: 'rabbitmq_exporter_build_info', type: g, labels: ['version', 'revision', 'nodejs_version'], help: 'The exporter\'s version and the source revision it was built from; value 1.' },
   collectorSuccess: { name: 'rabbitmq_exporter_collector_success', type: g, labels: C, help: '1 when the collector\'s last poll succeeded, 0 when it failed.' },
   collectorDuration: { name: 'rabbitmq_exporter_collector_duration_seconds', type: g, labels: C, unit: 'seconds', help: 'How long the collector\'s last poll took.' },
@@ -39,4 +45,18 @@ export const exporterMetrics = defineMetrics('exporter', {
     labels: ['timeout'],
     help: 'HTTP connections closed because the client did not send its request within web.read_timeout (timeout="read") or did not take its answer within web.write_timeout (timeout="write").',
   },
+});
+
+const CNM = ['cluster', 'node', 'module'] as const;
+
+/**
+ * kbudde/rabbitmq_exporter's own families that no native family carries under another name: its
+ * module health (ours is per collector, and one collector can be two of its modules) and its build
+ * labels. Served only under the kbudde profile, written with their labels by self/exporter-metrics.ts;
+ * not in the catalogue, since the native profile never serves them.
+ */
+export const kbuddeExporterMetrics = defineMetrics('exporter', {
+  moduleUp: { name: 'rabbitmq_module_up', type: g, labels: CNM, help: '1 when the last poll of the collector carrying the kbudde module succeeded, 0 when it failed (rabbitmq_exporter_collector_success).' },
+  moduleDuration: { name: 'rabbitmq_module_scrape_duration_seconds', type: g, labels: CNM, unit: 'seconds', help: 'How long the last poll of the collector carrying the kbudde module took (rabbitmq_exporter_collector_duration_seconds).' },
+  build: { name: 'rabbitmq_exporter_build_info', type: g, labels: ['version', 'revision', 'branch', 'builddate'], help: 'The exporter\'s version and source revision (branch and build date are not recorded: empty); value 1.' },
 });

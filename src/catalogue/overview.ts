@@ -10,6 +10,7 @@ export const overviewMetrics = defineMetrics('overview', {
     name: 'rabbitmq_build_info',
     type: g,
     labels: ['rabbitmq_version', 'erlang_version', 'management_version', 'product_name', 'product_version'],
+    names: { kbudde: { name: 'rabbitmq_version_info', labels: ['rabbitmq', 'erlang', 'node', 'cluster'], labelFrom: { rabbitmq: 'rabbitmq_version', erlang: 'erlang_version' } } },
     help: 'Versions the broker reports in /api/overview; value 1.',
   },
   statisticsEnabled: { name: 'rabbitmq_management_statistics_enabled', type: g, help: '1 when the management plugin collects statistics, 0 when management.disable_stats is on (message rates, queue totals and node statistics are then absent).' },

@@ -28,6 +28,8 @@ Flags (they override the environment, which overrides the config file):
   --version                      show the version
 
 Environment: RABBITMQ_URL, RABBITMQ_USERNAME, RABBITMQ_PASSWORD, RABBITMQ_PASSWORD_FILE, EXPORTER_NAMING.
+With --naming=kbudde or EXPORTER_NAMING=kbudde and no --config, also kbudde/rabbitmq_exporter's
+(RABBIT_URL, RABBIT_EXPORTERS, ...: docs/kbudde-migration.md).
 `;
 
 export function parseFlags(argv: readonly string[]): CliFlags {

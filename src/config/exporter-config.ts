@@ -42,6 +42,13 @@ export interface PollConfig {
   backoffMaxMs: number;
 }
 
+/** What only the kbudde naming profile reads (`kbudde:`; kbudde's RABBIT_CONNECTION and EXCLUDE_METRICS). */
+export interface KbuddeSettings {
+  connection: 'direct' | 'loadbalancer';
+  /** Management API field keys whose families are left out. */
+  excludeMetrics: string[];
+}
+
 /** What one polled broker is made from: a difference in any of it restarts that target. */
 export interface TargetSetup {
   target: TargetConfig;
@@ -51,6 +58,8 @@ export interface TargetSetup {
   sharding?: ShardConfig;
   /** The names its families are served under (absent: native). */
   naming?: NamingProfileName;
+  /** Under the kbudde profile: its load-balancer and exclusion settings. */
+  kbudde?: KbuddeSettings;
 }
 
 export interface ExporterConfig {
@@ -70,4 +79,7 @@ export interface ExporterConfig {
   sharding: ShardConfig;
   /** The naming profile (`naming`, --naming, EXPORTER_NAMING): which names the families are served under. */
   naming: NamingProfileName;
+  kbudde: KbuddeSettings;
+  /** kbudde's environment variables read (kbudde profile without a config file), or set but left unread (a config file wins). */
+  kbuddeVariables?: { read: string[]; ignored: string[] };
 }

@@ -14,7 +14,7 @@ import { resolveEntry } from './target-entries.js';
  */
 export function loadConfig(flags: ConfigFlags, env: Env, collectors: readonly CollectorSpec[]): ExporterConfig {
   const file = flags.config;
-  const { raw, sources, shardingInFile } = readConfigTree(flags, env);
+  const { raw, sources, shardingInFile, kbuddeVariables } = readConfigTree(flags, env, collectors.map((c) => c.name));
   const schema = configSchema(collectors);
 
   // Entries of `targets:` are merged with the top level before the top level's defaults apply.
@@ -29,5 +29,5 @@ export function loadConfig(flags: ConfigFlags, env: Env, collectors: readonly Co
   const top = resolve(result.data, collectors, file, sources);
   const entries = result.data.targets;
   const targets = entries === undefined ? top.targets : entries.map((_, i) => resolveEntry(pristine, i, schema, collectors, file, sources));
-  return { ...top, sharding, targets: targets.map((setup) => ({ ...setup, sharding, naming: top.naming })) };
+  return { ...top, sharding, kbuddeVariables, targets: targets.map((setup) => ({ ...setup, sharding, naming: top.naming, kbudde: top.kbudde })) };
 }

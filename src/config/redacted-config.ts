@@ -28,6 +28,8 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
     logFormat: config.logFormat,
     poll: config.poll,
     sharding: config.sharding,
+    naming: config.naming,
+    ...(config.naming === 'kbudde' ? { kbudde: config.kbudde, kbuddeVariablesRead: config.kbuddeVariables?.read ?? [] } : {}),
     target: redactedTarget(config.target),
     collectors: config.collectors,
     // Each entry of `targets:`, its collectors shown only where they differ from the top level's.

@@ -11,7 +11,7 @@ export function resolve(config: FileConfig, specs: readonly CollectorSpec[], fil
   checkTlsPair(config.target, file, keyName);
   const collectors = resolveCollectors(config, specs, file, sources, keyName);
   const poll: PollConfig = { intervalMs: config.poll.interval, jitter: config.poll.jitter, backoffMaxMs: config.poll.backoff_max };
-  const target = resolveTarget(config.target, login, file, keyName);
+  const target = resolveTarget(config.target, login, file, keyName, sources);
   return {
     configFile: file,
     listenAddress: config.web.listen_address,
@@ -30,5 +30,6 @@ export function resolve(config: FileConfig, specs: readonly CollectorSpec[], fil
     targets: [{ target, poll, collectors }],
     sharding: { shard: 0, totalShards: 1 },
     naming: config.naming,
+    kbudde: { connection: config.kbudde.connection, excludeMetrics: config.kbudde.exclude_metrics },
   };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError } from './config-error.js';
+import { kbuddeVariablesIn, putKbuddeEnvironment } from './kbudde-environment.js';
 
 /** What the command line may set of the configuration (parsed in src/cli/args.ts). */
 export interface ConfigFlags {
@@ -24,19 +25,20 @@ export interface ConfigTree {
   sources: Map<string, string>;
   /** `sharding.*` keys the file itself set (their defaults are reported differently). */
   shardingInFile: Set<string>;
+  /** kbudde's variables that were read (kbudde profile, no config file) or left unread (a config file wins). */
+  kbuddeVariables: { read: string[]; ignored: string[] };
 }
 
 /**
  * The YAML file (none: an empty tree) with environment and flags written into it before
  * validation, so every value passes the same checks; messages then name where a bad value came from.
  */
-export function readConfigTree(flags: ConfigFlags, env: Env): ConfigTree {
+export function readConfigTree(flags: ConfigFlags, env: Env, collectors: readonly string[] = []): ConfigTree {
   const file = flags.config;
   const raw = file ? readYaml(file) : {};
   const sources = new Map<string, string>();
   const shardingInFile = new Set(Object.keys(mapping(raw.sharding) ?? {}).map((key) => `sharding.${key}`));
-  const set = (path: string[], value: string | undefined, source: string, parse: (v: string) => unknown = (v) => v) => {
-    if (value === undefined) return;
+  const put = (path: string[], value: unknown, source: string) => {
     let node = raw as Record<string, unknown>;
     for (const key of path.slice(0, -1)) {
       if (node[key] === undefined || node[key] === null) node[key] = {};
@@ -44,9 +46,21 @@ export function readConfigTree(flags: ConfigFlags, env: Env): ConfigTree {
       if (typeof node[key] !== 'object' || Array.isArray(node[key])) return;
       node = node[key] as Record<string, unknown>;
     }
-    node[path[path.length - 1] as string] = parse(value);
+    node[path[path.length - 1] as string] = value;
     sources.set(path.join('.'), source);
   };
+  const set = (path: string[], value: string | undefined, source: string, parse: (v: string) => unknown = (v) => v) => {
+    if (value !== undefined) put(path, parse(value), source);
+  };
+  // kbudde's variables first: this exporter's own variables and flags go over them.
+  const kbuddeVariables = { read: [] as string[], ignored: [] as string[] };
+  if ((flags.naming ?? env.EXPORTER_NAMING ?? raw.naming) === 'kbudde') {
+    if (file) kbuddeVariables.ignored = kbuddeVariablesIn(env);
+    else {
+      kbuddeVariables.read = kbuddeVariablesIn(env);
+      putKbuddeEnvironment(env, put, collectors);
+    }
+  }
   if (env.RABBITMQ_PASSWORD !== undefined && env.RABBITMQ_PASSWORD_FILE !== undefined) {
     throw new ConfigError('environment: set RABBITMQ_PASSWORD or RABBITMQ_PASSWORD_FILE, not both');
   }
@@ -71,7 +85,7 @@ export function readConfigTree(flags: ConfigFlags, env: Env): ConfigTree {
   const integerOrText = (v: string) => (/^\s*-?\d+\s*$/.test(v) ? Number(v) : v);
   set(['sharding', 'shard'], flags.shard, 'flag --shard', integerOrText);
   set(['sharding', 'total_shards'], flags.totalShards, 'flag --total-shards', integerOrText);
-  return { raw, sources, shardingInFile };
+  return { raw, sources, shardingInFile, kbuddeVariables };
 }
 
 export function mapping(value: unknown): Record<string, unknown> | undefined {

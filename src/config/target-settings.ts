@@ -64,14 +64,14 @@ export function checkTlsPair(target: TargetSection, file: string | undefined, ke
 }
 
 /** The whole target: its login, TLS files read, timeouts and bounds. */
-export function resolveTarget(target: TargetSection, login: Login, file: string | undefined, keyName: KeyName): TargetConfig {
+export function resolveTarget(target: TargetSection, login: Login, file: string | undefined, keyName: KeyName, sources: KeySources = new Map()): TargetConfig {
   const readTls = (key: 'ca_file' | 'cert_file' | 'key_file') => {
     const path = target.tls[key];
     if (path === undefined) return undefined;
     try {
       return readFileSync(path);
     } catch (error) {
-      throw new ConfigError(`config file ${file}: key "${keyName(`target.tls.${key}`)}": ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new ConfigError(`${sourceOf(`target.tls.${key}`, file, sources, keyName)}: key "${keyName(`target.tls.${key}`)}": ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   };
   return {

@@ -39,13 +39,16 @@ export interface ProfileName {
    * with a value not listed are left out.
    */
   readonly familyPerValue?: { readonly label: string; readonly names: Readonly<Record<string, string>> };
+  /** A profile label → the native label whose value it carries, when their names differ. */
+  readonly labelFrom?: Readonly<Record<string, string>>;
 }
 
 /**
  * Other naming profiles, one column each of the same row: the family's value, field and
  * scaling stay those of the row; only what it is called changes. `kbudde`: kbudde/rabbitmq_exporter's
  * names, served with `naming: kbudde` (src/metrics/naming-profile.ts). Labels a profile adds beyond
- * the row's may be only `cluster`, `self`, and those read from the record's `fields`.
+ * the row's may be only `cluster`, `self`, `node` (the node that answered /api/overview, on families
+ * without a `node` label), and those read from the record's `fields`.
  */
 export interface NamingProfiles {
   readonly kbudde?: ProfileName;

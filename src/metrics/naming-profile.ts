@@ -10,16 +10,19 @@ export const NAMING_PROFILES = ['native', 'kbudde'] as const;
 export type NamingProfileName = (typeof NAMING_PROFILES)[number];
 
 /**
- * Where one label of a profile's family comes from: a label of the native family of the same
- * name, the cluster's name (`cluster`), a field of the record the series comes from (`field`), or
- * whether the series' node is the node that answered /api/overview (`self`: "1" or "0"), that
- * node being the row's `node` label or, with `path`, a field of the record.
+ * Where one label of a profile's family comes from: a label of the native family (of the same
+ * name, or the one the row's `labelFrom` names), the cluster's name (`cluster`), a field of the
+ * record the series comes from (`field`), whether the series' node is the node that answered
+ * /api/overview (`self`: "1" or "0"; that node being the row's `node` label or, with `path`, a
+ * field of the record), or, on a family without a node label of its own, the name of the node that
+ * answered (`node`: kbudde's rabbitmq_up and rabbitmq_version_info carry it).
  */
 export type LabelSource =
   | { readonly from: 'label'; readonly name: string }
   | { readonly from: 'cluster' }
   | { readonly from: 'field'; readonly path: readonly string[] }
-  | { readonly from: 'self'; readonly path?: readonly string[] };
+  | { readonly from: 'self'; readonly path?: readonly string[] }
+  | { readonly from: 'node' };
 
 /** A family as a profile serves it: its header, and where each of its labels comes from. */
 export interface ProfiledFamily {
@@ -49,15 +52,15 @@ export function isPerValue(row: ProfiledRow): row is FamiliesPerValue {
   return 'families' in row;
 }
 
-/** The exporter's own families kbudde serves under the same name with other labels and meaning: left out. */
-const KBUDDE_OWN_NAMES = new Set(['rabbitmq_up', 'rabbitmq_exporter_build_info']);
+/** The exporter's own family kbudde serves under the same name with labels of its own: written apart (self/exporter-metrics.ts). */
+const KBUDDE_OWN_NAMES = new Set(['rabbitmq_exporter_build_info']);
 
 const kbuddeRows = new WeakMap<MetricDef, ProfiledRow | null>();
 
 /**
- * What the family `def` is served as under `profile`, or undefined when that profile does not
- * serve it. Worked out once per family and kept. Under `kbudde`: the rows with `names.kbudde`,
- * and the exporter's own health series unchanged (except the two whose names kbudde uses otherwise).
+ * The family `def` is served as under `profile`, or undefined when that profile does not serve
+ * it. Worked out once per family and kept. Under `kbudde`: the rows with `names.kbudde`, and the
+ * exporter's own health series unchanged (except rabbitmq_exporter_build_info, whose name kbudde uses with other labels).
  */
 export function profiledFamily(profile: NamingProfileName, def: MetricDef): ProfiledRow | undefined {
   if (profile === 'native') return nativeFamily(def);
@@ -102,9 +105,11 @@ function labelSource(def: MetricDef, kbudde: ProfileName, name: string): LabelSo
   } else if (field !== undefined) {
     return { from: 'field', path: field.split('.') };
   }
-  if (def.labels.includes(name)) return { from: 'label', name };
+  const native = kbudde.labelFrom?.[name] ?? name;
+  if (def.labels.includes(native)) return { from: 'label', name: native };
   if (name === 'cluster') return { from: 'cluster' };
-  throw new Error(`${def.name}: its kbudde label ${name} is neither one of its own labels (${def.labels.join(', ')}), a field of its record, nor cluster or self`);
+  if (name === 'node') return { from: 'node' };
+  throw new Error(`${def.name}: its kbudde label ${name} is neither one of its own labels (${def.labels.join(', ')}), a field of its record, nor cluster, self or node`);
 }
 
 /** One string per distinct key, so that the sink compares keys by reference. */

@@ -90,6 +90,10 @@ export interface SinkProfile {
   readonly name: Exclude<NamingProfileName, 'native'>;
   readonly clusterName: string;
   readonly node: string;
+  /** `self` is "lb" on every series: the node answering changes from request to request (kbudde's RABBIT_CONNECTION=loadbalancer). */
+  readonly loadBalanced?: boolean;
+  /** Families left out although the profile serves them (kbudde's EXCLUDE_METRICS). */
+  readonly excluded?: ReadonlySet<MetricDef>;
 }
 
 /** A poll of 10k queues renders ~20 MB: held as bytes, not as hundreds of thousands of strings. */
@@ -186,7 +190,7 @@ export class SampleSink implements DropCounter, SampleWriter {
     let value = toSampleValue(raw);
     if (this.profile) {
       const family = this.profiled(def, renderedLabels);
-      if (!family) {
+      if (!family || this.profile.excluded?.has(def)) {
         this.notInProfile++;
         return false;
       }
@@ -260,6 +264,7 @@ const LABEL_PAIR = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 class Relabeling {
   private readonly cluster: string;
   private readonly node: string;
+  private readonly loadBalanced: boolean;
   /** A record's families share one rendered label set: it is parsed once. */
   private lastRendered: string | undefined;
   private lastValues = new Map<string, string>();
@@ -271,6 +276,7 @@ class Relabeling {
   constructor(profile: SinkProfile) {
     this.cluster = escapeLabelValue(boundedLabelValue(profile.clusterName));
     this.node = escapeLabelValue(boundedLabelValue(profile.node));
+    this.loadBalanced = profile.loadBalanced === true;
   }
 
   /** The label set as the profile's family serves it; `record`: where its field labels are read. */
@@ -286,10 +292,12 @@ class Relabeling {
       const name = family.def.labels[i];
       if (source.from === 'cluster') return `${name}="${this.cluster}"`;
       if (source.from === 'self') {
+        if (this.loadBalanced) return `${name}="lb"`;
         const node = source.path ? escapedField(record, source.path) : values.get('node');
         return `${name}="${node === this.node ? '1' : '0'}"`;
       }
       if (source.from === 'field') return `${name}="${escapedField(record, source.path)}"`;
+      if (source.from === 'node') return `${name}="${this.node}"`;
       return `${name}="${values.get(source.name) ?? ''}"`;
     });
     this.lastKey = family.labelsKey;

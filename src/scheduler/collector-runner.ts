@@ -6,7 +6,8 @@ import { ManagementError } from '../client/errors.js';
 import { pathTemplate } from '../client/answer-caps.js';
 import type { ManagementClient } from '../client/management-client.js';
 import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
-import type { CollectorConfig } from '../config/exporter-config.js';
+import type { CollectorConfig, KbuddeSettings } from '../config/exporter-config.js';
+import type { MetricDef } from '../metrics/metric-def.js';
 import type { NamingProfileName } from '../metrics/naming-profile.js';
 import { SampleSink, type SinkProfile } from '../render/sample-sink.js';
 import type { TargetShare } from '../shard/shard-assignment.js';
@@ -39,6 +40,8 @@ export interface RunnerDeps {
   share?: TargetShare;
   /** The names the samples are written under (absent: native). */
   naming?: NamingProfileName;
+  /** Under the kbudde profile: the `self` label behind a load balancer, and the families excluded. */
+  kbudde?: KbuddeSettings;
   random?: () => number;
   /** Only tests set this below MIN_POLL_SPACING_MS, to run schedules quickly. */
   minSpacingMs?: number;
@@ -57,6 +60,7 @@ export class CollectorRunner {
   private readonly stopController = new AbortController();
   private readonly carryOver = new Map<string, unknown>();
   private readonly log: Logger;
+  private readonly excluded: ReadonlySet<MetricDef>;
 
   constructor(
     private readonly collector: AnyCollector,
@@ -64,6 +68,7 @@ export class CollectorRunner {
     private readonly deps: RunnerDeps,
   ) {
     this.log = deps.log.child({ collector: collector.name });
+    this.excluded = excludedFamilies(collector.metrics, deps.kbudde?.excludeMetrics ?? []);
     deps.state.register(collector.name, config.intervalMs, config.maxAgeMs, { decidesUp: collector.describesBroker === true });
   }
 
@@ -111,6 +116,14 @@ export class CollectorRunner {
     return startedAt + jittered - Date.now();
   }
 
+  /** The profile the poll's samples are written under; undefined for the native names. */
+  private sinkProfile(broker: BrokerInfo): SinkProfile | undefined {
+    const naming = this.deps.naming;
+    if (naming === undefined || naming === 'native') return undefined;
+    const loadBalanced = this.deps.kbudde?.connection === 'loadbalancer';
+    return { name: naming, clusterName: broker.clusterName, node: broker.node, loadBalanced, excluded: this.excluded };
+  }
+
   /** One poll; never throws. */
   async pollOnce(): Promise<void> {
     const { state, client, brokerSelf } = this.deps;
@@ -129,7 +142,7 @@ export class CollectorRunner {
       // One reading of /api/overview per poll of the collector describing the broker; the others reuse the latest.
       const selfReport = this.collector.describesBroker ? await brokerSelf.read(signal) : undefined;
       const broker = selfReport?.info ?? (await brokerSelf.latest(signal));
-      const sink = new SampleSink(share && !share.whole ? share : undefined, sinkProfile(this.deps.naming, broker));
+      const sink = new SampleSink(share && !share.whole ? share : undefined, this.sinkProfile(broker));
       const collecting = this.collector.collect({
         api,
         broker,
@@ -168,10 +181,29 @@ export class CollectorRunner {
   }
 }
 
-/** The profile the poll's samples are written under; undefined for the native names. */
-function sinkProfile(naming: NamingProfileName | undefined, broker: BrokerInfo): SinkProfile | undefined {
-  if (naming === undefined || naming === 'native') return undefined;
-  return { name: naming, clusterName: broker.clusterName, node: broker.node };
+/** kbudde's EXCLUDE_METRICS keys of families computed rather than read from one field. */
+const COMPUTED_EXCLUDE_KEYS: Readonly<Record<string, string>> = {
+  rabbitmq_node_partitions: 'partitions_len',
+  rabbitmq_queue_members: 'members_len',
+  rabbitmq_queue_members_online: 'online_len',
+};
+
+/**
+ * The families kbudde's EXCLUDE_METRICS keys remove: those read from a listed field, and the rate
+ * gauges of a listed `<field>_details.rate`. A key removes its families in every collector, as in kbudde.
+ */
+export function excludedFamilies(metrics: readonly MetricDef[], keys: readonly string[]): ReadonlySet<MetricDef> {
+  const excluded = new Set<MetricDef>();
+  if (keys.length === 0) return excluded;
+  for (const def of metrics) {
+    const computedKey = COMPUTED_EXCLUDE_KEYS[def.name];
+    if (computedKey !== undefined && keys.includes(computedKey)) excluded.add(def);
+    const field = def.source?.field;
+    if (field === undefined) continue;
+    if (keys.includes(field)) excluded.add(def);
+    if (def.rate && keys.includes(`${field}_details.rate`)) excluded.add(def.rate);
+  }
+  return excluded;
 }
 
 /** Time a cancelled collect gets to end with its own error (naming the request it was in). */

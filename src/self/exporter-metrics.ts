@@ -1,4 +1,5 @@
-import { exporterMetrics as M } from '../catalogue/exporter.js';
+import { exporterMetrics as M, kbuddeExporterMetrics as K } from '../catalogue/exporter.js';
+import type { KbuddeModule } from '../metrics/kbudde-modules.js';
 import type { RenderedFamily } from '../render/text-format.js';
 import type { NamingProfileName } from '../metrics/naming-profile.js';
 import { DROP_REASONS, SampleSink } from '../render/sample-sink.js';
@@ -22,6 +23,14 @@ export function newHttpCounters(): HttpCounters {
   return { scrapesRefused: 0, readTimeouts: 0, writeTimeouts: 0 };
 }
 
+/** What the kbudde profile's own series need of a target beyond its state. */
+export interface KbuddeTargetView {
+  /** The cluster's name and the node that answered /api/overview; undefined until it has answered. */
+  broker(): { clusterName: string; node: string } | undefined;
+  /** Each enabled collector → the kbudde modules it carries (none for a collector kbudde had no module for). */
+  modules: ReadonlyMap<string, readonly KbuddeModule[]>;
+}
+
 /**
  * The exporter's own series for one target, rendered from the target's state. `withProcess`: with
  * the process-wide ones too (build, HTTP server, event loop), as when it is the only target; with
@@ -34,9 +43,12 @@ export function exporterFamilies(
   now: number,
   withProcess = true,
   naming: NamingProfileName = 'native',
+  kbudde?: KbuddeTargetView,
 ): RenderedFamily[] {
-  const sink = ownSink(naming);
-  if (target.servesUp) sink.add(M.up, [], target.up ? 1 : 0);
+  const broker = kbudde?.broker();
+  const sink = ownSink(naming, broker);
+  const up = naming === 'kbudde' && kbudde ? kbuddeUp(target, kbudde) : target.up;
+  if (target.servesUp) sink.add(M.up, [], up ? 1 : 0);
   if (withProcess) sink.add(M.build, [VERSION, REVISION, process.version], 1);
   sink.add(M.requests, [], client.requests);
   sink.add(M.responseBytes, [], client.bytesRead);
@@ -56,20 +68,60 @@ export function exporterFamilies(
       sink.add(M.collectorSamples, labels, fresh ? state.samples : 0);
     }
   }
+  const families = sink.finish();
+  if (naming === 'kbudde') families.push(...kbuddeOwnFamilies(target, withProcess, kbudde, broker));
+  return families;
+}
+
+/**
+ * kbudde's rabbitmq_up: 1 only when the broker's self-description was read at the last poll and
+ * no enabled module's collector failed its last poll (one not polled yet has not failed). kbudde
+ * meant "every module of this scrape succeeded"; ours are background polls, so "last poll".
+ */
+function kbuddeUp(target: TargetState, kbudde: KbuddeTargetView): boolean {
+  if (!target.up) return false;
+  for (const [collector, modules] of kbudde.modules) {
+    if (modules.length > 0 && target.collectors.get(collector)?.lastSuccess === false) return false;
+  }
+  return true;
+}
+
+/**
+ * rabbitmq_module_up and _scrape_duration_seconds per kbudde module, from its collector's last
+ * poll; the duration, as in kbudde, only once the cluster and node are known. And kbudde's
+ * rabbitmq_exporter_build_info, with the process-wide series.
+ */
+function kbuddeOwnFamilies(target: TargetState | undefined, withProcess: boolean, kbudde: KbuddeTargetView | undefined, broker: { clusterName: string; node: string } | undefined): RenderedFamily[] {
+  const sink = new SampleSink();
+  if (withProcess) sink.add(K.build, { version: VERSION, revision: REVISION, branch: '', builddate: '' }, 1);
+  for (const [collector, modules] of kbudde?.modules ?? []) {
+    const state = target?.collectors.get(collector);
+    if (!state) continue;
+    for (const module of modules) {
+      const labels = { cluster: broker?.clusterName ?? '', node: broker?.node ?? '', module };
+      if (state.lastSuccess !== undefined) sink.add(K.moduleUp, labels, state.lastSuccess ? 1 : 0);
+      if (broker && state.lastDurationSeconds !== undefined) sink.add(K.moduleDuration, labels, state.lastDurationSeconds);
+    }
+  }
   return sink.finish();
 }
 
 /** The exporter's series that belong to no target: served on /metrics when several targets are polled. */
 export function processWideFamilies(http: HttpCounters, naming: NamingProfileName = 'native'): RenderedFamily[] {
-  const sink = ownSink(naming);
+  const sink = ownSink(naming, undefined);
   sink.add(M.build, [VERSION, REVISION, process.version], 1);
   addServerSeries(sink, http);
-  return sink.finish();
+  const families = sink.finish();
+  if (naming === 'kbudde') families.push(...kbuddeOwnFamilies(undefined, true, undefined, undefined));
+  return families;
 }
 
-/** Under another profile, the exporter's own series that profile serves (see naming-profile.ts). */
-function ownSink(naming: NamingProfileName): SampleSink {
-  return naming === 'native' ? new SampleSink() : new SampleSink(undefined, { name: naming, clusterName: '', node: '' });
+/**
+ * Under another profile, the exporter's own series that profile serves (see naming-profile.ts);
+ * `broker`: the cluster and node its cluster and node labels carry (empty until known, as in kbudde).
+ */
+function ownSink(naming: NamingProfileName, broker: { clusterName: string; node: string } | undefined): SampleSink {
+  return naming === 'native' ? new SampleSink() : new SampleSink(undefined, { name: naming, clusterName: broker?.clusterName ?? '', node: broker?.node ?? '' });
 }
 
 function addServerSeries(sink: SampleSink, http: HttpCounters): void {

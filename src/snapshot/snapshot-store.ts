@@ -1,6 +1,6 @@
 import type { RenderedFamily } from '../render/text-format.js';
 import type { NamingProfileName } from '../metrics/naming-profile.js';
-import { exporterFamilies, type ClientCounters, type HttpCounters } from '../self/exporter-metrics.js';
+import { exporterFamilies, type ClientCounters, type HttpCounters, type KbuddeTargetView } from '../self/exporter-metrics.js';
 
 import { Exposition, type Format } from './exposition.js';
 import type { TargetState } from '../state/target-state.js';
@@ -41,6 +41,8 @@ export class SnapshotStore {
     private readonly onError: (error: unknown) => void = () => undefined,
     /** The names the exporter's own series are served under. */
     private readonly naming: NamingProfileName = 'native',
+    /** Under the kbudde profile: the broker and modules its own series are labelled with. */
+    private readonly kbudde?: KbuddeTargetView,
   ) {}
 
   /** The exposition of the current state (waits for a build if the state changed). */
@@ -102,7 +104,7 @@ export class SnapshotStore {
     const processFamilies = withProcess ? await this.processMetrics.families() : [];
     const now = Date.now();
     // One part per collector, the same array object until it polls again: its compression is reused.
-    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now, withProcess, this.naming), ...processFamilies]];
+    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now, withProcess, this.naming, this.kbudde), ...processFamilies]];
     let validUntil = Infinity;
     for (const state of this.target.collectors.values()) {
       if (!this.target.isFresh(state, now)) continue;

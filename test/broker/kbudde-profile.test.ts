@@ -68,10 +68,15 @@ describe.skipIf(getBroker()?.brokerVersion !== '3.10')('kbudde profile, RabbitMQ
         'rabbitmq_memory_code_bytes equal to the API\'s memory.code',
       );
 
-      // Native names are not served, except the exporter's own health series.
+      // Native names are not served, except the exporter's own health series; rabbitmq_up and
+      // rabbitmq_exporter_build_info only with kbudde's labels.
       for (const line of text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))) {
-        expect(line, 'a native family under the kbudde profile').not.toMatch(/^rabbitmq_(up|queue_messages|process_open_fds|node_running|exporter_build_info)[{ ]/);
+        expect(line, 'a native family under the kbudde profile').not.toMatch(/^rabbitmq_(up|queue_messages|process_open_fds|node_running)[ ]|^rabbitmq_(queue_messages|process_open_fds|node_running)\{|nodejs_version=/);
       }
+      // kbudde's rabbitmq_up is the AND of its modules' last polls.
+      const moduleUp = [...values].filter(([k]) => k.startsWith('rabbitmq_module_up{')).map(([, value]) => value);
+      expect(moduleUp.length).toBeGreaterThan(3);
+      expect(values.get(`rabbitmq_up{cluster="${cluster}",node="${broker.nodeName}"}`)).toBe(Math.min(...moduleUp));
       expect(values.get('rabbitmq_exporter_collector_success{collector="nodes"}')).toBe(1);
 
       const lint = await checkMetricsWithPromtool(text);

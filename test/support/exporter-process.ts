@@ -34,7 +34,10 @@ export async function freePort(): Promise<number> {
 }
 
 export interface StartOptions {
-  configYaml: string;
+  /** The YAML config file's text; absent: started without --config, from its environment and flags alone. */
+  configYaml?: string;
+  /** The port its environment tells it (kbudde's PUBLISH_PORT): then no --web.listen-address flag is given. */
+  portFromEnvironment?: number;
   args?: string[];
   env?: Record<string, string>;
   /** For an exporter serving HTTPS with basic auth (--web.config.file): the CA and the credentials it wants. */
@@ -46,11 +49,13 @@ export interface StartOptions {
 export async function startExporter(options: StartOptions): Promise<ExporterProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'rmqexp-e2e-'));
   const configFile = join(dir, 'config.yaml');
-  writeFileSync(configFile, options.configYaml);
-  const port = await freePort();
+  if (options.configYaml !== undefined) writeFileSync(configFile, options.configYaml);
+  const port = options.portFromEnvironment ?? (await freePort());
+  const configArgs = options.configYaml === undefined ? [] : ['--config', configFile];
+  const listenArgs = options.portFromEnvironment === undefined ? ['--web.listen-address', `127.0.0.1:${port}`] : [];
   const child: ChildProcess = spawn(
     process.execPath,
-    ['dist/src/main.js', '--config', configFile, '--web.listen-address', `127.0.0.1:${port}`, ...(options.args ?? [])],
+    ['dist/src/main.js', ...configArgs, ...listenArgs, ...(options.args ?? [])],
     { env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

@@ -57,7 +57,7 @@ describe('the kbudde profile\'s families', () => {
   it('serves overview, queue, exchange and node families', () => {
     const owners = new Set(brokerFamilies.map((f) => f.def.owner));
     expect(owners).toEqual(new Set(['overview', 'queues', 'exchanges', 'nodes']));
-    expect(brokerFamilies.length).toBe(80);
+    expect(brokerFamilies.length).toBe(81);
   });
 
   it('serves every family of those modules that docs/kbudde-mapping.md maps to one of ours, with the same value or a conversion', () => {
@@ -85,7 +85,8 @@ describe('the kbudde profile\'s families', () => {
   it('maps each served family from the family docs/kbudde-mapping.md says carries the same value, or the conversion it names', () => {
     for (const def of all) {
       const row = profiledFamily('kbudde', def);
-      if (!row || !def.names?.kbudde) continue;
+      // rabbitmq_up: the exporter computes kbudde's meaning under the profile (see the Exporter table).
+      if (!row || !def.names?.kbudde || def.owner === 'exporter') continue;
       const served = isPerValue(row) ? [...row.families].map(([value, f]) => [f, `${def.name}{${row.label}="${value}"}`] as const) : [[row, def.name] as const];
       for (const [f, ours] of served) {
         const mapped = mappingRows.get(f.def.name);
@@ -97,18 +98,19 @@ describe('the kbudde profile\'s families', () => {
     }
   });
 
-  it('serves the exporter\'s own health series unchanged, but not rabbitmq_up and rabbitmq_exporter_build_info', () => {
-    expect(profiledFamily('kbudde', exporterMetrics.up)).toBeUndefined();
+  it('serves the exporter\'s own health series unchanged, rabbitmq_up with kbudde\'s labels, and not the native rabbitmq_exporter_build_info', () => {
+    expect(single(profiledFamily('kbudde', exporterMetrics.up)).def.labels).toEqual(['cluster', 'node']);
     expect(profiledFamily('kbudde', exporterMetrics.build)).toBeUndefined();
     expect(single(profiledFamily('kbudde', exporterMetrics.collectorSuccess)).def).toBe(exporterMetrics.collectorSuccess);
     const own = servedFamilies('kbudde', Object.values(exporterMetrics) as MetricDef[]);
-    for (const f of own) expect(f.def.name).toMatch(/^rabbitmq_exporter_/);
+    for (const f of own) expect(f.def.name).toMatch(/^rabbitmq_(exporter_|up$)/);
   });
 
-  it('leaves rabbitmq_exporter_build_info out of the process-wide series, and keeps the rest', () => {
+  it('serves kbudde\'s rabbitmq_exporter_build_info among the process-wide series instead of the native one, and keeps the rest', () => {
     const text = (naming: 'native' | 'kbudde') => Buffer.concat(concatFamilies(processWideFamilies(newHttpCounters(), naming), false)).toString('utf8');
-    expect(text('native')).toMatch(/^rabbitmq_exporter_build_info\{/m);
-    expect(text('kbudde')).not.toMatch(/rabbitmq_exporter_build_info/);
+    expect(text('native')).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",nodejs_version="[^"]+"\} 1$/m);
+    expect(text('kbudde')).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",branch="",builddate=""\} 1$/m);
+    expect(text('kbudde')).not.toMatch(/nodejs_version/);
     expect(text('kbudde')).toMatch(/^rabbitmq_exporter_scrapes_refused_total 0$/m);
   });
 
@@ -290,22 +292,29 @@ describe('kbudde-profile expositions from recorded answers', () => {
         const source = SOURCES.get(sample.name);
         expect(source, sample.name).toBeDefined();
         const { def, family, label } = source!;
-        const { cluster: clusterLabel, self, durable, policy, ...labels } = sample.labels;
+        const { cluster: clusterLabel, self, durable, policy, ...kbuddeLabels } = sample.labels;
         const what = `${sample.name} ${JSON.stringify(sample.labels)}`;
         expect(clusterLabel, what).toBe(cluster);
         if (def.owner === 'queues') {
-          const record = queues.get(`${labels.vhost}\u0000${labels.queue}`);
+          const record = queues.get(`${kbuddeLabels.vhost}\u0000${kbuddeLabels.queue}`);
           expect(record, what).toBeDefined();
           expect(durable, what).toBe(String(record!.durable));
           expect(policy, what).toBe(typeof record!.policy === 'string' ? record!.policy : '');
           expect(self, what).toBe(record!.node === node ? '1' : '0');
         } else {
           expect([durable, policy], what).toEqual([undefined, undefined]);
-          if (def.labels.includes('node')) expect(self, what).toBe(labels.node === node ? '1' : '0');
+          if (def.labels.includes('node')) expect(self, what).toBe(kbuddeLabels.node === node ? '1' : '0');
           else expect(self, what).toBeUndefined();
         }
+        // Back to the native labels: renamed ones (labelFrom) under their native name, the answering node (not a native label) checked and dropped.
+        const labels: Record<string, string> = {};
+        for (const [name, value] of Object.entries(kbuddeLabels)) {
+          const native = def.names?.kbudde?.labelFrom?.[name] ?? name;
+          if (def.labels.includes(native)) labels[native] = value;
+          else expect({ [name]: value }, what).toEqual({ node });
+        }
         const nativeLabels = label ? { ...labels, [label[0]]: label[1] } : labels;
-        const match = nativeSamples.filter((n: ParsedSample) => n.name === def.name && sameLabels(n.labels, nativeLabels));
+        const match = nativeSamples.filter((n: ParsedSample) => n.name === def.name && sameLabels(pick(n.labels, Object.keys(nativeLabels)), nativeLabels));
         expect(match.length, what).toBe(1);
         if (family.scale === undefined) expect(sample.value, what).toBe(match[0]!.value);
         else expect(sample.value, what).toBeCloseTo(match[0]!.value * family.scale, 6);
@@ -323,6 +332,11 @@ describe('kbudde-profile expositions from recorded answers', () => {
     });
   }
 });
+
+/** The native labels the kbudde family keeps (rabbitmq_version_info drops management_version and the product labels). */
+function pick(labels: Record<string, string>, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name) => [name, labels[name] ?? '']));
+}
 
 function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
   const keys = Object.keys(a);
