@@ -236,8 +236,7 @@ export class SampleSink implements DropCounter, SampleWriter {
     const families: RenderedFamily[] = [];
     for (const [def, lines] of this.lines) {
       lines.flush();
-      const body = lines.chunks.length === 1 ? (lines.chunks[0] as Buffer) : Buffer.concat(lines.chunks);
-      families.push({ header: def, body, samples: lines.count });
+      families.push({ header: def, chunks: lines.chunks, samples: lines.count });
     }
     this.lines.clear();
     this.written.clear();

@@ -27,7 +27,7 @@ export class ProcessMetrics {
       }
       return {
         header: { name: metric.name, type: String(metric.type) as FamilyType, help: metric.help },
-        body: Buffer.from(body),
+        chunks: [Buffer.from(body)],
         samples: metric.values.length,
       };
     });

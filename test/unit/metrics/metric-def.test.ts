@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { emitRecord, fieldTable, fieldTableOf } from '../../../src/collectors/field-table.js';
 import { assertConventions, defineMetrics, metricsOf } from '../../../src/metrics/metric-def.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
+import { familyBody } from '../../../src/render/text-format.js';
 
 describe('defineMetrics', () => {
   it('fills unit, labels, owner, polledBy and the rate gauge', () => {
@@ -74,7 +75,7 @@ describe('one row per metric', () => {
   it('emits a table\'s rows from a record, scaled, with the rate gauge', () => {
     const sink = new SampleSink();
     emitRecord(sink, fieldTable([M.messages, M.uptime]), { messages: 3, messages_details: { rate: 0.5 }, uptime: 22990 }, '{vhost="/"}', { rates: true });
-    const text = Buffer.concat(sink.finish().map((f) => f.body)).toString('utf8');
+    const text = Buffer.concat(sink.finish().map(familyBody)).toString('utf8');
     expect(text).toBe('rabbitmq_x_messages{vhost="/"} 3\nrabbitmq_x_messages_change_per_second{vhost="/"} 0.5\nrabbitmq_x_uptime_seconds{vhost="/"} 22.99\n');
   });
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { renderLabels } from '../../../src/render/text-format.js';
+import { familyBody, renderLabels } from '../../../src/render/text-format.js';
 import { boundedLabelValue, MAX_LABEL_VALUE_BYTES } from '../../../src/render/label-value.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
 
@@ -61,7 +61,7 @@ describe('the rendered exposition', () => {
   it('three 1 MB queue names make a few hundred bytes, not megabytes', () => {
     const sink = new SampleSink();
     for (const c of ['a', 'b', 'c']) sink.add(M.q, ['/', c.repeat(1024 * 1024)], 1);
-    const body = Buffer.concat(sink.finish().map((f) => f.body));
+    const body = Buffer.concat(sink.finish().map(familyBody));
     expect(body.length).toBeLessThan(1000);
     expect(body.toString('utf8').split('\n').filter(Boolean)).toHaveLength(3);
   });
@@ -73,7 +73,7 @@ describe('the rendered exposition', () => {
     expect(sink.dropped.get('duplicate')).toBe(0);
     const families = sink.finish();
     expect(families[0]!.samples).toBe(2);
-    const text = `# HELP rabbitmq_test_queue_messages Messages.\n# TYPE rabbitmq_test_queue_messages gauge\n${families[0]!.body.toString('utf8')}`;
+    const text = `# HELP rabbitmq_test_queue_messages Messages.\n# TYPE rabbitmq_test_queue_messages gauge\n${familyBody(families[0]!).toString('utf8')}`;
     const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     if (promtool.error === undefined) {
       expect(`${promtool.stdout}${promtool.stderr}`).toBe('');

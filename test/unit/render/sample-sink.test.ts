@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
 import { SampleSink, toSampleValue } from '../../../src/render/sample-sink.js';
+import { familyBody } from '../../../src/render/text-format.js';
 
 const M = defineMetrics('test', {
   g: { name: 'rabbitmq_test_value', type: 'gauge', labels: ['k'], help: 'A value.' },
@@ -12,7 +13,7 @@ const I = defineMetrics('test', {
 });
 
 function text(sink: SampleSink): string {
-  return Buffer.concat(sink.finish().map((f) => f.body)).toString('utf8');
+  return Buffer.concat(sink.finish().map(familyBody)).toString('utf8');
 }
 
 describe('toSampleValue', () => {
@@ -98,7 +99,7 @@ describe('SampleSink', () => {
       ['rabbitmq_test_things_total', 1],
     ]);
     expect(families[0]!.header).toBe(M.g);
-    expect(families[0]!.body.toString()).toBe('rabbitmq_test_value{k="a"} 1\nrabbitmq_test_value{k="b"} 3\n');
+    expect(familyBody(families[0]!).toString()).toBe('rabbitmq_test_value{k="a"} 1\nrabbitmq_test_value{k="b"} 3\n');
     expect(sink.finish()).toEqual([]);
   });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
 import {
   concatFamilies,
+  familyBody,
   escapeLabelValue,
   helpText,
   formatValue,
@@ -50,8 +51,8 @@ describe('label values', () => {
     const sink = new SampleSink();
     sink.add(M.queueMessages, ['日本', 'é🐇'], 1);
     const [family] = sink.finish();
-    expect(family!.body.equals(Buffer.from('rabbitmq_test_queue_messages{vhost="日本",queue="é🐇"} 1\n', 'utf8'))).toBe(true);
-    expect(family!.body.includes(Buffer.from([0xf0, 0x9f, 0x90, 0x87]))).toBe(true); // 🐇 in UTF-8
+    expect(familyBody(family!).equals(Buffer.from('rabbitmq_test_queue_messages{vhost="日本",queue="é🐇"} 1\n', 'utf8'))).toBe(true);
+    expect(familyBody(family!).includes(Buffer.from([0xf0, 0x9f, 0x90, 0x87]))).toBe(true); // 🐇 in UTF-8
   });
 });
 
@@ -123,7 +124,7 @@ function families(): RenderedFamily[] {
   sink.add(M.published, ['/'], 317500);
   sink.add(M.plain, [], NaN);
   // A family without samples (a sink hands over none; the layout must still leave it out).
-  return [{ header: M.empty, body: Buffer.alloc(0), samples: 0 }, ...sink.finish()];
+  return [{ header: M.empty, chunks: [], samples: 0 }, ...sink.finish()];
 }
 
 describe('layout', () => {

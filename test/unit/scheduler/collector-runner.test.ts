@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { familyBody } from '../../../src/render/text-format.js';
 import type { BrokerInfo } from '../../../src/broker/broker-info.js';
 import type { BrokerReport, BrokerSelf } from '../../../src/broker/broker-self.js';
 import { ManagementError } from '../../../src/client/errors.js';
@@ -303,7 +304,7 @@ describe('CollectorRunner.pollOnce', () => {
     expect(c.attempts).toBe(2);
     expect(c.samples).toBe(1);
     expect(c.skipped).toBe(1);
-    expect(c.families[0]!.body.toString()).toBe('rabbitmq_test_runner_value 2\n');
+    expect(familyBody(c.families[0]!).toString()).toBe('rabbitmq_test_runner_value 2\n');
     expect(c.lastDurationSeconds).toBeGreaterThanOrEqual(0);
     expect(memories[0]).toBe(memories[1]);
     expect(finished.count).toBe(2);
@@ -322,7 +323,7 @@ describe('CollectorRunner.pollOnce', () => {
     await runner.pollOnce();
     const c = state.collectors.get('test')!;
     expect(Object.fromEntries(c.dropped)).toEqual({ no_name: 3, duplicate: 1 });
-    expect(c.families[0]!.body.toString()).toBe('rabbitmq_test_runner_value 1\n');
+    expect(familyBody(c.families[0]!).toString()).toBe('rabbitmq_test_runner_value 1\n');
     await runner.pollOnce();
     expect(Object.fromEntries(state.collectors.get('test')!.dropped)).toEqual({ no_name: 0, duplicate: 0 });
   });

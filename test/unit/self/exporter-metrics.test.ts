@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { familyBody } from '../../../src/render/text-format.js';
 import { nodesCollector } from '../../../src/collectors/nodes.js';
 import { overviewCollector } from '../../../src/collectors/overview.js';
 import { exporterFamilies, newHttpCounters } from '../../../src/self/exporter-metrics.js';
@@ -77,7 +78,7 @@ describe('ProcessMetrics', () => {
       expect(f.header.name.startsWith(PROCESS_METRICS_PREFIX), f.header.name).toBe(true);
       if (f.header.type !== 'counter') expect(f.header.name.endsWith('_total'), f.header.name).toBe(false);
     }
-    const text = Buffer.concat(families.map((f) => f.body)).toString();
+    const text = Buffer.concat(families.map(familyBody)).toString();
     expect(seriesNames(text).has('rabbitmq_exporter_process_resident_memory_bytes')).toBe(true);
   });
 });

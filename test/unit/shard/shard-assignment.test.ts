@@ -1,7 +1,7 @@
 // Issue 14 ("Past one process"): how replicas split targets and vhosts.
 import { describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { renderLabels } from '../../../src/render/text-format.js';
+import { familyBody, renderLabels } from '../../../src/render/text-format.js';
 import { SampleSink } from '../../../src/render/sample-sink.js';
 import { fnv1a32, podOrdinal, shardOf, TargetShare } from '../../../src/shard/shard-assignment.js';
 
@@ -101,7 +101,7 @@ describe('SampleSink with a scope', () => {
       sink.add(cluster, [], 1);
       const owned = vhosts.filter((v) => share.ownsVhost(v));
       expect(sink.outOfScope).toBe(2 * (vhosts.length - owned.length) + (share.ownsClusterSeries ? 0 : 1));
-      const served = sink.finish().flatMap((f) => f.body.toString().split('\n').filter(Boolean));
+      const served = sink.finish().flatMap((f) => familyBody(f).toString().split('\n').filter(Boolean));
       expect(served).toHaveLength(2 * owned.length + (share.ownsClusterSeries ? 1 : 0));
       return served;
     });
@@ -112,7 +112,7 @@ describe('SampleSink with a scope', () => {
       unsharded.addRendered(record, `{vhost="${vhost.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}",queue="q"}`, 1);
     }
     unsharded.add(cluster, [], 1);
-    const all = unsharded.finish().flatMap((f) => f.body.toString().split('\n').filter(Boolean));
+    const all = unsharded.finish().flatMap((f) => familyBody(f).toString().split('\n').filter(Boolean));
     expect([...lines[0]!, ...lines[1]!].sort()).toEqual(all.sort());
     expect(lines[0]!.filter((l) => lines[1]!.includes(l))).toEqual([]);
   });

@@ -14,7 +14,7 @@ function exposition(): Exposition {
   const sink = new SampleSink();
   for (let i = 0; i < 500; i++) sink.add(M.g, [`queue-${i}-é`], i);
   sink.add(M.c, [], 12);
-  return Exposition.of([{ header: M.none, body: Buffer.alloc(0), samples: 0 }, ...sink.finish()], 12_345, 1000);
+  return Exposition.of([{ header: M.none, chunks: [], samples: 0 }, ...sink.finish()], 12_345, 1000);
 }
 
 describe('Exposition', () => {
@@ -41,7 +41,7 @@ describe('Exposition', () => {
     const families = sink.finish();
     const e = Exposition.of(families);
     for (const format of ['text', 'openmetrics'] as const) {
-      expect(e.chunks(format)).toContain(families[0]!.body);
+      for (const chunk of families[0]!.chunks) expect(e.chunks(format)).toContain(chunk);
       expect(Buffer.concat(e.chunks(format)).equals(e.body(format))).toBe(true);
     }
     expect(e.body('text')).not.toBe(e.body('text'));

@@ -184,7 +184,7 @@ describe('SnapshotStore', () => {
   it('process metrics families are included', async () => {
     const processFamily: RenderedFamily = {
       header: { name: 'rabbitmq_exporter_process_resident_memory_bytes', type: 'gauge', help: 'RSS.' },
-      body: Buffer.from('rabbitmq_exporter_process_resident_memory_bytes 1234\n'),
+      chunks: [Buffer.from('rabbitmq_exporter_process_resident_memory_bytes 1234\n')],
       samples: 1,
     };
     const state = new TargetState('default', 'http://x');
