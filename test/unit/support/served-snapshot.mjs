@@ -33,14 +33,14 @@ const state = new TargetState('default', 'http://broker.invalid:15672');
 state.register('queues', 60_000, 3_600_000);
 const store = new SnapshotStore(state, { requests: 0, bytesRead: 0 }, counters, { families: async () => [] });
 
-/** The large snapshot's body: freed only once nothing (no socket either) holds it. */
-const largeBody = publishLarge();
+/** The large snapshot's chunks: freed only once nothing (no socket either) holds any of them. */
+const largeChunks = publishLarge();
 await store.rebuild();
 
 function publishLarge() {
   const large = families(largeBytes);
   state.succeeded('queues', large, 0.1, 0);
-  return new WeakRef(large[0].body.buffer);
+  return large.flatMap((family) => family.chunks.map((chunk) => new WeakRef(chunk.buffer)));
 }
 
 const served = { name: state.name, ready: true, exposition: (gzipFormat) => store.forScrape(gzipFormat), status: () => undefined };
@@ -60,7 +60,7 @@ for await (const command of createInterface({ input: process.stdin })) {
     globalThis.gc();
     await new Promise((resolve) => setImmediate(resolve));
     globalThis.gc();
-    process.stdout.write(`${JSON.stringify({ connections: await connections(), counters, largeFreed: largeBody.deref() === undefined })}\n`);
+    process.stdout.write(`${JSON.stringify({ connections: await connections(), counters, largeFreed: largeChunks.every((chunk) => chunk.deref() === undefined) })}\n`);
   }
 }
 server.close();
