@@ -49,7 +49,7 @@ export class Exposition {
       const openMetrics = format === 'openmetrics';
       const parts = this.parts.map((part) => deflatePart(part, format, () => concatFamilies(part, openMetrics)));
       if (openMetrics) parts.push(deflatePart(EOF_PART, format, () => OPENMETRICS_EOF));
-      compressed = Promise.all(parts).then((deflated) => joinGzip(deflated, this.chunks(format)));
+      compressed = Promise.all(parts).then(joinGzip);
       this.gzipped.set(format, compressed);
     }
     return compressed;

@@ -1,5 +1,5 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { constants, crc32, createDeflateRaw } from 'node:zlib';
+import { crc32Combine } from './crc32-combine.js';
 
 /**
  * One gzip stream made of parts deflated separately, the way pigz works: each part is raw
@@ -9,14 +9,21 @@ import { constants, crc32, createDeflateRaw } from 'node:zlib';
  * compressed again. It stays a single gzip member: clients that read only the first member of
  * a multi-member file (curl --compressed) get everything.
  */
-const deflated = new WeakMap<object, Map<string, Promise<Buffer>>>();
+const deflated = new WeakMap<object, Map<string, Promise<DeflatedPart>>>();
+
+/** A part's raw deflate, and the CRC-32 and length of what it decompresses to (for the trailer). */
+export interface DeflatedPart {
+  readonly deflated: Buffer;
+  readonly crc: number;
+  readonly length: number;
+}
 
 /**
  * The part's raw deflate, compressed once per part object and format (in zlib's thread pool).
  * The part's bytes are streamed into zlib chunk by chunk: a part of 100k queues is ~150 MB of
  * text, which is never copied into one buffer on the event loop.
  */
-export function deflatePart(part: object, format: string, bytes: () => Buffer | readonly Buffer[]): Promise<Buffer> {
+export function deflatePart(part: object, format: string, bytes: () => Buffer | readonly Buffer[]): Promise<DeflatedPart> {
   let byFormat = deflated.get(part);
   if (!byFormat) {
     byFormat = new Map();
@@ -31,17 +38,23 @@ export function deflatePart(part: object, format: string, bytes: () => Buffer | 
   return result;
 }
 
-function deflateChunks(chunks: readonly Buffer[]): Promise<Buffer> {
+function deflateChunks(chunks: readonly Buffer[]): Promise<DeflatedPart> {
   return new Promise((resolve, reject) => {
     const stream = createDeflateRaw({ level: 6, finishFlush: constants.Z_SYNC_FLUSH });
     const out: Buffer[] = [];
+    let crc = 0;
+    let length = 0;
     stream.on('data', (chunk: Buffer) => out.push(chunk));
     stream.on('error', reject);
-    stream.on('end', () => resolve(Buffer.concat(out)));
+    stream.on('end', () => resolve({ deflated: Buffer.concat(out), crc, length }));
     let i = 0;
     const writeMore = (): void => {
       while (i < chunks.length) {
-        if (!stream.write(chunks[i++])) {
+        const chunk = chunks[i++]!;
+        // Checksummed as it is handed to zlib: one chunk (~64 kB) at a time, once per part.
+        crc = crc32(chunk, crc);
+        length += chunk.length;
+        if (!stream.write(chunk)) {
           stream.once('drain', writeMore);
           return;
         }
@@ -56,28 +69,16 @@ const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
 /** An empty, final, fixed-Huffman deflate block. */
 const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
-/** Bytes checksummed between two turns of the event loop (~2 ms). */
-const CRC_SLICE_BYTES = 8 * 1024 * 1024;
-
-/** Joins deflated parts into one gzip stream; `uncompressed` is what they decompress to, for the trailer. */
-export async function joinGzip(deflatedParts: readonly Buffer[], uncompressed: readonly Buffer[]): Promise<Buffer> {
+/** Joins deflated parts into one gzip stream, its trailer from the parts' CRCs and lengths. */
+export function joinGzip(parts: readonly DeflatedPart[]): Buffer {
   let crc = 0;
   let length = 0;
-  let sinceTurn = 0;
-  for (const chunk of uncompressed) {
-    for (let offset = 0; offset < chunk.length; offset += CRC_SLICE_BYTES) {
-      const slice = chunk.subarray(offset, offset + CRC_SLICE_BYTES);
-      crc = crc32(slice, crc);
-      sinceTurn += slice.length;
-      if (sinceTurn >= CRC_SLICE_BYTES) {
-        sinceTurn = 0;
-        await nextTurn();
-      }
-    }
-    length += chunk.length;
+  for (const part of parts) {
+    crc = crc32Combine(crc, part.crc, part.length);
+    length += part.length;
   }
   const trailer = Buffer.alloc(8);
   trailer.writeUInt32LE(crc >>> 0, 0);
   trailer.writeUInt32LE(length % 2 ** 32, 4);
-  return Buffer.concat([GZIP_HEADER, ...deflatedParts, FINAL_BLOCK, trailer]);
+  return Buffer.concat([GZIP_HEADER, ...parts.map((part) => part.deflated), FINAL_BLOCK, trailer]);
 }
