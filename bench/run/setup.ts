@@ -4,7 +4,7 @@ import { brokerAvailability } from '../../test/broker/support/availability.js';
 import { startBroker, type BrokerHandle } from '../../test/broker/support/broker.js';
 import { brokerPool, baselineCpu } from './measure.js';
 import { EXPORTER_CONCURRENCY, S } from './settings.js';
-import { brokerApi, buildState, planState, startTraffic, type BrokerApi, type Overview } from './state.js';
+import { brokerApi, buildState, planState, startTraffic, type BrokerApi, type Overview, type Traffic } from './state.js';
 import { log, now, onCleanup, sleep, withTimeout } from './util.js';
 import type { Pool } from 'undici';
 
@@ -19,6 +19,7 @@ export interface Setup {
   setupSeconds: number;
   declareSeconds: number;
   trafficConnections: number;
+  traffic: Traffic;
   /** The exporter's concurrency, and one request at a time (kbudde's way). */
   pool: Pool;
   seqPool: Pool;
@@ -76,6 +77,7 @@ export async function setUp(): Promise<Setup> {
     setupSeconds,
     declareSeconds: built.declareSeconds,
     trafficConnections: traffic.connections,
+    traffic,
     pool,
     seqPool,
     baseline,

@@ -125,10 +125,18 @@ export async function buildState(broker: BrokerHandle, api: BrokerApi, vhosts: V
 }
 
 /** Publishers (default exchange, round robin over the vhost's active queues) and consumers (manual ack). */
-export async function startTraffic(broker: BrokerHandle, vhosts: VhostPlan[]): Promise<{ counts: { published: number; consumed: number }; connections: number }> {
+export interface Traffic {
+  counts: { published: number; consumed: number };
+  connections: number;
+  /** Stops or restarts publishing (connections, channels and consumers stay). */
+  setPaused(paused: boolean): void;
+}
+
+export async function startTraffic(broker: BrokerHandle, vhosts: VhostPlan[]): Promise<Traffic> {
   const connections: amqp.ChannelModel[] = [];
   const timers: NodeJS.Timeout[] = [];
   const counts = { published: 0, consumed: 0 };
+  let paused = false;
   onCleanup(async () => {
     for (const t of timers) clearInterval(t);
     await Promise.all(connections.map((c) => withTimeout(c.close(), 10_000, 'close AMQP connection').catch(() => undefined)));
@@ -165,6 +173,7 @@ export async function startTraffic(broker: BrokerHandle, vhosts: VhostPlan[]): P
       const tickMs = 100;
       timers.push(
         setInterval(() => {
+          if (paused) return;
           credit += (perPublisherRate * tickMs) / 1000;
           while (credit >= 1 && !blocked) {
             credit -= 1;
@@ -177,5 +186,5 @@ export async function startTraffic(broker: BrokerHandle, vhosts: VhostPlan[]): P
       );
     }
   }
-  return { counts, connections: connections.length };
+  return { counts, connections: connections.length, setPaused: (value) => (paused = value) };
 }
