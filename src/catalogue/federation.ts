@@ -21,6 +21,9 @@ export const federationMetrics = defineMetrics('federation', {
   },
   linkInfo: {
     name: 'rabbitmq_federation_link_info',
+    // kbudde's state family is this one without upstream (links of two upstreams into one exchange
+    // fold into one series, the first served): value 1, the status a label, read from the record.
+    names: { kbudde: { name: 'rabbitmq_federation_state', labels: ['cluster', 'vhost', 'node', 'queue', 'exchange', 'self', 'status'], fields: { status: 'status' } } },
     type: 'gauge',
     labels: [...LINK, 'type', 'upstream_exchange', 'upstream_queue', 'node'],
     help: 'A federation link and its metadata, which may change (node is where the link runs); value 1.',

@@ -10,6 +10,15 @@ export const healthMetrics = defineMetrics('health_checks', {
     name: 'rabbitmq_health_check_up',
     type: 'gauge',
     labels: ['check', 'port', 'protocol', 'vhost'],
+    // kbudde's aliveness module: the aliveness test's series alone, its answer's status as a label
+    // (error and reason stay empty: a failure's reason goes to the log, never to a label).
+    names: {
+      kbudde: {
+        labels: ['status', 'error', 'reason'],
+        familyPerValue: { label: 'check', names: { 'aliveness-test': 'rabbitmq_aliveness_info' } },
+        fields: { status: 'status', error: 'error', reason: 'reason' },
+      },
+    },
     help:
       '1 when the health check answered 200 (passed), 0 when it answered 503 (failed; the reason is in the exporter\'s log, never in a label). ' +
       '`check` is the path under /api/health/checks/ without its parameters (aliveness-test: /api/aliveness-test/{vhost}); ' +

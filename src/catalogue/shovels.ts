@@ -24,6 +24,8 @@ export const shovelMetrics = defineMetrics('shovels', {
   },
   info: {
     name: 'rabbitmq_shovel_info',
+    // kbudde's state family is this one: value 1, the current state a label, read from the record.
+    names: { kbudde: { name: 'rabbitmq_shovel_state', labels: ['cluster', 'vhost', 'shovel', 'type', 'self', 'state'], fields: { state: 'state' } } },
     type: 'gauge',
     labels: [...SHOVEL, 'type', 'node', 'src_protocol', 'dest_protocol'],
     help: 'A shovel and its metadata, which may change (node is where it runs; protocols are known while it runs); type is dynamic or static; value 1.',

@@ -31,7 +31,7 @@ export const federationCollector: Collector = {
           const id = { vhost: stringLabel(link.vhost), upstream: stringLabel(link.upstream), exchange: stringLabel(link.exchange), queue: stringLabel(link.queue) };
           sink.add(M.linkUp, id, current === 'running' ? 1 : 0);
           for (const state of statesWith(FEDERATION_LINK_STATES, current)) sink.add(M.linkState, { ...id, state }, state === current ? 1 : 0);
-          sink.add(M.linkInfo, { ...id, type: stringLabel(link.type), upstream_exchange: stringLabel(link.upstream_exchange), upstream_queue: stringLabel(link.upstream_queue), node: stringLabel(link.node) }, 1);
+          sink.add(M.linkInfo, { ...id, type: stringLabel(link.type), upstream_exchange: stringLabel(link.upstream_exchange), upstream_queue: stringLabel(link.upstream_queue), node: stringLabel(link.node) }, 1, link);
         },
         aggregations: [{ group: (link) => [status(link)], families: [{ metric: M.links }] }],
       }),

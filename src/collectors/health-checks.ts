@@ -113,11 +113,11 @@ export const healthChecksCollector: Collector<Options> = {
         part(
           c.extra ? `${c.check} ${c.extra.value}` : c.check,
           () => runCheck(ctx, c),
-          (value) => {
-            if (value === undefined) return;
+          (result) => {
+            if (result === undefined) return;
             const names = c.extra ? ['check', c.extra.name] : ['check'];
             const values = c.extra ? [c.check, c.extra.value] : [c.check];
-            ctx.sink.addRendered(M.checkUp, renderLabels(names, values), value);
+            ctx.sink.addRendered(M.checkUp, renderLabels(names, values), result.value, result.answer);
           },
         ),
       ),
@@ -198,10 +198,16 @@ function logFields(c: Check): Record<string, string> {
 }
 
 /**
- * 1 (200), 0 (503), undefined when the broker answered that it has no such check (404) or that the
- * user may not run it; throws on any other failure.
+ * What a check answered: 1 (200) or 0 (503), and the answer's status (kbudde's aliveness family
+ * labels its series with it; the reason of a failure goes to the log only).
  */
-async function runCheck(ctx: Ctx, c: Check): Promise<number | undefined> {
+interface CheckResult {
+  value: number;
+  answer: { status: string };
+}
+
+/** Undefined when the broker answered that it has no such check (404) or that the user may not run it; throws on any other failure. */
+async function runCheck(ctx: Ctx, c: Check): Promise<CheckResult | undefined> {
   const failedKey = `failed ${c.path}`;
   try {
     const answer = await getRemembered<unknown>(ctx, {
@@ -215,7 +221,8 @@ async function runCheck(ctx: Ctx, c: Check): Promise<number | undefined> {
     });
     if (!answer.ok) return undefined;
     if (ctx.carryOver.delete(failedKey)) ctx.log.info(logFields(c), 'health check passes again');
-    return 1;
+    const status = (answer.body as { status?: unknown } | null)?.status;
+    return { value: 1, answer: { status: typeof status === 'string' ? status : 'ok' } };
   } catch (error) {
     if (httpStatus(error) !== 503) throw error;
     // The reason (alarms in effect, missing listener, queues at risk) goes to the log, at each change.
@@ -224,7 +231,7 @@ async function runCheck(ctx: Ctx, c: Check): Promise<number | undefined> {
       ctx.log.warn({ ...logFields(c), cause }, 'health check failed');
       ctx.carryOver.set(failedKey, cause);
     }
-    return 0;
+    return { value: 0, answer: { status: 'failed' } };
   }
 }
 

@@ -39,7 +39,7 @@ export const shovelsCollector: Collector = {
           const id = { vhost: stringLabel(shovel.vhost), shovel: stringLabel(shovel.name) };
           sink.add(M.up, id, RUNNING.has(state) ? 1 : 0);
           for (const s of statesWith(SHOVEL_STATES, state)) sink.add(M.state, { ...id, state: s }, s === state ? 1 : 0);
-          sink.add(M.info, { ...id, type: stringLabel(shovel.type), node: stringLabel(shovel.node), src_protocol: stringLabel(shovel.src_protocol), dest_protocol: stringLabel(shovel.dest_protocol) }, 1);
+          sink.add(M.info, { ...id, type: stringLabel(shovel.type), node: stringLabel(shovel.node), src_protocol: stringLabel(shovel.src_protocol), dest_protocol: stringLabel(shovel.dest_protocol) }, 1, shovel);
           emitRecord(sink, table, shovel, renderLabels(M.up.labels, [id.vhost, id.shovel]), { rates: false });
         },
         aggregations: [

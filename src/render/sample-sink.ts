@@ -133,7 +133,8 @@ export class SampleSink implements DropCounter, SampleWriter {
 
   /**
    * Adds one sample; returns false when the raw value is not a number (skipped) or the family
-   * already has a sample with these labels in this poll (dropped as a duplicate: the first wins).
+   * already has a sample with these labels in this poll (dropped as a duplicate: the first wins),
+   * as served (under a naming profile: its family and labels).
    */
   add(def: MetricDef, labels: LabelValues, raw: unknown, record?: object): boolean {
     const labelValues = orderedLabelValues(def, labels);
@@ -190,7 +191,9 @@ export class SampleSink implements DropCounter, SampleWriter {
       this.skipped++;
       return false;
     }
-    if (!this.firstWrite(def, renderedLabels)) {
+    // Checked as served: a profile that drops a label (kbudde's federation state has no upstream)
+    // folds series together, and serves the first of them, as kbudde did one of them.
+    if (!this.firstWrite(served, servedLabels)) {
       this.drop('duplicate');
       return false;
     }

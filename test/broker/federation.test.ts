@@ -47,5 +47,23 @@ describeWithBroker('federation collector on a real broker', (broker) => {
     expect(r.value('rabbitmq_federation_links', { status: 'running' })).toBeGreaterThanOrEqual(1);
     expect(r.text).not.toContain('hf-secret');
     expect(r.text).not.toContain('amqp://');
+
+    // kbudde's profile: rabbitmq_federation_state, value 1, the link's status as a label, no upstream.
+    const profile = { name: 'kbudde', clusterName: 'hf-cluster', node: broker.nodeName } as const;
+    const state = { cluster: 'hf-cluster', vhost: '/', node: broker.nodeName, queue: '', exchange: 'hf-fed.x', self: '1' };
+    const k = await eventually(
+      async () => {
+        const run = await runCollector(federationCollector, { api: client, profile });
+        return run.value('rabbitmq_federation_state', { ...state, status: 'running' }) === 1 ? run : undefined;
+      },
+      30_000,
+      'rabbitmq_federation_state of hf-up',
+    );
+    const series = k.family('rabbitmq_federation_state');
+    // hf-up and hf-up-bad feed the same exchange: one series per status among them, as in kbudde.
+    expect(new Set(series.map((s) => s.labels.status)).size).toBe(series.length);
+    for (const s of series) expect(Object.keys(s.labels)).toEqual(['cluster', 'vhost', 'node', 'queue', 'exchange', 'self', 'status']);
+    expect(k.text).not.toMatch(/upstream|rabbitmq_federation_link_/);
+    expect(k.text).not.toContain('hf-secret');
   });
 });

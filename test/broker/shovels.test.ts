@@ -37,6 +37,16 @@ describeWithBroker('shovels collector on a real broker', (broker) => {
     expect(r.value('rabbitmq_shovel_info', { ...id, type: 'dynamic', node: broker.nodeName, src_protocol: 'amqp091', dest_protocol: 'amqp091' })).toBe(1);
     expect(r.value('rabbitmq_shovel_dynamic', { status: 'running' })).toBeGreaterThanOrEqual(1);
 
+    // kbudde's profile: rabbitmq_shovel_state, value 1, only the current state, as the API reports it.
+    const profile = { name: 'kbudde', clusterName: 'hf-cluster', node: broker.nodeName } as const;
+    const k = await runCollector(shovelsCollector, { api: client, profile });
+    const [listed] = await client.getJson<{ state: string; node: string; type: string }[]>('/api/shovels/%2F');
+    expect(listed).toMatchObject({ state: 'running', node: broker.nodeName, type: 'dynamic' });
+    expect(k.family('rabbitmq_shovel_state').map((s) => [s.labels, s.value])).toEqual([
+      [{ cluster: 'hf-cluster', vhost: '/', shovel: 'hf-shovel', type: 'dynamic', self: '1', state: 'running' }, 1],
+    ]);
+    expect(k.text).not.toMatch(/rabbitmq_shovel_(up|info|dynamic)/);
+
     await broker.ctl(['clear_parameter', 'shovel', 'hf-shovel']);
     await eventually(
       async () => {

@@ -38,7 +38,7 @@ const single = (row: ProfiledRow | undefined): ProfiledFamily => {
 
 /** The mapping's rows: kbudde name → [ours (a family, maybe with a label selector), value column]. */
 const mappingRows = new Map(
-  [...readFileSync(root('docs/kbudde-mapping.md'), 'utf8').matchAll(/^\| `(rabbitmq_[a-z0-9_]+)` \| `(rabbitmq_[a-z0-9_]+(?:\{[a-z_]+="[a-z_]+"\})?)` \| ([^|]*) \|/gm)].map((m) => [m[1]!, [m[2]!, m[3]!.trim()] as const]),
+  [...readFileSync(root('docs/kbudde-mapping.md'), 'utf8').matchAll(/^\| `(rabbitmq_[a-z0-9_]+)` \| `(rabbitmq_[a-z0-9_]+(?:\{[a-z_]+="[a-z_-]+"\})?)` \| ([^|]*) \|/gm)].map((m) => [m[1]!, [m[2]!, m[3]!.trim()] as const]),
 );
 
 /**
@@ -51,13 +51,16 @@ const MODULES_SERVED: Record<string, string[]> = {
   exchange: ['cluster', 'vhost', 'exchange'],
   node: ['cluster', 'node', 'self'],
   memory: ['cluster', 'node', 'self'],
+  shovel: ['cluster', 'vhost', 'shovel', 'type', 'self', 'state'],
+  federation: ['cluster', 'vhost', 'node', 'queue', 'exchange', 'self', 'status'],
+  aliveness: ['status', 'error', 'reason'],
 };
 
 describe('the kbudde profile\'s families', () => {
-  it('serves overview, queue, exchange and node families', () => {
+  it('serves overview, queue, exchange, node, shovel, federation and aliveness families', () => {
     const owners = new Set(brokerFamilies.map((f) => f.def.owner));
-    expect(owners).toEqual(new Set(['overview', 'queues', 'exchanges', 'nodes']));
-    expect(brokerFamilies.length).toBe(81);
+    expect(owners).toEqual(new Set(['overview', 'queues', 'exchanges', 'nodes', 'shovels', 'federation', 'health_checks']));
+    expect(brokerFamilies.length).toBe(84);
   });
 
   it('serves every family of those modules that docs/kbudde-mapping.md maps to one of ours, with the same value or a conversion', () => {
@@ -199,6 +202,44 @@ describe('the kbudde profile\'s families', () => {
     expect(labelFieldsRead('kbudde', queues).sort()).toEqual(['durable', 'node', 'policy']);
     expect(labelFieldsRead('native', queues)).toEqual([]);
     expect(new SampleSink().labelFields(queues)).toEqual([]);
+  });
+});
+
+describe('the shovel, federation and aliveness modules under the kbudde profile', () => {
+  const profile = { name: 'kbudde', clusterName: 'c', node: 'rabbit@a' } as const;
+
+  it('serves a shovel\'s info series as rabbitmq_shovel_state, its state read from the record', () => {
+    const sink = new SampleSink(undefined, profile);
+    const info = byName('rabbitmq_shovel_info');
+    const labels = { vhost: '/', shovel: 's1', type: 'dynamic', node: 'rabbit@b', src_protocol: 'amqp091', dest_protocol: 'amqp10' };
+    sink.add(info, labels, 1, { state: 'flow' });
+    const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+    expect(text).toContain('rabbitmq_shovel_state{cluster="c",vhost="/",shovel="s1",type="dynamic",self="0",state="flow"} 1\n');
+  });
+
+  it('folds federation links that differ only by upstream into one series, the first served, and keeps different statuses apart', () => {
+    const sink = new SampleSink(undefined, profile);
+    const info = byName('rabbitmq_federation_link_info');
+    const link = (upstream: string) => ({ vhost: '/', upstream, exchange: 'x', queue: '', type: 'exchange', upstream_exchange: 'x', upstream_queue: '', node: 'rabbit@a' });
+    expect(sink.add(info, link('up1'), 1, { status: 'running' })).toBe(true);
+    expect(sink.add(info, link('up2'), 1, { status: 'running' })).toBe(false);
+    expect(sink.add(info, link('up3'), 1, { status: 'error' })).toBe(true);
+    expect(sink.dropped.get('duplicate')).toBe(1);
+    const lines = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8').split('\n').filter((l) => l.startsWith('rabbitmq_'));
+    expect(lines).toEqual([
+      'rabbitmq_federation_state{cluster="c",vhost="/",node="rabbit@a",queue="",exchange="x",self="1",status="running"} 1',
+      'rabbitmq_federation_state{cluster="c",vhost="/",node="rabbit@a",queue="",exchange="x",self="1",status="error"} 1',
+    ]);
+  });
+
+  it('serves the aliveness test of recorded answers as rabbitmq_aliveness_info and no other health check', async () => {
+    const healthChecks = COLLECTORS.find((c) => c.name === 'health_checks')!;
+    const api = fixtureBroker('test/fixtures/rabbitmq-3.10.8');
+    const broker = brokerInfoFromOverview(await api.get<Json>('/api/overview'));
+    const kbudde = await runCollector(healthChecks, { api, broker, options: { aliveness_vhosts: ['/'] }, profile });
+    const native = await runCollector(healthChecks, { api, broker, options: { aliveness_vhosts: ['/'] } });
+    expect(native.value('rabbitmq_health_check_up', { check: 'aliveness-test', vhost: '/' })).toBe(1);
+    expect(kbudde.text.split('\n').filter((l) => l.startsWith('rabbitmq_'))).toEqual(['rabbitmq_aliveness_info{status="ok",error="",reason=""} 1']);
   });
 });
 
