@@ -5,6 +5,13 @@ const g = 'gauge' as const;
 /** Aggregates: one series per combination seen among the open connections. */
 const GROUP_STATE = ['vhost', 'user', 'protocol', 'node', 'state'] as const;
 const GROUP = ['vhost', 'user', 'protocol', 'node'] as const;
+/** Aggregates by client host (option by_peer_host): which hosts hold the connections. */
+const PEER_STATE = ['vhost', 'user', 'node', 'peer_host', 'state'] as const;
+const PEER = ['vhost', 'user', 'node', 'peer_host'] as const;
+/** kbudde's connections module is these aggregates, under its names and label order. */
+const KBUDDE_PEER = ['cluster', 'vhost', 'node', 'peer_host', 'user', 'self'];
+const kbuddePeer = (name: string) => ({ kbudde: { name, labels: KBUDDE_PEER } });
+const BY_PEER = 'Summed over the open connections from one client host (peer_host) per vhost, user and node, from /api/connections. Only with by_peer_host.';
 /** Per-connection series (option per_connection). */
 const CONN = ['connection', 'vhost', 'user'] as const;
 
@@ -67,6 +74,20 @@ export const connectionMetrics = defineMetrics('connections', {
     labels: GROUP,
     help: `Bytes queued in the sockets of the group's connections, waiting to be sent (send_pend; rabbitmq_prometheus calls it pending packets, but inet counts bytes). Persistently above 0: slow clients or network. ${SUM}`,
   },
+
+  byPeerHost: {
+    name: 'rabbitmq_connections_by_peer_host',
+    names: { kbudde: { name: 'rabbitmq_connection_status', labels: ['cluster', 'vhost', 'node', 'peer_host', 'user', 'state', 'self'] } },
+    type: g,
+    labels: PEER_STATE,
+    help: 'Open client connections by client host (peer_host), vhost, user, node and state. Only with by_peer_host: one series per client host and state, mind the cardinality with many client hosts.',
+  },
+  peerChannels: { name: 'rabbitmq_connections_by_peer_host_channels', names: kbuddePeer('rabbitmq_connection_channels'), type: g, labels: PEER, help: `Channels open on the connections (sum of their channels field). ${BY_PEER}` },
+  peerIncomingBytes: { name: 'rabbitmq_connections_by_peer_host_incoming_bytes', names: kbuddePeer('rabbitmq_connection_received_bytes'), type: g, labels: PEER, help: `Bytes received by the broker on the open connections since each opened (recv_oct). ${BY_PEER} ${NOT_A_COUNTER}` },
+  peerOutgoingBytes: { name: 'rabbitmq_connections_by_peer_host_outgoing_bytes', names: kbuddePeer('rabbitmq_connection_send_bytes'), type: g, labels: PEER, help: `Bytes sent by the broker on the open connections since each opened (send_oct). ${BY_PEER} ${NOT_A_COUNTER}` },
+  peerIncomingPackets: { name: 'rabbitmq_connections_by_peer_host_incoming_packets', names: kbuddePeer('rabbitmq_connection_received_packets'), type: g, labels: PEER, help: `Packets received on the open connections since each opened (recv_cnt). ${BY_PEER} ${NOT_A_COUNTER}` },
+  peerOutgoingPackets: { name: 'rabbitmq_connections_by_peer_host_outgoing_packets', names: kbuddePeer('rabbitmq_connection_send_packets'), type: g, labels: PEER, help: `Packets sent on the open connections since each opened (send_cnt). ${BY_PEER} ${NOT_A_COUNTER}` },
+  peerSendPending: { name: 'rabbitmq_connections_by_peer_host_send_pending_bytes', names: kbuddePeer('rabbitmq_connection_send_pending'), type: g, labels: PEER, help: `Bytes queued in the sockets of the connections, waiting to be sent (send_pend). ${BY_PEER}` },
 
   info: {
     name: 'rabbitmq_connection_info',

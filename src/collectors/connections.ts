@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { connectionMetrics as M } from '../catalogue/connections.js';
 import { apiPath, columnsParam } from '../client/management-client.js';
-import { metricsOf } from '../metrics/metric-def.js';
+import { type MetricDef, metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/text-format.js';
 import type { CollectContext, Collector } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf, getPath } from './field-table.js';
@@ -35,6 +35,12 @@ const options = z.strictObject({
   paging_threshold: z.number().int().min(0).default(5000),
   /** Serve the management API's byte rates (recv_oct_details.rate, send_oct_details.rate) as _per_second gauges. */
   rates: z.boolean().default(true),
+  /**
+   * Also count and sum the connections by client host (peer_host) per vhost, user and node: which
+   * hosts hold the connections. One set of series per client host: off by default. kbudde's
+   * connections module is these (its RABBIT_EXPORTERS=connections turns it on).
+   */
+  by_peer_host: z.boolean().default(false),
 });
 
 type Options = z.infer<typeof options>;
@@ -47,18 +53,36 @@ const GROUP_COLUMNS = ['name', 'vhost', 'user', 'protocol', 'node', 'state'];
 const INFO_COLUMNS = ['type', 'peer_host', 'auth_mechanism', 'ssl', 'user_provided_name', 'client_properties'];
 
 const groupOf = (r: ConnectionRecord) => [scalarLabel(r.vhost), scalarLabel(r.user), scalarLabel(r.protocol), scalarLabel(r.node)];
+const peerGroupOf = (r: ConnectionRecord) => [scalarLabel(r.vhost), scalarLabel(r.user), scalarLabel(r.node), scalarLabel(r.peer_host)];
 
-function aggregations(rates: boolean): Aggregation[] {
+/** The byte, packet and pending sums of one grouping: the same fields for both. */
+const trafficSums = (m: Record<'incomingBytes' | 'outgoingBytes' | 'incomingPackets' | 'outgoingPackets' | 'sendPending', MetricDef>) => [
+  { metric: m.incomingBytes, sum: 'recv_oct' },
+  { metric: m.outgoingBytes, sum: 'send_oct' },
+  { metric: m.incomingPackets, sum: 'recv_cnt' },
+  { metric: m.outgoingPackets, sum: 'send_cnt' },
+  { metric: m.sendPending, sum: 'send_pend' },
+];
+
+const BY_PEER_HOST: Aggregation[] = [
+  { group: (r) => [...peerGroupOf(r), scalarLabel(r.state)], families: [{ metric: M.byPeerHost }] },
+  {
+    group: peerGroupOf,
+    families: [
+      { metric: M.peerChannels, sum: 'channels' },
+      ...trafficSums({ incomingBytes: M.peerIncomingBytes, outgoingBytes: M.peerOutgoingBytes, incomingPackets: M.peerIncomingPackets, outgoingPackets: M.peerOutgoingPackets, sendPending: M.peerSendPending }),
+    ],
+  },
+];
+
+function aggregations({ rates, by_peer_host }: Pick<Options, 'rates' | 'by_peer_host'>): Aggregation[] {
   return [
+    ...(by_peer_host ? BY_PEER_HOST : []),
     { group: (r) => [...groupOf(r), scalarLabel(r.state)], families: [{ metric: M.byState }, { metric: M.channels, sum: 'channels' }] },
     {
       group: groupOf,
       families: [
-        { metric: M.incomingBytes, sum: 'recv_oct' },
-        { metric: M.outgoingBytes, sum: 'send_oct' },
-        { metric: M.incomingPackets, sum: 'recv_cnt' },
-        { metric: M.outgoingPackets, sum: 'send_cnt' },
-        { metric: M.sendPending, sum: 'send_pend' },
+        ...trafficSums(M),
         ...(rates ? [{ metric: M.incomingBytesRate, sum: 'recv_oct_details.rate' }, { metric: M.outgoingBytesRate, sum: 'send_oct_details.rate' }] : []),
       ],
     },
@@ -77,7 +101,7 @@ export const connectionsCollector: Collector<Options> = {
     const { sink, options: o } = ctx;
     const records = await fetchConnections(ctx);
 
-    aggregate(sink, records, aggregations(o.rates));
+    aggregate(sink, records, aggregations(o));
 
     if (o.per_connection) emitPerConnection(ctx, records);
   },
@@ -85,7 +109,7 @@ export const connectionsCollector: Collector<Options> = {
 
 async function fetchConnections(ctx: CollectContext<Options>): Promise<ConnectionRecord[]> {
   const { api, options: o, carryOver, broker } = ctx;
-  const columns = columnsParam([...GROUP_COLUMNS, ...sumColumns(aggregations(o.rates)), ...(o.per_connection ? [...fieldsRead(perConnection, o.rates), ...INFO_COLUMNS] : [])]);
+  const columns = columnsParam([...GROUP_COLUMNS, ...(o.by_peer_host ? ['peer_host'] : []), ...sumColumns(aggregations(o)), ...(o.per_connection ? [...fieldsRead(perConnection, o.rates), ...INFO_COLUMNS] : [])]);
   const list = (path: string) =>
     fetchList<ConnectionRecord>(api, path, {
       query: { columns },

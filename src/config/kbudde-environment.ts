@@ -23,7 +23,7 @@ type Env = Record<string, string | undefined>;
  * | INCLUDE_QUEUES, SKIP_QUEUES | collectors.queues.queues.include, .exclude | default .* and ^$ |
  * | INCLUDE_VHOST, SKIP_VHOST | collectors.queues.vhosts, collectors.exchanges.vhosts | same |
  * | INCLUDE_EXCHANGES, SKIP_EXCHANGES | collectors.exchanges.exchanges | same (^$ leaves the default exchange out) |
- * | RABBIT_EXPORTERS | collectors.<x>.enabled, nodes.memory_breakdown, health_checks.aliveness_vhosts | modules → collectors (kbudde-modules.ts) |
+ * | RABBIT_EXPORTERS | collectors.<x>.enabled, nodes.memory_breakdown, connections.by_peer_host, health_checks.aliveness_vhosts | modules → collectors (kbudde-modules.ts) |
  * | ALIVENESS_VHOST | collectors.health_checks.aliveness_vhosts | with module aliveness only (default /) |
  * | RABBIT_TIMEOUT | target.timeouts.request, .headers, .body | seconds; 0 keeps ours |
  * | MAX_QUEUES | collectors.queues.max_queues | ours caps per-queue series, keeps aggregates |
@@ -98,6 +98,8 @@ export function putKbuddeEnvironment(env: Env, put: PutKey, collectors: readonly
     put(['collectors', collector, 'enabled'], enabledCollectors.has(collector), from('RABBIT_EXPORTERS'));
   }
   if (enabledCollectors.has('nodes')) put(['collectors', 'nodes', 'memory_breakdown'], modules.includes('memory'), from('RABBIT_EXPORTERS'));
+  // kbudde's connections module groups by client host: our by_peer_host aggregates.
+  if (modules.includes('connections')) put(['collectors', 'connections', 'by_peer_host'], true, from('RABBIT_EXPORTERS'));
   if (modules.includes('aliveness')) {
     // The aliveness test declares a queue on the broker: run because the operator listed the module.
     put(['collectors', 'health_checks', 'aliveness_vhosts'], [given('ALIVENESS_VHOST') ?? '/'], from('ALIVENESS_VHOST'));

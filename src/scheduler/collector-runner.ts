@@ -186,6 +186,13 @@ const COMPUTED_EXCLUDE_KEYS: Readonly<Record<string, string>> = {
   rabbitmq_node_partitions: 'partitions_len',
   rabbitmq_queue_members: 'members_len',
   rabbitmq_queue_members_online: 'online_len',
+  // kbudde's connection families are sums of one field each (our by_peer_host aggregates).
+  rabbitmq_connections_by_peer_host_channels: 'channels',
+  rabbitmq_connections_by_peer_host_incoming_bytes: 'recv_oct',
+  rabbitmq_connections_by_peer_host_outgoing_bytes: 'send_oct',
+  rabbitmq_connections_by_peer_host_incoming_packets: 'recv_cnt',
+  rabbitmq_connections_by_peer_host_outgoing_packets: 'send_cnt',
+  rabbitmq_connections_by_peer_host_send_pending_bytes: 'send_pend',
 };
 
 /**

@@ -8,6 +8,7 @@ import { connectionsCollector } from '../../src/collectors/connections.js';
 import { consumersCollector } from '../../src/collectors/consumers.js';
 import { streamsCollector } from '../../src/collectors/streams.js';
 import type { AnyCollector } from '../../src/collectors/collector.js';
+import type { SinkProfile } from '../../src/render/sample-sink.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
 import { managementApi, managementRequest } from './support/management-api.js';
@@ -45,10 +46,11 @@ async function stableRun(
   path: string,
   project: (records: Rec[]) => unknown,
   options: Record<string, unknown> = {},
+  profile?: SinkProfile,
 ): Promise<{ r: RunResult; records: Rec[] }> {
   for (let attempt = 0; attempt < 40; attempt++) {
     const before = await list(b, path);
-    const r = await runCollector(collector, { api: client, options });
+    const r = await runCollector(collector, { api: client, options, profile });
     const after = await list(b, path);
     if (JSON.stringify(project(before)) === JSON.stringify(project(after))) return { r, records: after };
     await sleep(300);
@@ -159,6 +161,30 @@ describeWithBroker('connections, channels and consumers collectors on a real bro
     expect(r.value('rabbitmq_connections_by_state', ours)).toBe(3);
     expect(r.value('rabbitmq_connections_channels', ours)).toBe(6);
     expect(r.skipped).toBe(0);
+  });
+
+  it('connections under the kbudde profile: sums and counts per vhost, node, client host and user equal the API\'s own list', async () => {
+    const profile = { name: 'kbudde', clusterName: 'hf-cluster', node: broker.nodeName } as const;
+    const fields = ['channels', 'recv_oct', 'recv_cnt', 'send_oct', 'send_cnt', 'send_pend'];
+    const { r, records } = await stableRun(broker, client, connectionsCollector, '/api/connections', (rs) => rs.map((c) => [c.name, c.state, ...fields.map((f) => c[f])]), { by_peer_host: true }, profile);
+    const group = (c: Rec) => [str(c.vhost), str(c.node), str(c.peer_host), str(c.user)];
+    const kbuddeLabels = (l: string[]) => ({ cluster: 'hf-cluster', vhost: l[0]!, node: l[1]!, peer_host: l[2]!, user: l[3]!, self: l[1] === broker.nodeName ? '1' : '0' });
+    const byPeer = groupBy(records, group, fields.map(field));
+    expect(r.family('rabbitmq_connection_channels')).toHaveLength(byPeer.size);
+    const families = ['rabbitmq_connection_channels', 'rabbitmq_connection_received_bytes', 'rabbitmq_connection_received_packets', 'rabbitmq_connection_send_bytes', 'rabbitmq_connection_send_packets', 'rabbitmq_connection_send_pending'];
+    for (const g of byPeer.values()) {
+      for (const [i, family] of families.entries()) expect(r.value(family, kbuddeLabels(g.labels)), family).toBe(g.sums[i]);
+    }
+    for (const g of groupBy(records, (c) => [...group(c), str(c.state)], []).values()) {
+      const { self, ...labels } = kbuddeLabels(g.labels);
+      expect(r.value('rabbitmq_connection_status', { ...labels, state: g.labels[4]!, self })).toBe(g.count);
+    }
+    // What the test opened, as literal numbers; and no native family.
+    const ours = kbuddeLabels([VHOST, broker.nodeName, '127.0.0.1', broker.username]);
+    expect(r.value('rabbitmq_connection_channels', ours)).toBe(6);
+    const { self, ...oursWithoutSelf } = ours;
+    expect(r.value('rabbitmq_connection_status', { ...oursWithoutSelf, state: 'running', self })).toBe(3);
+    expect(r.text).not.toMatch(/^rabbitmq_connections_/m);
   });
 
   it('connections: per-connection counters and info equal the API\'s record', async () => {

@@ -54,13 +54,14 @@ const MODULES_SERVED: Record<string, string[]> = {
   shovel: ['cluster', 'vhost', 'shovel', 'type', 'self', 'state'],
   federation: ['cluster', 'vhost', 'node', 'queue', 'exchange', 'self', 'status'],
   aliveness: ['status', 'error', 'reason'],
+  connections: ['cluster', 'vhost', 'node', 'peer_host', 'user', 'self'],
 };
 
 describe('the kbudde profile\'s families', () => {
-  it('serves overview, queue, exchange, node, shovel, federation and aliveness families', () => {
+  it('serves overview, queue, exchange, node, connections, shovel, federation and aliveness families', () => {
     const owners = new Set(brokerFamilies.map((f) => f.def.owner));
-    expect(owners).toEqual(new Set(['overview', 'queues', 'exchanges', 'nodes', 'shovels', 'federation', 'health_checks']));
-    expect(brokerFamilies.length).toBe(84);
+    expect(owners).toEqual(new Set(['overview', 'queues', 'exchanges', 'nodes', 'connections', 'shovels', 'federation', 'health_checks']));
+    expect(brokerFamilies.length).toBe(91);
   });
 
   it('serves every family of those modules that docs/kbudde-mapping.md maps to one of ours, with the same value or a conversion', () => {
@@ -230,6 +231,33 @@ describe('the shovel, federation and aliveness modules under the kbudde profile'
       'rabbitmq_federation_state{cluster="c",vhost="/",node="rabbit@a",queue="",exchange="x",self="1",status="running"} 1',
       'rabbitmq_federation_state{cluster="c",vhost="/",node="rabbit@a",queue="",exchange="x",self="1",status="error"} 1',
     ]);
+  });
+
+  it('serves the connections module from recorded answers: sums and counts per vhost, node, client host and user, equal to the API\'s', async () => {
+    const connections = COLLECTORS.find((c) => c.name === 'connections')!;
+    const api = fixtureBroker('test/fixtures/rabbitmq-3.10.8');
+    const broker = brokerInfoFromOverview(await api.get<Json>('/api/overview'));
+    const kbudde = await runCollector(connections, { api, broker, options: { by_peer_host: true }, profile: { ...profile, node: broker.node } });
+    const records = await api.get<Json[]>('/api/connections');
+    expect(records.length).toBeGreaterThan(5);
+    const groups = new Map<string, Json[]>();
+    for (const r of records) {
+      const key = JSON.stringify([r.vhost, r.node, r.peer_host, r.user]);
+      groups.set(key, [...(groups.get(key) ?? []), r]);
+    }
+    const sum = (rs: Json[], field: string) => rs.reduce((n, r) => n + (r[field] as number), 0);
+    const families = { rabbitmq_connection_channels: 'channels', rabbitmq_connection_received_bytes: 'recv_oct', rabbitmq_connection_received_packets: 'recv_cnt', rabbitmq_connection_send_bytes: 'send_oct', rabbitmq_connection_send_packets: 'send_cnt', rabbitmq_connection_send_pending: 'send_pend' };
+    for (const [key, rs] of groups) {
+      const [vhost, node, peer_host, user] = JSON.parse(key) as string[];
+      const labels = { cluster: 'c', vhost: vhost!, node: node!, peer_host: peer_host!, user: user!, self: node === broker.node ? '1' : '0' };
+      for (const [family, field] of Object.entries(families)) expect(kbudde.value(family, labels), `${family} ${key}`).toBe(sum(rs, field));
+      for (const state of new Set(rs.map((r) => r.state as string))) {
+        expect(kbudde.value('rabbitmq_connection_status', { ...labels, state })).toBe(rs.filter((r) => r.state === state).length);
+      }
+    }
+    for (const family of [...Object.keys(families), 'rabbitmq_connection_status']) expect(kbudde.family(family).length, family).toBeGreaterThan(0);
+    expect(kbudde.family('rabbitmq_connection_channels').length).toBe(groups.size);
+    expect(kbudde.text).not.toMatch(/rabbitmq_connections_/);
   });
 
   it('serves the aliveness test of recorded answers as rabbitmq_aliveness_info and no other health check', async () => {
