@@ -16,9 +16,11 @@
  *     latency over BENCH_SCRAPES scrapes with Prometheus's headers, and the first scrape after each
  *     new snapshot; RSS (max of VmRSS), Node memory, series, bytes, `promtool check metrics`;
  *  4. alternatives.ts: rabbitmq_prometheus's /metrics/per-object; the broker's CPU per minute with
- *     the exporter at every default (poll.interval 15s) over BENCH_MINUTE_WINDOW_S, next to
- *     kbudde's round and /metrics/per-object every 15 s; (BENCH_ALTERNATIVES=1) the queue
- *     collector's other settings: modes, per_vhost, details, message_stats, paging;
+ *     the exporter at every default (poll.interval 15s, no jitter): the requests it made over
+ *     BENCH_MINUTE_WINDOW_S, recorded and replayed back to back, per minute, next to 4 × kbudde's
+ *     round and /metrics/per-object every 15 s (the live window net of its background for
+ *     reference); (BENCH_ALTERNATIVES=1) the queue collector's other settings: modes, per_vhost,
+ *     details, message_stats, paging;
  *  5. results.ts: prints the tables, writes them to bench/results/latest.md and
  *     bench/results/<N>-queues.md (+ .json).
  * Everything started is stopped (util.ts cleanup), also on failure, Ctrl-C or the overall timeout.
@@ -77,7 +79,7 @@ async function main(): Promise<void> {
   const rounds = await measureRounds(ctx, setup, collectors, statsEvery);
   const atDefaults = await measureAtDefaults(setup, workDir);
   const plugin = await measurePlugin(ctx, setup);
-  const perMinute = await measurePerMinute(ctx, setup, workDir, statsEvery);
+  const perMinute = await measurePerMinute(ctx, setup, workDir, statsEvery, rounds.cpuKbudde);
   log(`broker CPU per minute: exporter ${perMinute.cpuPerMinute.toFixed(2)} s, kbudde-style at 15 s ${perMinute.kbuddePerMinute.toFixed(2)} s, per-object at 15 s ${(median(plugin.pluginCpu) * 4).toFixed(2)} s`);
   const alternatives = await measureQueueSettings(ctx, setup, collectors, statsEvery);
   writeResults({ commit, loadAtStart, totalSeconds: (now() - t0) / 1000, statsEvery, setup, collectors, rounds, atDefaults, plugin, perMinute, alternatives, lastBaseline: ctx.baseline });

@@ -36,7 +36,7 @@ function introduction(run: RunResults, m: Machine): string[] {
   const { totals, quorumCount, msgRate, setupSeconds, declareSeconds, trafficConnections, baseline } = setup;
   const { roundBaseline } = run.rounds;
   const { pluginPlainMs, pluginCpu } = run.plugin;
-  const { minuteBaseline, kbuddeBaseline } = run.perMinute;
+  const { liveBackground } = run.perMinute;
   return [
     `# rabbitmq-exporter benchmark: ${fmtInt(S.queues)} queues`,
     '',
@@ -51,7 +51,7 @@ function introduction(run: RunResults, m: Machine): string[] {
     '',
     `How: each collector alone (\`interval: 1s\`, polls back to back), poll duration from the exporter's \`rabbitmq_exporter_collector_duration_seconds\`, median of ${S.polls} after one warm-up (that series does not cover the poll's final rendering of its samples: "poll to poll", start to start at \`interval: 1s\`, is the end-to-end time whenever it exceeds 1 s); ` +
       `its requests recorded by a proxy during one poll and replayed raw (undici, ${EXPORTER_CONCURRENCY} in flight like the exporter, bodies read, not parsed). ` +
-      `Broker CPU: utime+stime of beam.smp (/proc, CLK_TCK ${CLK_TCK}) minus the background rate (${baseline.toFixed(3)}, then ${roundBaseline.toFixed(3)}, ${lastBaseline.toFixed(3)} CPU-s/s with the traffic and nobody polling, measured before each phase; for the per-minute windows ${minuteBaseline.toFixed(3)} (exporter) and ${kbuddeBaseline.toFixed(3)} (kbudde's pattern), the mean of 30 s before and after each) over the same wall time, median of ${S.repeats}. ` +
+      `Broker CPU: utime+stime of beam.smp (/proc, CLK_TCK ${CLK_TCK}) minus the background rate (${baseline.toFixed(3)}, then ${roundBaseline.toFixed(3)}, ${lastBaseline.toFixed(3)} CPU-s/s with the traffic and nobody polling, measured before each phase; for the live per-minute window ${liveBackground.toFixed(3)}, the mean of 30 s before and after it) over the same wall time, median of ${S.repeats}. ` +
       `Scrapes: the exporter with every default except \`poll.interval: ${S.pollInterval}\`, sequential scrapes 20 ms apart, \`Accept: ${PROM_HEADERS.accept}\`, \`Accept-Encoding: gzip\`; ` +
       `the plugin got the same headers (without them its median was ${fmtMs(median(pluginPlainMs))}; its broker CPU per scrape ${median(pluginCpu).toFixed(3)} s).`,
     '',
