@@ -13,7 +13,7 @@ import { openQueueList } from './queues/fetch.js';
 import { queueOptionsSchema, type QueueOptions, type QueueRecord } from './queues/options.js';
 import { QueueSelection, RankingMemory } from './queues/selection.js';
 import { planQueueQuery } from './queues/plan.js';
-import { emitQueueInfo, emitQueueState } from './queues/series.js';
+import { emitQueueInfo, emitQueueLimits, emitQueueState } from './queues/series.js';
 import { QueueStatsTier } from './queues/stats-tier.js';
 import { STATS_DEFS } from './queues/tables.js';
 import { rateSelection } from './rates-option.js';
@@ -74,6 +74,7 @@ export const queuesCollector: Collector<QueueOptions> = {
       emitQueueState(writer, queue, labels, withDetails);
       if (!recorder) tier.replay(sink, labels, queue);
       if (options.info) emitQueueInfo(sink, queue);
+      if (options.limits) emitQueueLimits(sink, queue, labels);
     };
     const turns = new Turns();
     // One vhost's answer at a time, in vhost order: only the answers in flight are held in memory.

@@ -98,6 +98,8 @@ export function putKbuddeEnvironment(env: Env, put: PutKey, collectors: readonly
     put(['collectors', collector, 'enabled'], enabledCollectors.has(collector), from('RABBIT_EXPORTERS'));
   }
   if (enabledCollectors.has('nodes')) put(['collectors', 'nodes', 'memory_breakdown'], modules.includes('memory'), from('RABBIT_EXPORTERS'));
+  // kbudde's queue module serves each queue's length limits.
+  if (modules.includes('queue')) put(['collectors', 'queues', 'limits'], true, from('RABBIT_EXPORTERS'));
   // kbudde's connections module groups by client host: our by_peer_host aggregates.
   if (modules.includes('connections')) put(['collectors', 'connections', 'by_peer_host'], true, from('RABBIT_EXPORTERS'));
   if (modules.includes('aliveness')) {

@@ -186,6 +186,8 @@ const COMPUTED_EXCLUDE_KEYS: Readonly<Record<string, string>> = {
   rabbitmq_node_partitions: 'partitions_len',
   rabbitmq_queue_members: 'members_len',
   rabbitmq_queue_members_online: 'online_len',
+  rabbitmq_queue_max_length_messages: 'max-length',
+  rabbitmq_queue_max_length_bytes: 'max-length-bytes',
   // kbudde's connection families are sums of one field each (our by_peer_host aggregates).
   rabbitmq_connections_by_peer_host_channels: 'channels',
   rabbitmq_connections_by_peer_host_incoming_bytes: 'recv_oct',

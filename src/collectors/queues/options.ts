@@ -53,6 +53,12 @@ export const queueOptionsSchema = z.strictObject({
   always_serve: nameFilterSchema,
   /** Serve rabbitmq_queue_info. */
   info: z.boolean().default(true),
+  /**
+   * Serve each queue's effective length limits (rabbitmq_queue_max_length_messages, _bytes): the
+   * smaller of its argument and its policies' limit, for queues that have one. Asks for the
+   * queues' arguments and effective_policy_definition.
+   */
+  limits: z.boolean().default(false),
 });
 
 export type QueueOptions = z.infer<typeof queueOptionsSchema>;

@@ -10,6 +10,8 @@ import { consumersTable, countsTable, detailsTable, messageStatsTable, moreDetai
 const IDENTITY_COLUMNS = ['name', 'vhost', 'type', 'state'];
 const INFO_COLUMNS = ['durable', 'auto_delete', 'exclusive', 'policy', 'operator_policy', 'node', 'leader', 'arguments'];
 const DETAIL_COLUMNS = ['idle_since', 'members', 'online'];
+/** What the effective length limits are read from. */
+const LIMIT_COLUMNS = ['arguments', 'effective_policy_definition'];
 /** What `rank_by: publish_rate` reads. */
 const RANKING_COLUMN = 'message_stats.publish_details';
 
@@ -57,6 +59,7 @@ export function planQueueQuery(
   }
   const metadata = [...IDENTITY_COLUMNS, ...labelFields];
   if (options.info) metadata.push(...INFO_COLUMNS);
+  if (options.limits) metadata.push(...LIMIT_COLUMNS);
   else {
     if (options.skip_exclusive) metadata.push('exclusive');
     if (options.skip_auto_delete) metadata.push('auto_delete');

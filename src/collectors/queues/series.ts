@@ -13,6 +13,26 @@ export function emitQueueState(writer: SampleWriter, queue: QueueRecord, labels:
   if (idle !== undefined) writer.addRendered(M.idleSince, labels, idle, queue);
 }
 
+/** The queue's effective length limits, where its argument or its policies set one: the smaller wins, as in RabbitMQ. */
+export function emitQueueLimits(sink: SampleSink, queue: QueueRecord, labels: string): void {
+  const args = objectOf(queue.arguments);
+  const policy = objectOf(queue.effective_policy_definition);
+  const messages = smallest(args['x-max-length'], policy['max-length']);
+  const bytes = smallest(args['x-max-length-bytes'], policy['max-length-bytes']);
+  if (messages !== undefined) sink.addRendered(M.maxLength, labels, messages, queue);
+  if (bytes !== undefined) sink.addRendered(M.maxLengthBytes, labels, bytes, queue);
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** The smallest of the limits that are non-negative numbers; undefined when none is. */
+function smallest(...limits: unknown[]): number | undefined {
+  const numbers = limits.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0);
+  return numbers.length > 0 ? Math.min(...numbers) : undefined;
+}
+
 /** idle_since is `2026-11-22T03:17:56.076+00:00` in 3.10+, `2019-03-13 11:17:44` (UTC) before. */
 export function parseTimestamp(value: unknown): number | undefined {
   if (typeof value !== 'string' || value === '') return undefined;

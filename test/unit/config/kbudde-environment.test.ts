@@ -92,6 +92,7 @@ describe("kbudde's environment variables", () => {
     expect(enabled(config)).toEqual(['connections', 'federation', 'health_checks', 'nodes', 'overview', 'queues', 'shovels']);
     expect(options(config, 'nodes').memory_breakdown).toBe(true);
     expect(options(config, 'connections').by_peer_host).toBe(true);
+    expect(options(config, 'queues').limits).toBe(true);
     expect(options(config, 'health_checks').aliveness_vhosts).toEqual(['prod']);
     expect(config.target.timeouts).toMatchObject({ totalMs: 12_000, headersMs: 12_000, bodyMs: 12_000 });
     expect(options(config, 'queues').max_queues).toBe(5000);

@@ -61,7 +61,7 @@ describe('the kbudde profile\'s families', () => {
   it('serves overview, queue, exchange, node, connections, shovel, federation and aliveness families', () => {
     const owners = new Set(brokerFamilies.map((f) => f.def.owner));
     expect(owners).toEqual(new Set(['overview', 'queues', 'exchanges', 'nodes', 'connections', 'shovels', 'federation', 'health_checks']));
-    expect(brokerFamilies.length).toBe(91);
+    expect(brokerFamilies.length).toBe(93);
   });
 
   it('serves every family of those modules that docs/kbudde-mapping.md maps to one of ours, with the same value or a conversion', () => {
