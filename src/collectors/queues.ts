@@ -45,6 +45,9 @@ export const queuesCollector: Collector<QueueOptions> = {
     // Fields the naming profile reads into labels (none under the native names).
     const labelFields = sink.labelFields(queuesCollector.metrics);
     const plan = planQueueQuery(ctx, tier.due(options.stats_every), labelFields);
+    // Fields a counts-only list may lack (3.10's has no policy, node or effective_policy_definition):
+    // those of the last statistics poll stand in, so labels and limits do not change from poll to poll.
+    const heldFields = options.limits ? [...labelFields, 'effective_policy_definition'] : labelFields;
     // Statistics switched off on the broker since they were fetched: none will come to refresh them.
     if (ctx.broker.statisticsDisabled) tier.clear();
     // A poll that fetches the statistics records them for the counts-only polls that follow.
@@ -66,9 +69,9 @@ export const queuesCollector: Collector<QueueOptions> = {
     const list = await openQueueList(ctx.api, plan, watched, options, sink);
     const serve = (queue: QueueRecord) => {
       const labels = renderLabels(['vhost', 'queue'], [queue.vhost as string, queue.name as string]);
-      if (labelFields.length > 0) {
-        if (recorder) recorder.keepFields(labels, queue, labelFields);
-        else tier.fillFields(labels, queue, labelFields);
+      if (heldFields.length > 0) {
+        if (recorder) recorder.keepFields(labels, queue, heldFields);
+        else tier.fillFields(labels, queue, heldFields);
       }
       for (const table of plan.tables) emitRecord(writer, table, queue, labels, { rates, counters });
       emitQueueState(writer, queue, labels, withDetails);

@@ -41,12 +41,17 @@ describeWithBroker('queue length limits on a real broker', (broker) => {
     );
     expect(records.get('ql-both')!.effective_policy_definition).toMatchObject({ 'max-length': 40 });
 
-    const native = await runCollector(queuesCollector, { api: client, options: { limits: true } });
-    const messages = (queue: string) => native.value('rabbitmq_queue_max_length_messages', { vhost: '/', queue });
-    const bytes = (queue: string) => native.value('rabbitmq_queue_max_length_bytes', { vhost: '/', queue });
-    expect([messages('ql-arg'), bytes('ql-arg')]).toEqual([100, 5000]);
-    expect([messages('ql-both'), bytes('ql-both')]).toEqual([40, 1_000_000]);
-    expect([messages('ql-none'), bytes('ql-none')]).toEqual([undefined, undefined]);
+    // Two polls: one with statistics, then one for counts only (whose list may lack the policy's definition).
+    const memory = new Map<string, unknown>();
+    for (const poll of ['statistics', 'counts only']) {
+      const native = await runCollector(queuesCollector, { api: client, memory, options: { limits: true, stats_every: 2 } });
+      expect(native.requests.some((r) => r.query.disable_stats === 'true'), poll).toBe(poll === 'counts only');
+      const messages = (queue: string) => native.value('rabbitmq_queue_max_length_messages', { vhost: '/', queue });
+      const bytes = (queue: string) => native.value('rabbitmq_queue_max_length_bytes', { vhost: '/', queue });
+      expect([messages('ql-arg'), bytes('ql-arg')], poll).toEqual([100, 5000]);
+      expect([messages('ql-both'), bytes('ql-both')], poll).toEqual([40, 1_000_000]);
+      expect([messages('ql-none'), bytes('ql-none')], poll).toEqual([undefined, undefined]);
+    }
     // Off by default: the native list does not grow.
     const byDefault = await runCollector(queuesCollector, { api: client });
     expect(byDefault.family('rabbitmq_queue_max_length_messages')).toEqual([]);
