@@ -1,4 +1,4 @@
-import { defineMetrics } from '../metrics/metric-def.js';
+import { type DerivedLabel, defineMetrics } from '../metrics/metric-def.js';
 
 const c = 'counter' as const;
 const g = 'gauge' as const;
@@ -32,9 +32,28 @@ export function infoLabelOf(argument: string): string {
   return argument.replace(/-/g, '_');
 }
 
+/** kbudde's queue state: the API's, but `idle` for a running queue that reports idle_since. */
+const KBUDDE_QUEUE_STATE: DerivedLabel = {
+  id: 'kbudde_queue_state',
+  reads: ['state', 'idle_since'],
+  value: (queue) => {
+    const state = typeof queue.state === 'string' ? queue.state : '';
+    return state === 'running' && typeof queue.idle_since === 'string' && queue.idle_since !== '' ? 'idle' : state;
+  },
+};
+
 export const queueMetrics = defineMetrics('queues', {
   info: {
     name: 'rabbitmq_queue_info',
+    // kbudde's rabbitmq_queue_state: one series per queue, value 1, its state (idle or not) a label.
+    names: {
+      kbudde: {
+        name: 'rabbitmq_queue_state',
+        labels: ['cluster', 'vhost', 'queue', 'durable', 'policy', 'self', 'state'],
+        fields: { durable: 'durable', policy: 'policy', self: 'node' },
+        derived: { state: KBUDDE_QUEUE_STATE },
+      },
+    },
     type: g,
     labels: [
       'vhost', 'queue', 'type', 'durable', 'auto_delete', 'exclusive', 'policy', 'operator_policy', 'node', 'state',

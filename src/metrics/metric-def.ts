@@ -41,6 +41,17 @@ export interface ProfileName {
   readonly familyPerValue?: { readonly label: string; readonly names: Readonly<Record<string, string>> };
   /** A profile label → the native label whose value it carries, when their names differ. */
   readonly labelFrom?: Readonly<Record<string, string>>;
+  /** Labels computed from several fields of the record (kbudde's queue state). */
+  readonly derived?: Readonly<Record<string, DerivedLabel>>;
+}
+
+/** A label a profile computes from fields of the record: kbudde's queue state is `idle` for a running queue with idle_since. */
+export interface DerivedLabel {
+  /** Tells label sets apart in the sink's cache (the function itself cannot be compared). */
+  readonly id: string;
+  /** The record's top-level fields it reads: asked for with columns= and held over counts-only polls. */
+  readonly reads: readonly string[];
+  readonly value: (record: Readonly<Record<string, unknown>>) => string;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { MetricDef, ProfileName } from './metric-def.js';
+import type { DerivedLabel, MetricDef, ProfileName } from './metric-def.js';
 
 /**
  * Naming profiles: which names, types and labels the families are served under. `native` is the
@@ -21,6 +21,7 @@ export type LabelSource =
   | { readonly from: 'label'; readonly name: string }
   | { readonly from: 'cluster' }
   | { readonly from: 'field'; readonly path: readonly string[] }
+  | { readonly from: 'derived'; readonly label: DerivedLabel }
   | { readonly from: 'self'; readonly path?: readonly string[] }
   | { readonly from: 'node' };
 
@@ -98,6 +99,8 @@ function kbuddeRow(def: MetricDef): ProfiledRow | undefined {
 }
 
 function labelSource(def: MetricDef, kbudde: ProfileName, name: string): LabelSource {
+  const derived = kbudde.derived?.[name];
+  if (derived) return { from: 'derived', label: derived };
   const field = kbudde.fields?.[name];
   if (name === 'self') {
     if (field !== undefined) return { from: 'self', path: field.split('.') };
@@ -123,7 +126,7 @@ function family(def: MetricDef, labels: readonly LabelSource[], scale?: number):
     labels,
     labelsKey: labelsKeys.get(key)!,
     ...(scale !== undefined && scale !== 1 ? { scale } : {}),
-    readsRecord: labels.some((source) => 'path' in source && source.path !== undefined),
+    readsRecord: labels.some((source) => ('path' in source && source.path !== undefined) || source.from === 'derived'),
   };
 }
 
@@ -143,7 +146,10 @@ export function servedFamilies(profile: NamingProfileName, defs: readonly Metric
 export function labelFieldsRead(profile: NamingProfileName, defs: readonly MetricDef[]): string[] {
   const fields = new Set<string>();
   for (const served of servedFamilies(profile, defs)) {
-    for (const source of served.labels) if ('path' in source && source.path) fields.add(source.path[0]!);
+    for (const source of served.labels) {
+      if ('path' in source && source.path) fields.add(source.path[0]!);
+      if (source.from === 'derived') for (const field of source.label.reads) fields.add(field);
+    }
   }
   return [...fields];
 }

@@ -56,6 +56,7 @@ export class Relabeling {
         return `${name}="${node === this.node ? '1' : '0'}"`;
       }
       if (source.from === 'field') return `${name}="${escapedField(record, source.path)}"`;
+      if (source.from === 'derived') return `${name}="${escapeLabelValue(boundedLabelValue(source.label.value((record ?? {}) as Record<string, unknown>)))}"`;
       if (source.from === 'node') return `${name}="${this.node}"`;
       return `${name}="${values.get(source.name) ?? ''}"`;
     });

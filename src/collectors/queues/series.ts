@@ -59,5 +59,5 @@ export function emitQueueInfo(sink: SampleSink, queue: QueueRecord): void {
     state: printedLabel(queue.state),
   };
   for (const [argument, label] of ARGUMENT_LABELS) labels[label] = printedLabel(args[argument]);
-  sink.add(M.info, labels, 1);
+  sink.add(M.info, labels, 1, queue);
 }

@@ -61,7 +61,7 @@ describe('the kbudde profile\'s families', () => {
   it('serves overview, queue, exchange, node, connections, shovel, federation and aliveness families', () => {
     const owners = new Set(brokerFamilies.map((f) => f.def.owner));
     expect(owners).toEqual(new Set(['overview', 'queues', 'exchanges', 'nodes', 'connections', 'shovels', 'federation', 'health_checks']));
-    expect(brokerFamilies.length).toBe(93);
+    expect(brokerFamilies.length).toBe(94);
   });
 
   it('serves every family of those modules that docs/kbudde-mapping.md maps to one of ours, with the same value or a conversion', () => {
@@ -198,9 +198,9 @@ describe('the kbudde profile\'s families', () => {
     expect(() => profiledFamily('kbudde', def)).toThrow('its kbudde families are per value of zone');
   });
 
-  it('says which record fields its labels read: durable, policy and node of a queue; none under the native names', () => {
+  it('says which record fields its labels read: durable, policy and node of a queue, state and idle_since for its state; none under the native names', () => {
     const queues = COLLECTORS.find((c) => c.name === 'queues')!.metrics;
-    expect(labelFieldsRead('kbudde', queues).sort()).toEqual(['durable', 'node', 'policy']);
+    expect(labelFieldsRead('kbudde', queues).sort()).toEqual(['durable', 'idle_since', 'node', 'policy', 'state']);
     expect(labelFieldsRead('native', queues)).toEqual([]);
     expect(new SampleSink().labelFields(queues)).toEqual([]);
   });
@@ -375,9 +375,16 @@ describe('kbudde-profile expositions from recorded answers', () => {
           if (def.labels.includes('node')) expect(self, what).toBe(kbuddeLabels.node === node ? '1' : '0');
           else expect(self, what).toBeUndefined();
         }
-        // Back to the native labels: renamed ones (labelFrom) under their native name, the answering node (not a native label) checked and dropped.
+        // Back to the native labels: renamed ones (labelFrom) under their native name, the answering node (not a native label) checked and dropped,
+        // derived ones (kbudde's queue state) checked against the queue's record and dropped.
         const labels: Record<string, string> = {};
         for (const [name, value] of Object.entries(kbuddeLabels)) {
+          const derived = def.names?.kbudde?.derived?.[name];
+          if (derived) {
+            const record = queues.get(`${kbuddeLabels.vhost}\u0000${kbuddeLabels.queue}`);
+            expect(value, what).toBe(derived.value(record!));
+            continue;
+          }
           const native = def.names?.kbudde?.labelFrom?.[name] ?? name;
           if (def.labels.includes(native)) labels[native] = value;
           else expect({ [name]: value }, what).toEqual({ node });
