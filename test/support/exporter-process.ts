@@ -120,3 +120,22 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/**
+ * The exposition once every enabled collector has finished its first poll, as the exporter itself
+ * reports it (a `rabbitmq_exporter_collector_success` series beside each `_collector_enabled` one):
+ * before that, a collector's families, and series derived from them, are simply not there yet.
+ */
+export async function afterFirstPolls(exporter: ExporterProcess, timeoutMs: number): Promise<string> {
+  return eventually(
+    async () => {
+      const { text } = await exporter.metrics();
+      const values = samples(text);
+      const enabled = [...values.keys()].filter((k) => k.startsWith('rabbitmq_exporter_collector_enabled{'));
+      const polled = enabled.every((k) => values.has(k.replace('_collector_enabled{', '_collector_success{')));
+      return enabled.length > 0 && polled ? text : undefined;
+    },
+    timeoutMs,
+    'the first poll of every enabled collector',
+  );
+}
