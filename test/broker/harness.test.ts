@@ -10,6 +10,7 @@ import { rootfsRabbitVersion } from './support/rootfs.js';
 import { brokerVersion } from './support/versions.js';
 import { describeWithBroker, getBroker, type BrokerHandle } from './support/with-broker.js';
 import { managementRequest } from './support/management-api.js';
+import { toolsRequired } from '../support/required-tools.js';
 
 const api = (b: BrokerHandle, method: string, p: string, body?: unknown) => managementRequest(b)(method, p, body);
 
@@ -107,7 +108,7 @@ describeWithBroker('private RabbitMQ node', (broker) => {
   });
 });
 
-const needPromtool = !!promtoolPath() || !!process.env.REQUIRE_BROKER;
+const needPromtool = !!promtoolPath() || toolsRequired();
 describe.skipIf(!needPromtool)('promtool check metrics', () => {
   it('accepts a valid exposition', async () => {
     const r = await checkMetricsWithPromtool(

@@ -18,6 +18,7 @@ import { brokerAvailability } from './availability.js';
 import { startBroker, type BrokerHandle, type BrokerInfo } from './broker.js';
 import { ensureRootfs, rootfsErlangVersion, rootfsRabbitVersion } from './rootfs.js';
 import { brokerVersion } from './versions.js';
+import { toolsRequired } from '../../support/required-tools.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -26,10 +27,6 @@ declare module 'vitest' {
   }
 }
 
-function isRequired(): boolean {
-  const v = process.env.REQUIRE_BROKER;
-  return v !== undefined && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
-}
 
 let handle: BrokerHandle | undefined;
 
@@ -39,7 +36,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const { suite } = brokerVersion(version);
   const avail = brokerAvailability(version);
   if (!avail.available) {
-    if (isRequired()) {
+    if (toolsRequired()) {
       throw new Error(`REQUIRE_BROKER is set but the broker suite of RabbitMQ ${version} cannot run: ${avail.reason ?? 'rabbitmq-server unavailable'}`);
     }
     process.stderr.write(

@@ -5,18 +5,17 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { PROMETHEUS_RULE_FILE, RULES_FILE, RULES_TEST_FILE } from '../../../src/tools/dashboards/rule-files.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
+import { PROMTOOL, promtoolInstalled, skipWithoutPromtool } from '../../support/required-tools.js';
 
-const promtool = process.env.PROMTOOL_BIN ?? 'promtool';
-const installed = spawnSync(promtool, ['--version'], { stdio: 'ignore' }).status === 0;
-// Under .ci/run (REQUIRE_BROKER=1) promtool is installed, so its absence is a failure there.
-const required = process.env.REQUIRE_BROKER === '1';
+const promtool = PROMTOOL;
+const installed = promtoolInstalled;
 
 function run(args: string[]) {
   const result = spawnSync(promtool, args, { cwd: REPO_ROOT, encoding: 'utf8' });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
-describe.skipIf(!installed && !required)('Prometheus rules under promtool', () => {
+describe.skipIf(skipWithoutPromtool)('Prometheus rules under promtool', () => {
   it('promtool is installed', () => {
     expect(installed, `${promtool} not found (apt-get install prometheus, or set PROMTOOL_BIN)`).toBe(true);
   });

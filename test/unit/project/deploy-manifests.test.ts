@@ -22,6 +22,7 @@ import { loadConfig } from '../../../src/config/load-config.js';
 import { configSchema } from '../../../src/config/schema.js';
 import { PROMETHEUS_RULE_FILE } from '../../../src/tools/dashboards/rule-files.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
+import { PROMTOOL, skipWithoutPromtool } from '../../support/required-tools.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed YAML of any shape, read by key paths
 type Doc = Record<string, any>;
@@ -297,10 +298,8 @@ describe('deploy/: the fields that matter to this exporter', () => {
   });
 });
 
-const promtool = process.env.PROMTOOL_BIN ?? 'promtool';
-const promtoolInstalled = spawnSync(promtool, ['--version'], { stdio: 'ignore' }).status === 0;
-// Under .ci/run (REQUIRE_BROKER=1) promtool is installed, so its absence is a failure there.
-describe.skipIf(!promtoolInstalled && process.env.REQUIRE_BROKER !== '1')('deploy/probe/prometheus.yml under promtool', () => {
+const promtool = PROMTOOL;
+describe.skipIf(skipWithoutPromtool)('deploy/probe/prometheus.yml under promtool', () => {
   it('promtool check config accepts it', { timeout: 60_000 }, () => {
     const result = spawnSync(promtool, ['check', 'config', PROMETHEUS_CONFIG], { cwd: REPO_ROOT, encoding: 'utf8' });
     expect(`${result.stdout}${result.stderr}`).toContain('SUCCESS');

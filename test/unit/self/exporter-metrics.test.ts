@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,10 +14,7 @@ import { readFixture, REPO_ROOT } from '../../support/fixtures.js';
 import { samples, seriesNames } from '../../support/parse-exposition.js';
 import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { brokerFrom, runCollector } from '../../support/run-collector.js';
-
-function hasPromtool(): boolean {
-  return spawnSync('which', ['promtool'], { encoding: 'utf8' }).status === 0;
-}
+import { promtoolCheckMetrics, skipWithoutPromtool } from '../../support/required-tools.js';
 
 describe('exporterFamilies', () => {
   it('renders the exporter series from the target state', () => {
@@ -116,10 +112,9 @@ describe('a whole snapshot from the 3.10.8 fixtures', () => {
     expect(new Set(types).size).toBe(types.length);
   });
 
-  it.skipIf(!hasPromtool())('passes promtool check metrics (text format)', async () => {
-    const body = (await snapshot()).body('text');
-    const result = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
-    expect(`${result.stdout}${result.stderr}`).toBe('');
-    expect(result.status).toBe(0);
+  it.skipIf(skipWithoutPromtool)('passes promtool check metrics (text format)', async () => {
+    const { output, status } = promtoolCheckMetrics((await snapshot()).body('text').toString('utf8'));
+    expect(output).toBe('');
+    expect(status).toBe(0);
   });
 });
