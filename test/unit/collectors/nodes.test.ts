@@ -187,7 +187,7 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
     expect(text.match(/^rabbitmq_process_resident_memory_bytes\{/gm)).toHaveLength(1);
   });
 
-  // BUG (src/collectors/nodes.ts collect): records are de-duplicated by name for the node
+  // A bug since fixed, kept as a regression test (src/collectors/nodes.ts collect): records are de-duplicated by name for the node
   // series, but the memory breakdown runs over `nodes.filter(running)` without that
   // de-duplication, so a node listed twice is asked for twice and every
   // rabbitmq_node_memory_bytes / _total_bytes series is emitted twice in one exposition.

@@ -241,7 +241,7 @@ describe('bad files', () => {
     expect(error.message).toContain('key "target"');
   });
 
-  // BUG (src/config/schema.ts duration): durations have no upper bound, but the scheduler and
+  // A bug since fixed, kept as a regression test (src/config/schema.ts duration): durations have no upper bound, but the scheduler and
   // the client use them as setTimeout/AbortSignal.timeout delays, which Node caps at
   // 2^31-1 ms (~24.8 days): a longer value becomes a 1 ms timer (Node prints
   // TimeoutOverflowWarning) and the collector would poll the broker in a tight loop.

@@ -24,7 +24,7 @@ describe('chooseFormat', () => {
     expect(chooseFormat(accept)).toBe(format);
   });
 
-  // BUG (src/server/negotiate.ts chooseFormat): any non-zero q for OpenMetrics wins, whatever
+  // A bug since fixed, kept as a regression test (src/server/negotiate.ts chooseFormat): any non-zero q for OpenMetrics wins, whatever
   // the q of text/plain. Prometheus (2.49+, scrape_protocols) orders its Accept header by
   // preference with descending q-values; a job preferring the text format sends e.g. the
   // header below and still gets OpenMetrics.
