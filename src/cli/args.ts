@@ -12,7 +12,7 @@ export interface CliFlags extends ConfigFlags {
 export const USAGE = `Usage: rabbitmq-exporter [flags]
 
 Flags (they override the environment, which overrides the config file):
-  --config FILE                  YAML configuration file (see config.example.yaml)
+  --config.file FILE             YAML configuration file (see config.example.yaml); --config FILE too
   --web.listen-address HOST:PORT address to serve /metrics on (default :9419)
   --web.config.file FILE         TLS and basic auth, in the Prometheus exporter-toolkit format
   --web.telemetry-path PATH      path of the metrics (default /metrics)
@@ -22,6 +22,8 @@ Flags (they override the environment, which overrides the config file):
   --shard N|auto                 this replica's shard, 0 to total-shards - 1; auto: the ordinal
                                  ending the pod's name (POD_NAME, else HOSTNAME), e.g. exporter-1 (default 0)
   --total-shards N               replicas splitting the targets and their vhosts (default 1)
+  --collector.NAME               enable the collector NAME (e.g. --collector.shovels)
+  --no-collector.NAME            disable the collector NAME (e.g. --no-collector.connections)
   --naming native|kbudde         metric names: this exporter's (default), or kbudde/rabbitmq_exporter's
                                  (docs/kbudde-migration.md)
   --help                         show this text
@@ -32,13 +34,23 @@ With --naming=kbudde or EXPORTER_NAMING=kbudde and no --config, also kbudde/rabb
 (RABBIT_URL, RABBIT_EXPORTERS, ...: docs/kbudde-migration.md).
 `;
 
+/** `--collector.NAME` and `--no-collector.NAME`, as node_exporter and the exporter-toolkit spell them. */
+const COLLECTOR_FLAG = /^--(no-)?collector\.([A-Za-z0-9_-]+)$/;
+
 export function parseFlags(argv: readonly string[]): CliFlags {
   try {
+    const collectors: Record<string, boolean> = {};
+    const rest = argv.filter((arg) => {
+      const match = COLLECTOR_FLAG.exec(arg);
+      if (match) collectors[match[2]!] = match[1] === undefined;
+      return !match;
+    });
     const { values } = parseArgs({
-      args: [...argv],
+      args: rest,
       strict: true,
       allowPositionals: false,
       options: {
+        'config.file': { type: 'string' },
         config: { type: 'string' },
         'web.listen-address': { type: 'string' },
         'web.config.file': { type: 'string' },
@@ -53,8 +65,12 @@ export function parseFlags(argv: readonly string[]): CliFlags {
         version: { type: 'boolean' },
       },
     });
+    const config = values['config.file'] ?? values.config;
+    if (values['config.file'] !== undefined && values.config !== undefined && values.config !== values['config.file']) {
+      throw new Error('--config.file and --config name two files: give one (--config is the old name of --config.file)');
+    }
     return {
-      config: values.config,
+      config,
       listenAddress: values['web.listen-address'],
       webConfigFile: values['web.config.file'],
       telemetryPath: values['web.telemetry-path'],
@@ -64,6 +80,7 @@ export function parseFlags(argv: readonly string[]): CliFlags {
       shard: values.shard,
       totalShards: values['total-shards'],
       naming: values.naming,
+      collectors,
       help: values.help ?? false,
       version: values.version ?? false,
     };

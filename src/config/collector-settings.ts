@@ -19,7 +19,8 @@ export function resolveCollectors(
   const section = config.collectors as Record<string, Record<string, unknown> | undefined>;
   for (const spec of specs) {
     if (spec.describesBroker && section[spec.name]?.enabled === false) {
-      throw new ConfigError(`config file ${file}: key "${keyName(`collectors.${spec.name}.enabled`)}": the ${spec.name} collector cannot be disabled, it decides rabbitmq_up`);
+      const key = `collectors.${spec.name}.enabled`;
+      throw new ConfigError(`${sourceOf(key, file, sources, keyName)}: key "${keyName(key)}": the ${spec.name} collector cannot be disabled, it decides rabbitmq_up`);
     }
   }
   const base = config.poll.interval;

@@ -21,7 +21,7 @@ export function loadConfig(flags: ConfigFlags, env: Env, collectors: readonly Co
   const pristine = structuredClone(raw);
   const result = schema.safeParse(raw);
   if (!result.success) {
-    throw new ConfigError(formatIssues(result.error.issues, file, sources, collectors.map((c) => c.name)));
+    throw new ConfigError(formatIssues(result.error.issues, file, sources, collectors.map((c) => c.name), undefined, schema));
   }
   const sharding = resolveSharding(result.data.sharding, env, (key) =>
     sources.has(key) || shardingInFile.has(key) ? `${sourceOf(key, file, sources)}: key "${key}"` : `the default of key "${key}"`,

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { closestKey, knownKeysAt } from './key-suggestion.js';
 
 /** How a key is named in messages: the path in the merged tree, as the operator wrote it. */
 export type KeyName = (dotted: string) => string;
@@ -14,11 +15,17 @@ export function formatIssues(
   sources: KeySources,
   knownCollectors: readonly string[],
   keyName: KeyName = sameKey,
+  schema?: z.ZodType,
 ): string {
   const lines = issues.flatMap((issue) => {
     const base = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => describe(pathText([...issue.path, key]), 'unknown key', file, sources, keyName, hint(base, knownCollectors)));
+      const known = schema ? knownKeysAt(schema, issue.path) : [];
+      return issue.keys.map((key) => {
+        const meant = closestKey(key, known);
+        const extra = `${meant ? ` (did you mean "${meant}"?)` : ''}${hint(base, knownCollectors)}`;
+        return describe(pathText([...issue.path, key]), 'unknown key', file, sources, keyName, extra);
+      });
     }
     return [describe(pathText(issue.path), issue.message, file, sources, keyName)];
   });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError } from './config-error.js';
 import { kbuddeVariablesIn, putKbuddeEnvironment } from './kbudde-environment.js';
+import { closestKey } from './key-suggestion.js';
 
 /** What the command line may set of the configuration (parsed in src/cli/args.ts). */
 export interface ConfigFlags {
@@ -14,6 +15,8 @@ export interface ConfigFlags {
   shard?: string;
   totalShards?: string;
   naming?: string;
+  /** `--collector.NAME` (true) and `--no-collector.NAME` (false). */
+  collectors?: Readonly<Record<string, boolean>>;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -85,6 +88,14 @@ export function readConfigTree(flags: ConfigFlags, env: Env, collectors: readonl
   const integerOrText = (v: string) => (/^\s*-?\d+\s*$/.test(v) ? Number(v) : v);
   set(['sharding', 'shard'], flags.shard, 'flag --shard', integerOrText);
   set(['sharding', 'total_shards'], flags.totalShards, 'flag --total-shards', integerOrText);
+  for (const [name, enabled] of Object.entries(flags.collectors ?? {})) {
+    const flag = `flag --${enabled ? '' : 'no-'}collector.${name}`;
+    if (!collectors.includes(name)) {
+      const meant = closestKey(name, collectors);
+      throw new ConfigError(`${flag}: no collector named "${name}"${meant ? ` (did you mean "${meant}"?)` : ''}; the collectors: ${collectors.join(', ')}`);
+    }
+    put(['collectors', name, 'enabled'], enabled, flag);
+  }
   return { raw, sources, shardingInFile, kbuddeVariables };
 }
 
@@ -97,7 +108,7 @@ function readYaml(file: string): Record<string, unknown> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError(`config file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConfigError(`config file ${file}: cannot be read: ${readFailure(error)} (flag --config.file)`);
   }
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) {
@@ -112,6 +123,13 @@ function readYaml(file: string): Record<string, unknown> {
     throw new ConfigError(`config file ${file}: the top level must be a mapping of keys (web, log, poll, sharding, target, targets, collectors)`);
   }
   return value as Record<string, unknown>;
+}
+
+/** Why a file could not be read, in words (ENOENT → no such file). */
+export function readFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a directory', ENOTDIR: 'a part of the path is not a directory', ELOOP: 'too many symbolic links' };
+  return (code !== undefined ? words[code] : undefined) ?? (code ?? (error as Error).message);
 }
 
 /** The dotted path of the key on a (1-based) line, from the indentation of the lines above it. */

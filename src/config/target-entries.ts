@@ -60,7 +60,7 @@ export function resolveEntry(
   };
 
   const result = schema.safeParse(merged);
-  if (!result.success) throw new ConfigError(formatIssues(result.error.issues, file, sources, specs.map((s) => s.name), keyName));
+  if (!result.success) throw new ConfigError(formatIssues(result.error.issues, file, sources, specs.map((s) => s.name), keyName, schema));
   const resolved = resolve(result.data, specs, file, sources, keyName);
   return { ...resolved.targets[0]!, target: { ...resolved.target, name } };
 }

@@ -12,9 +12,22 @@ describe('parseFlags', () => {
       logLevel: undefined,
       logFormat: undefined,
       pollInterval: undefined,
+      collectors: {},
       help: false,
       version: false,
     });
+  });
+
+  it('--config.file, with --config as its old name; two different files are refused', () => {
+    expect(parseFlags(['--config.file', 'a.yaml']).config).toBe('a.yaml');
+    expect(parseFlags(['--config=a.yaml']).config).toBe('a.yaml');
+    expect(parseFlags(['--config=a.yaml', '--config.file=a.yaml']).config).toBe('a.yaml');
+    expect(() => parseFlags(['--config=a.yaml', '--config.file=b.yaml'])).toThrow(/--config.file and --config name two files/);
+  });
+
+  it('--collector.NAME and --no-collector.NAME, the last of each name winning', () => {
+    expect(parseFlags(['--collector.shovels', '--no-collector.connections', '--log.level=debug', '--collector.connections']).collectors).toEqual({ shovels: true, connections: true });
+    expect(parseFlags(['--no-collector.queues']).collectors).toEqual({ queues: false });
   });
 
   it('every flag, in both --flag value and --flag=value forms', () => {
@@ -25,7 +38,7 @@ describe('parseFlags', () => {
       ]),
     ).toEqual({
       config: 'c.yaml', listenAddress: ':9500', webConfigFile: 'web.yml', telemetryPath: '/prom',
-      logLevel: 'debug', logFormat: 'logfmt', pollInterval: '2s', help: false, version: true,
+      logLevel: 'debug', logFormat: 'logfmt', pollInterval: '2s', collectors: {}, help: false, version: true,
     });
   });
 

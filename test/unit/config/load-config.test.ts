@@ -178,13 +178,26 @@ describe('bad files', () => {
 
   it('messages of schema errors name the key in "quotes" (one line per problem)', () => {
     const error = configError(() => load(td('bad-unknown-nested-key.yaml')));
-    expect(error.message).toBe(`invalid configuration:\n  config file ${td('bad-unknown-nested-key.yaml')}: key "poll.intervall": unknown key`);
+    expect(error.message).toBe(`invalid configuration:\n  config file ${td('bad-unknown-nested-key.yaml')}: key "poll.intervall": unknown key (did you mean "interval"?)`);
   });
 
   it('an unknown collector lists the known ones', () => {
     const error = configError(() => load(td('bad-unknown-collector.yaml')));
     expect(error.message).toContain(`(known collectors: ${COLLECTORS.map((c) => c.name).join(', ')})`);
     expect(error.message).toMatch(/\(known collectors: overview, nodes[,)]/);
+  });
+
+  it('a key that is nowhere near a known one gets no guess', () => {
+    const file = join(tmp, 'far.yaml');
+    writeFileSync(file, 'poll:\n  cadence: 10s\n');
+    expect(configError(() => load(file)).message).toBe(`invalid configuration:\n  config file ${file}: key "poll.cadence": unknown key`);
+  });
+
+  it('a duration without a unit says which unit to add; a missing file says so in words', () => {
+    const file = join(tmp, 'no-unit.yaml');
+    writeFileSync(file, 'poll:\n  interval: 30\n');
+    expect(configError(() => load(file)).message).toContain('key "poll.interval": 30 has no unit: write a duration such as 30s (units ms, s, m, h, d)');
+    expect(configError(() => load(join(tmp, 'absent.yaml'))).message).toBe(`config file ${join(tmp, 'absent.yaml')}: cannot be read: no such file (flag --config.file)`);
   });
 
   it('a wrong type says what was expected', () => {
@@ -220,12 +233,12 @@ describe('bad files', () => {
   it('an unreadable config file path is refused, naming the path and the reason', () => {
     const missing = join(tmp, 'nope', 'missing.yaml');
     const error = configError(() => load(missing));
-    expect(error.message).toBe(`config file ${missing}: cannot be read (ENOENT)`);
+    expect(error.message).toBe(`config file ${missing}: cannot be read: no such file (flag --config.file)`);
   });
 
   it('a directory as config file is refused', () => {
     const error = configError(() => load(tmp));
-    expect(error.message).toBe(`config file ${tmp}: cannot be read (EISDIR)`);
+    expect(error.message).toBe(`config file ${tmp}: cannot be read: it is a directory (flag --config.file)`);
   });
 
   // Was a bug (readConfigTree's set, src/config/sources.ts): when the environment set a key below a
@@ -501,7 +514,7 @@ describe('the built binary', () => {
     });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(`rabbitmq-exporter: invalid configuration:`);
-    expect(result.stderr).toContain(`config file ${file}: key "poll.intervall": unknown key`);
+    expect(result.stderr).toContain(`config file ${file}: key "poll.intervall": unknown key (did you mean "interval"?)`);
     expect(result.stdout).toBe('');
   });
 

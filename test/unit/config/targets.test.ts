@@ -163,8 +163,8 @@ describe('targets: errors name the entry and its key', () => {
   });
 
   it('unknown keys, in the entry and in its collectors', () => {
-    expect(problem('targets:\n  - name: a\n    passwrd: x\n')).toBe(`invalid configuration:\n  config file ${file()}: key "targets[0].passwrd": unknown key`);
-    expect(problem('targets:\n  - name: a\n    collectors:\n      queuez: {}\n')).toContain('key "targets[0].collectors.queuez": unknown key (known collectors: overview, nodes');
+    expect(problem('targets:\n  - name: a\n    passwrd: x\n')).toBe(`invalid configuration:\n  config file ${file()}: key "targets[0].passwrd": unknown key (did you mean "password"?)`);
+    expect(problem('targets:\n  - name: a\n    collectors:\n      queuez: {}\n')).toContain('key "targets[0].collectors.queuez": unknown key (did you mean "queues"?) (known collectors: overview, nodes');
     expect(problem('targets:\n  - name: a\n    collectors:\n      nodes:\n        ratez: true\n')).toContain('key "targets[0].collectors.nodes.ratez": unknown key');
   });
 
