@@ -18,10 +18,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
-# The build has no .git: the revision for rabbitmq_exporter_build_info comes from this argument
-# (declared after `npm ci`, so a new revision does not invalidate the dependency layer).
+# The build has no .git: the revision and branch for --version and rabbitmq_exporter_build_info come
+# from these arguments (declared after `npm ci`, so a new revision does not invalidate the dependency layer).
 ARG REVISION=unknown
-RUN REVISION="$REVISION" npm run build:exporter \
+ARG BRANCH=unknown
+RUN REVISION="$REVISION" BRANCH="$BRANCH" npm run build:exporter \
  && npm prune --omit=dev --no-audit --no-fund
 
 # Runtime stage: Node, the compiled exporter and its production dependencies; no compiler, no tests.
@@ -38,7 +39,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
-COPY --from=build /app/dist/revision ./dist/revision
+COPY --from=build /app/dist/build-info.json ./dist/build-info.json
 COPY config.example.yaml ./config.example.yaml
 # The image's unprivileged `node` user, by number so Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000

@@ -13,7 +13,7 @@ import { WebServer } from './server/web-server.js';
 import { newHttpCounters } from './self/exporter-metrics.js';
 import { ProcessMetrics } from './self/process-metrics.js';
 import { Exporter, readConfig } from './exporter.js';
-import { VERSION } from './self/version.js';
+import { VERSION, versionText } from './self/version.js';
 
 async function main(): Promise<void> {
   let config: ExporterConfig;
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
       return;
     }
     if (flags.version) {
-      process.stdout.write(`rabbitmq-exporter ${VERSION}\n`);
+      process.stdout.write(versionText());
       return;
     }
     config = readConfig(flags, process.env);

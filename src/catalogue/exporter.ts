@@ -12,7 +12,7 @@ export const exporterMetrics = defineMetrics('exporter', {
     names: { kbudde: { name: 'rabbitmq_up', labels: ['cluster', 'node'] } },
     help: '1 when the last poll of /api/overview succeeded, 0 when it failed.',
   },
-  build: { name: 'rabbitmq_exporter_build_info', type: g, labels: ['version', 'revision', 'nodejs_version'], help: 'The exporter\'s version and the source revision it was built from; value 1.' },
+  build: { name: 'rabbitmq_exporter_build_info', type: g, labels: ['version', 'revision', 'branch', 'nodejs_version'], help: 'The exporter\'s version, the source revision and branch it was built from, and the Node.js running it; value 1.' },
   collectorSuccess: { name: 'rabbitmq_exporter_collector_success', type: g, labels: C, help: '1 when the collector\'s last poll succeeded, 0 when it failed.' },
   collectorDuration: { name: 'rabbitmq_exporter_collector_duration_seconds', type: g, labels: C, unit: 'seconds', help: 'How long the collector\'s last poll took.' },
   collectorLastSuccess: { name: 'rabbitmq_exporter_collector_last_success_timestamp_seconds', type: g, labels: C, help: 'When the collector last polled successfully (Unix time); data older than the configured maximum age is withdrawn.' },
@@ -58,5 +58,5 @@ const CNM = ['cluster', 'node', 'module'] as const;
 export const kbuddeExporterMetrics = defineMetrics('exporter', {
   moduleUp: { name: 'rabbitmq_module_up', type: g, labels: CNM, help: '1 when the last poll of the collector carrying the kbudde module succeeded, 0 when it failed (rabbitmq_exporter_collector_success).' },
   moduleDuration: { name: 'rabbitmq_module_scrape_duration_seconds', type: g, labels: CNM, unit: 'seconds', help: 'How long the last poll of the collector carrying the kbudde module took (rabbitmq_exporter_collector_duration_seconds).' },
-  build: { name: 'rabbitmq_exporter_build_info', type: g, labels: ['version', 'revision', 'branch', 'builddate'], help: 'The exporter\'s version and source revision (branch and build date are not recorded: empty); value 1.' },
+  build: { name: 'rabbitmq_exporter_build_info', type: g, labels: ['version', 'revision', 'branch', 'builddate'], help: 'The exporter\'s version, source revision, branch and build date; value 1.' },
 });

@@ -4,7 +4,7 @@ import type { RenderedFamily } from '../render/text-format.js';
 import type { NamingProfileName } from '../metrics/naming-profile.js';
 import { DROP_REASONS, SampleSink } from '../render/sample-sink.js';
 import type { TargetState } from '../state/target-state.js';
-import { REVISION, VERSION } from './version.js';
+import { BUILD_INFO, VERSION } from './version.js';
 import { eventLoopDelay } from './event-loop-delay.js';
 
 export interface ClientCounters {
@@ -49,7 +49,7 @@ export function exporterFamilies(
   const sink = ownSink(naming, broker);
   const up = naming === 'kbudde' && kbudde ? kbuddeUp(target, kbudde) : target.up;
   if (target.servesUp) sink.add(M.up, [], up ? 1 : 0);
-  if (withProcess) sink.add(M.build, [VERSION, REVISION, process.version], 1);
+  if (withProcess) sink.add(M.build, [VERSION, BUILD_INFO.revision, BUILD_INFO.branch, process.version], 1);
   sink.add(M.requests, [], client.requests);
   sink.add(M.responseBytes, [], client.bytesRead);
   if (withProcess) addServerSeries(sink, http);
@@ -93,7 +93,7 @@ function kbuddeUp(target: TargetState, kbudde: KbuddeTargetView): boolean {
  */
 function kbuddeOwnFamilies(target: TargetState | undefined, withProcess: boolean, kbudde: KbuddeTargetView | undefined, broker: { clusterName: string; node: string } | undefined): RenderedFamily[] {
   const sink = new SampleSink();
-  if (withProcess) sink.add(K.build, { version: VERSION, revision: REVISION, branch: '', builddate: '' }, 1);
+  if (withProcess) sink.add(K.build, { version: VERSION, revision: BUILD_INFO.revision, branch: BUILD_INFO.branch, builddate: BUILD_INFO.buildDate }, 1);
   for (const [collector, modules] of kbudde?.modules ?? []) {
     const state = target?.collectors.get(collector);
     if (!state) continue;
@@ -109,7 +109,7 @@ function kbuddeOwnFamilies(target: TargetState | undefined, withProcess: boolean
 /** The exporter's series that belong to no target: served on /metrics when several targets are polled. */
 export function processWideFamilies(http: HttpCounters, naming: NamingProfileName = 'native'): RenderedFamily[] {
   const sink = ownSink(naming, undefined);
-  sink.add(M.build, [VERSION, REVISION, process.version], 1);
+  sink.add(M.build, [VERSION, BUILD_INFO.revision, BUILD_INFO.branch, process.version], 1);
   addServerSeries(sink, http);
   const families = sink.finish();
   if (naming === 'kbudde') families.push(...kbuddeOwnFamilies(undefined, true, undefined, undefined));

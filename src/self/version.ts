@@ -15,13 +15,37 @@ function readVersion(): string {
 
 export const VERSION = readVersion();
 
-/** The source revision recorded by `npm run build` in dist/revision (see tools/write-revision.ts). */
-function readRevision(): string {
+/** Where the build came from, recorded by `npm run build` in dist/build-info.json (tools/write-build-info.ts). */
+export interface BuildInfo {
+  revision: string;
+  branch: string;
+  buildUser: string;
+  buildDate: string;
+}
+
+function readBuildInfo(): BuildInfo {
+  const unknown: BuildInfo = { revision: 'unknown', branch: 'unknown', buildUser: 'unknown', buildDate: 'unknown' };
   try {
-    return readFileSync(new URL('../../revision', import.meta.url), 'utf8').trim() || 'unknown';
+    const read = JSON.parse(readFileSync(new URL('../../build-info.json', import.meta.url), 'utf8')) as Partial<BuildInfo>;
+    const text = (value: unknown, fallback: string) => (typeof value === 'string' && value !== '' ? value : fallback);
+    return { revision: text(read.revision, unknown.revision), branch: text(read.branch, unknown.branch), buildUser: text(read.buildUser, unknown.buildUser), buildDate: text(read.buildDate, unknown.buildDate) };
   } catch {
-    return 'unknown';
+    return unknown;
   }
 }
 
-export const REVISION = readRevision();
+export const BUILD_INFO = readBuildInfo();
+export const REVISION = BUILD_INFO.revision;
+
+/** `--version`, in the exporter-toolkit's layout. */
+export function versionText(): string {
+  const b = BUILD_INFO;
+  return [
+    `rabbitmq-exporter, version ${VERSION} (branch: ${b.branch}, revision: ${b.revision})`,
+    `  build user:       ${b.buildUser}`,
+    `  build date:       ${b.buildDate}`,
+    `  node version:     ${process.version}`,
+    `  platform:         ${process.platform}/${process.arch}`,
+    '',
+  ].join('\n');
+}

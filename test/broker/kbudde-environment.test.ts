@@ -104,7 +104,7 @@ ${exporter.logs()}`);
     }
     expect([...values.keys()].filter((k) => k.startsWith('rabbitmq_module_up{'))).toHaveLength(4);
     expect(values.get(`rabbitmq_version_info{rabbitmq="${overview.rabbitmq_version}",erlang="${overview.erlang_version}",node="${node}",cluster="${cluster}"}`)).toBe(1);
-    expect(text).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",branch="",builddate=""\} 1$/m);
+    expect(text).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",branch="[^"]+",builddate="\d{8}-\d{2}:\d{2}:\d{2}"\} 1$/m);
 
     const record = (await api<Json[]>('GET', '/api/nodes')).find((n) => n.name === node)!;
     expect(values.get(`rabbitmq_running{cluster="${cluster}",node="${node}",self="1"}`)).toBe(1);

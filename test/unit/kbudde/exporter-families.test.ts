@@ -15,7 +15,7 @@ function profiledFamily(profile: 'kbudde', def: MetricDef): ProfiledFamily | und
   return row;
 }
 import { exporterFamilies, newHttpCounters, type KbuddeTargetView } from '../../../src/self/exporter-metrics.js';
-import { REVISION, VERSION } from '../../../src/self/version.js';
+import { BUILD_INFO, REVISION, VERSION } from '../../../src/self/version.js';
 import { Exposition } from '../../../src/snapshot/exposition.js';
 import { TargetState } from '../../../src/state/target-state.js';
 import { samples } from '../../support/parse-exposition.js';
@@ -78,7 +78,7 @@ describe('exporterFamilies under the kbudde profile', () => {
     for (const module of ['overview', 'node', 'memory', 'queue', 'shovel']) expect(out.get(`rabbitmq_module_up${labels(module)}`), module).toBe(1);
     expect(out.get(`rabbitmq_module_scrape_duration_seconds${labels('queue')}`)).toBe(1.5);
     expect(out.get(`rabbitmq_module_scrape_duration_seconds${labels('memory')}`)).toBe(0.25);
-    expect(out.get(`rabbitmq_exporter_build_info{version="${VERSION}",revision="${REVISION}",branch="",builddate=""}`)).toBe(1);
+    expect(out.get(`rabbitmq_exporter_build_info{version="${VERSION}",revision="${REVISION}",branch="${BUILD_INFO.branch}",builddate="${BUILD_INFO.buildDate}"}`)).toBe(1);
     // The native health series stay; the native up and build_info do not.
     expect(out.get('rabbitmq_exporter_collector_success{collector="vhosts"}')).toBeUndefined();
     expect(out.get('rabbitmq_exporter_collector_success{collector="queues"}')).toBe(1);
@@ -120,6 +120,6 @@ describe('exporterFamilies under the kbudde profile', () => {
     const out = render(s, broker, 'native');
     expect(out.get('rabbitmq_up')).toBe(1);
     expect([...out.keys()].filter((k) => k.startsWith('rabbitmq_module_'))).toEqual([]);
-    expect(out.get(`rabbitmq_exporter_build_info{version="${VERSION}",revision="${REVISION}",nodejs_version="${process.version}"}`)).toBe(1);
+    expect(out.get(`rabbitmq_exporter_build_info{version="${VERSION}",revision="${REVISION}",branch="${BUILD_INFO.branch}",nodejs_version="${process.version}"}`)).toBe(1);
   });
 });

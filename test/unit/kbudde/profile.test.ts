@@ -112,8 +112,8 @@ describe('the kbudde profile\'s families', () => {
 
   it('serves kbudde\'s rabbitmq_exporter_build_info among the process-wide series instead of the native one, and keeps the rest', () => {
     const text = (naming: 'native' | 'kbudde') => Buffer.concat(concatFamilies(processWideFamilies(newHttpCounters(), naming), false)).toString('utf8');
-    expect(text('native')).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",nodejs_version="[^"]+"\} 1$/m);
-    expect(text('kbudde')).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",branch="",builddate=""\} 1$/m);
+    expect(text('native')).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",branch="[^"]+",nodejs_version="[^"]+"\} 1$/m);
+    expect(text('kbudde')).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",branch="[^"]+",builddate="[^"]+"\} 1$/m);
     expect(text('kbudde')).not.toMatch(/nodejs_version/);
     expect(text('kbudde')).toMatch(/^rabbitmq_exporter_scrapes_refused_total 0$/m);
   });

@@ -24,14 +24,26 @@ it('--web.telemetry-path moves the metrics; --log.format logfmt; build_info name
   expect(await (await fetch(`${exporter.url}/`)).text()).toContain('<a href="/prom">');
 
   const revision = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
+  const branch = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { encoding: 'utf8' }).trim();
   const build = [...samples(text).keys()].find((k) => k.startsWith('rabbitmq_exporter_build_info{'));
-  expect(build).toContain(`revision="${revision}"`);
+  expect(build).toContain(`revision="${revision}",branch="${branch}",nodejs_version="${process.version}"`);
 
   const starting = exporter.logs().split('\n').find((l) => l.includes('msg=starting'));
   expect(starting).toMatch(/^ts=\S+ level=info msg=starting service=rabbitmq-exporter version=\S+ /);
   expect(starting).toContain('config.target.password=<redacted>');
   expect(exporter.logs()).not.toMatch(/^\{/m);
 }, 60_000);
+
+it('--version prints version, branch, revision, build user and date, Node and platform, as the exporter-toolkit does', () => {
+  const revision = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
+  const branch = execFileSync('git', ['rev-parse', '--abbrev-ref', 'HEAD'], { encoding: 'utf8' }).trim();
+  const printed = execFileSync(process.execPath, ['dist/src/main.js', '--version'], { encoding: 'utf8' }).split('\n');
+  expect(printed[0]).toMatch(new RegExp(`^rabbitmq-exporter, version \\d+\\.\\d+\\.\\d+\\S* \\(branch: ${branch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, revision: ${revision}\\)$`));
+  expect(printed[1]).toMatch(/^ {2}build user: +\S+@\S+$/);
+  expect(printed[2]).toMatch(/^ {2}build date: +\d{8}-\d{2}:\d{2}:\d{2}$/);
+  expect(printed[3]).toBe(`  node version:     ${process.version}`);
+  expect(printed[4]).toBe(`  platform:         ${process.platform}/${process.arch}`);
+});
 
 it('refuses a telemetry path that is not a path, exit code 2', async () => {
   await expect(startExporter({ configYaml: '', args: ['--web.telemetry-path', 'metrics'] })).rejects.toThrow(

@@ -73,14 +73,17 @@ describe('Dockerfile', () => {
     expect(compile).toBeGreaterThan(sources);
   });
 
-  it('takes the revision from --build-arg REVISION, declared after npm ci so that layer stays cached', () => {
+  it('takes the revision and branch from --build-arg REVISION and BRANCH, declared after npm ci so that layer stays cached', () => {
     const install = index((i) => i.stage === 0 && i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args));
     const arg = index((i) => i.stage === 0 && i.keyword === 'ARG' && /^REVISION(=|$)/.test(i.args));
     const compile = index((i) => i.stage === 0 && i.keyword === 'RUN' && i.args.includes('npm run build:exporter'));
     expect(arg).toBeGreaterThan(install);
     expect(compile).toBeGreaterThan(arg);
-    expect(instructions[compile]?.args).toMatch(/REVISION="\$REVISION" npm run build:exporter/);
-    expect(readFileSync('src/tools/write-revision.ts', 'utf8')).toContain('process.env.REVISION');
+    expect(instructions[compile]?.args).toMatch(/REVISION="\$REVISION" BRANCH="\$BRANCH" npm run build:exporter/);
+    expect(index((i) => i.stage === 0 && i.keyword === 'ARG' && /^BRANCH(=|$)/.test(i.args))).toBeLessThan(compile);
+    const writer = readFileSync('src/tools/write-build-info.ts', 'utf8');
+    expect(writer).toContain('process.env.REVISION');
+    expect(writer).toContain('process.env.BRANCH');
   });
 
   it('labels the image with the OCI annotations, from package.json and the build', () => {

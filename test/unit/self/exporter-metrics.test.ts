@@ -8,7 +8,7 @@ import { exporterFamilies, newHttpCounters } from '../../../src/self/exporter-me
 import { PROCESS_METRICS_PREFIX, ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
 import { TargetState } from '../../../src/state/target-state.js';
-import { REVISION, VERSION } from '../../../src/self/version.js';
+import { BUILD_INFO, REVISION, VERSION } from '../../../src/self/version.js';
 import { Exposition } from '../../../src/snapshot/exposition.js';
 import { readFixture, REPO_ROOT } from '../../support/fixtures.js';
 import { samples, seriesNames } from '../../support/parse-exposition.js';
@@ -26,7 +26,7 @@ describe('exporterFamilies', () => {
     const text = Exposition.of(exporterFamilies(state, { requests: 11, bytesRead: 2048 }, { scrapesRefused: 3, readTimeouts: 1, writeTimeouts: 2 }, 12_000)).body('text').toString();
     const s = samples(text);
     expect(s.get('rabbitmq_up')).toBe(1);
-    expect(s.get(`rabbitmq_exporter_build_info{version="${VERSION}",revision="${REVISION}",nodejs_version="${process.version}"}`)).toBe(1);
+    expect(s.get(`rabbitmq_exporter_build_info{version="${VERSION}",revision="${REVISION}",branch="${BUILD_INFO.branch}",nodejs_version="${process.version}"}`)).toBe(1);
     expect(s.get('rabbitmq_exporter_management_requests_total')).toBe(11);
     expect(s.get('rabbitmq_exporter_management_response_bytes_total')).toBe(2048);
     expect(s.get('rabbitmq_exporter_scrapes_refused_total')).toBe(3);
