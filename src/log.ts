@@ -24,6 +24,8 @@ export function createLogger(level: string, options: LoggerOptions = {}): Logger
     level,
     base: { service: 'rabbitmq-exporter' },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // "level":"warn", as the exporter-toolkit's logs say it, rather than pino's 40.
+    formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: ['password', '*.password', 'authorization', '*.authorization', 'headers.authorization'], censor: '<redacted>' },
     ...(redactor ? { hooks: { streamWrite: (line: string) => redactor().redact(line) } } : {}),
   };

@@ -178,8 +178,8 @@ target:
           .logs()
           .split('\n')
           .filter((line) => line.startsWith('{'))
-          .map((line) => JSON.parse(line) as { level: number; msg: string; collector?: string; path?: string; reason?: string })
-          .filter((l) => l.msg === 'poll failed' && l.level === 40);
+          .map((line) => JSON.parse(line) as { level: string; msg: string; collector?: string; path?: string; reason?: string })
+          .filter((l) => l.msg === 'poll failed' && l.level === 'warn');
         expect(warnings.length).toBeGreaterThan(0);
         for (const w of warnings) expect(`${w.path} ${w.reason}`).toBe(failures[w.collector!]);
         const landing = await (await fetch(`${exporter.url}/`)).text();

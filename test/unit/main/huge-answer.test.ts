@@ -121,7 +121,7 @@ it('a 200 MB answer: scrapes go on, the queue poll fails over the cap, nothing o
   const warnings = exp
     .logs()
     .split('\n')
-    .filter((line) => line.includes('"level":40') && line.includes('over the cap'));
+    .filter((line) => line.includes('"level":"warn"') && line.includes('over the cap'));
   expect(warnings).toHaveLength(1);
   expect(warnings[0]).toContain('"path":"/api/queues"');
   expect(warnings[0]).toContain(`over the cap of 160 MiB (${160 * MB} bytes) (target.max_response_bytes)`);

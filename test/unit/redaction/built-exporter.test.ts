@@ -41,6 +41,6 @@ it('no form of any password in the logs, on / or on /metrics', async () => {
     for (const [where, text] of Object.entries(texts)) expect(secretsIn(text, forms), `${source.name}: ${where}`).toEqual([]);
     // The quotes reached the exporter and were cut out.
     expect(texts.stdout, source.name).toContain('<redacted>');
-    expect(texts.stdout, source.name).toContain('"level":20');
+    expect(texts.stdout, source.name).toContain('"level":"debug"');
   }
 }, 120_000);
