@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseFlags, USAGE, type CliFlags } from './cli/args.js';
+import { hashPassword } from './cli/hash-password.js';
 import { ConfigError } from './config/config-error.js';
 import type { ExporterConfig } from './config/exporter-config.js';
 import { redactedConfig, targetCredentials } from './config/redacted-config.js';
@@ -16,6 +17,10 @@ import { Exporter, readConfig } from './exporter.js';
 import { VERSION, versionText } from './self/version.js';
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'hash-password') {
+    process.exitCode = await hashPassword(process.argv.slice(3), { input: process.stdin, out: process.stdout, err: process.stderr });
+    return;
+  }
   let config: ExporterConfig;
   let flags: CliFlags;
   try {

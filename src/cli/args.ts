@@ -29,6 +29,9 @@ Flags (they override the environment, which overrides the config file):
   --help                         show this text
   --version                      show the version
 
+Commands:
+  hash-password [--cost N]       print a bcrypt hash of a password for the web config's basic_auth_users
+
 Environment: RABBITMQ_URL, RABBITMQ_USERNAME, RABBITMQ_PASSWORD, RABBITMQ_PASSWORD_FILE, EXPORTER_NAMING.
 With --naming=kbudde or EXPORTER_NAMING=kbudde and no --config, also kbudde/rabbitmq_exporter's
 (RABBIT_URL, RABBIT_EXPORTERS, ...: docs/kbudde-migration.md).
