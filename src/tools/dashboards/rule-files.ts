@@ -68,7 +68,7 @@ export function rulesTestFile(): string {
   const tests = alertRules.flatMap((rule) =>
     rule.cases.map((c) => ({
       name: `${rule.alert}: ${c.name}`,
-      interval: '1m',
+      interval: c.interval ?? '1m',
       input_series: c.input.map(([series, values]) => ({ series, values })),
       alert_rule_test: [
         {
