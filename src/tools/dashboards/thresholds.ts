@@ -49,6 +49,3 @@ export const thresholds = {
   churnWindow: { value: '5m', doc: 'Window of the churn rate.' },
   churnFor: { value: '10m', doc: 'How long churn must stay above the fraction.' },
 } as const satisfies Record<string, Threshold>;
-
-/** Where runbook_url points: set it to where your copy of docs/runbook.md is served, then `npm run dashboards`. */
-export const RUNBOOK_URL = 'docs/runbook.md';
