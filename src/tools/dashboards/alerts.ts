@@ -43,12 +43,28 @@ const CHECK_ALERTED_ELSEWHERE = 'alarms|local-alarms|certificate-expiration';
 export const alertRules: readonly AlertRule[] = [
   {
     alert: 'RabbitmqExporterDown',
-    expr: `up == 0 and on (job, instance) max_over_time(${series(e.build)}[1d])`,
+    // build_info marks an exporter's /metrics, rabbitmq_up a cluster's scrape: with several targets
+    // they are different scrapes (/probe?target=NAME carries no build_info), and either may fail alone.
+    expr: `up == 0 and on (job, instance) (max_over_time(${series(e.build)}[1d]) or max_over_time(${series(e.up)}[1d]))`,
     for: String(t.exporterDownFor.value),
     severity: 'critical',
     summary: 'Prometheus cannot scrape the RabbitMQ exporter {{ $labels.instance }}',
     description: 'The exporter target {{ $labels.instance }} of job {{ $labels.job }} served metrics within the last day and now fails to be scraped: no RabbitMQ data is collected.',
     cases: [
+      {
+        name: 'one cluster\'s /probe scrape fails',
+        input: [
+          ['up{job="rabbitmq", instance="orders"}', '1x5 0x10'],
+          [series(e.up, { job: 'rabbitmq', instance: 'orders' }), '1x5'],
+          ['up{job="rabbitmq", instance="billing"}', '1x15'],
+          [series(e.up, { job: 'rabbitmq', instance: 'billing' }), '1x15'],
+          ['up{job="rabbitmq-exporter", instance="exporter:9419"}', '1x15'],
+          [series(e.build, { job: 'rabbitmq-exporter', instance: 'exporter:9419', version: '0.1.0', nodejs_version: 'v20' }), '1x15'],
+        ],
+        at: '15m',
+        fires: [{ job: 'rabbitmq', instance: 'orders' }],
+      },
+      { name: 'one failed scrape', input: [['up{job="rabbitmq", instance="exporter:9419"}', '1x5 0 1x5'], [s(e.build, { version: '0.1.0', nodejs_version: 'v20' }), '1x5 _ 1x5']], at: '6m', fires: [] },
       { name: 'scrapes fail', input: [['up{job="rabbitmq", instance="exporter:9419"}', '1x5 0x10'], [s(e.build, { version: '0.1.0', nodejs_version: 'v20' }), '1x5']], at: '15m', fires: [target()] },
       { name: 'scrapes succeed', input: [['up{job="rabbitmq", instance="exporter:9419"}', '1x15'], [s(e.build, { version: '0.1.0', nodejs_version: 'v20' }), '1x15']], at: '15m', fires: [] },
     ],
