@@ -5,12 +5,13 @@
 import { join } from 'node:path';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DASHBOARDS, dashboardFile, dashboardPath } from '../../src/tools/dashboards/dashboard-files.js';
+import { DASHBOARDS, dashboardPath } from '../../src/tools/dashboards/dashboard-files.js';
 import { alertRules } from '../../src/tools/dashboards/alerts.js';
 import { recordingRules } from '../../src/tools/dashboards/recording-rules.js';
 import { RULES_FILE } from '../../src/tools/dashboards/rule-files.js';
 import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
+import { dashboardJson, panelTargets, regexValues, substitute, variableValues } from './support/dashboard-queries.js';
 import { atLeast } from './support/versions.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
@@ -35,20 +36,6 @@ const emptyHere = (version: string): Record<string, string> => ({
       }
     : {}),
 });
-
-interface PanelTarget {
-  key: string;
-  expr: string;
-}
-
-interface DashboardJson {
-  uid: string;
-  templating: { list: { name: string; type: string; query?: string }[] };
-  panels: { type: string; title: string; targets?: { expr: string; legendFormat?: string; refId: string }[] }[];
-}
-
-/** Grafana's escaping of a variable's value inside a PromQL regex string: `.` becomes `\\.` in the query text. */
-const escapeRegex = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\\\$&');
 
 describeWithBroker('shipped dashboards and rules on a real Prometheus', (broker) => {
   let exporter: ExporterProcess;
@@ -119,36 +106,28 @@ describeWithBroker('shipped dashboards and rules on a real Prometheus', (broker)
       30_000,
       'rabbitmq_identity_info in Prometheus',
     );
-    const regex = { job: 'rabbitmq', cluster, instance, vhost: VHOST, queue: WORK };
-    return { ...Object.fromEntries(Object.entries(regex).map(([k, v]) => [k, escapeRegex(v)])), __rate_interval: '15s' };
-  }
-
-  function substitute(expr: string, vars: Record<string, string>): string {
-    return expr.replace(/\$\{?([a-zA-Z_]+)\}?/g, (whole, name: string) => {
-      const value = vars[name];
-      if (value === undefined) throw new Error(`no value for ${whole} in ${expr}`);
-      return value;
-    });
-  }
-
-  function panelTargets(): PanelTarget[] {
-    return DASHBOARDS.flatMap((spec) => {
-      const dashboard = JSON.parse(dashboardFile(spec)) as DashboardJson;
-      return dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ key: `${dashboard.uid} / ${p.title} / ${t.legendFormat}`, expr: t.expr })));
-    });
+    // One target: the exporter's own series are on the cluster's job and instance too.
+    const regex = { job: 'rabbitmq', cluster, instance, vhost: VHOST, queue: WORK, exporter_job: 'rabbitmq', exporter: instance };
+    return { ...regexValues(regex), __rate_interval: '15s' };
   }
 
   it('every variable of every dashboard finds the scenario\'s values', async () => {
     const vars = await variables();
-    const expected: Record<string, string> = { job: 'rabbitmq', cluster: (await prometheus.query('rabbitmq_identity_info'))[0]!.metric.rabbitmq_cluster!, instance: new URL(exporter.url).host, vhost: VHOST, queue: WORK };
+    const instance = new URL(exporter.url).host;
+    const expected: Record<string, string> = {
+      job: 'rabbitmq',
+      cluster: (await prometheus.query('rabbitmq_identity_info'))[0]!.metric.rabbitmq_cluster!,
+      instance,
+      vhost: VHOST,
+      queue: WORK,
+      exporter_job: 'rabbitmq',
+      exporter: instance,
+    };
     for (const spec of DASHBOARDS) {
-      const dashboard = JSON.parse(dashboardFile(spec)) as DashboardJson;
-      for (const v of dashboard.templating.list.filter((x) => x.type === 'query')) {
-        const [, selector, label] = /^label_values\((.*),\s*([a-zA-Z_]+)\)$/.exec(v.query ?? '') ?? [];
-        expect(selector, `${dashboardPath(spec)} ${v.name}`).toBeDefined();
+      for (const v of dashboardJson(spec).templating.list.filter((x) => x.type === 'query')) {
         const values = await eventually(
           async () => {
-            const found = await prometheus.api<string[]>(`/api/v1/label/${label}/values?match[]=${encodeURIComponent(substitute(selector!, vars))}`);
+            const found = await variableValues(prometheus, v.query ?? '', vars);
             return found.includes(expected[v.name]!) ? found : undefined;
           },
           60_000,
@@ -162,7 +141,7 @@ describeWithBroker('shipped dashboards and rules on a real Prometheus', (broker)
   it('every panel query runs, and returns data unless listed as empty in this scenario', async () => {
     const EMPTY_HERE = emptyHere(broker.version!);
     const vars = await variables();
-    const targets = panelTargets();
+    const targets = panelTargets(DASHBOARDS);
     expect(targets.length).toBeGreaterThan(80);
     let empty: string[] = [];
     const errors: string[] = [];

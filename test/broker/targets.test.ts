@@ -1,11 +1,12 @@
 // Issue 14: several targets in one exporter against the real broker. Two targets watch the same
 // node through different vhosts and users: /probe?target=NAME serves each one's queues with the
 // values the API reports, and nothing of the other's.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { checkMetricsWithPromtool } from './support/promtool.js';
+import { documentedProbeScrapeConfig } from './support/dashboard-queries.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { samples } from '../support/parse-exposition.js';
@@ -153,10 +154,7 @@ targets:
 
   it('a real Prometheus with the scrape config of docs/configuration.md scrapes each target as an instance of its own', async () => {
     if (!prometheusAvailable()) throw new Error("prometheus is not installed (.ci/run installs Debian's prometheus package)");
-    const doc = readFileSync('docs/configuration.md', 'utf8');
-    const documented = /```yaml\n(scrape_configs:\n[\s\S]*?metrics_path: \/probe[\s\S]*?)```/.exec(doc)?.[1];
-    expect(documented, 'the /probe scrape config in docs/configuration.md').toBeDefined();
-    const scrapeConfigs = documented!.replace('targets: [orders, billing]', 'targets: [a, b]').replaceAll('rabbitmq-exporter:9419', new URL(exporter.url).host);
+    const scrapeConfigs = documentedProbeScrapeConfig(['a', 'b'], new URL(exporter.url).host);
     const prometheus = await startPrometheus([], '1s', { scrapeConfigs });
     try {
       const ups = await eventually(

@@ -14,8 +14,10 @@ import { thresholds as t } from './thresholds.js';
 /** One promtool case: input series, when to evaluate, and the labels of each alert expected then (none: silent). */
 export interface AlertCase {
   readonly name: string;
-  /** Series (a selector built from the catalogue) → promtool expanding notation, one sample per minute. */
+  /** Series (a selector built from the catalogue) → promtool expanding notation, one sample per `interval`. */
   readonly input: readonly (readonly [selector: string, values: string])[];
+  /** Time between samples: 1m unless a case needs a scrape's resolution. */
+  readonly interval?: string;
   readonly at: string;
   readonly fires: readonly Record<string, string>[];
 }
@@ -41,12 +43,28 @@ const CHECK_ALERTED_ELSEWHERE = 'alarms|local-alarms|certificate-expiration';
 export const alertRules: readonly AlertRule[] = [
   {
     alert: 'RabbitmqExporterDown',
-    expr: `up == 0 and on (job, instance) max_over_time(${series(e.build)}[1d])`,
+    // build_info marks an exporter's /metrics, rabbitmq_up a cluster's scrape: with several targets
+    // they are different scrapes (/probe?target=NAME carries no build_info), and either may fail alone.
+    expr: `up == 0 and on (job, instance) (max_over_time(${series(e.build)}[1d]) or max_over_time(${series(e.up)}[1d]))`,
     for: String(t.exporterDownFor.value),
     severity: 'critical',
     summary: 'Prometheus cannot scrape the RabbitMQ exporter {{ $labels.instance }}',
     description: 'The exporter target {{ $labels.instance }} of job {{ $labels.job }} served metrics within the last day and now fails to be scraped: no RabbitMQ data is collected.',
     cases: [
+      {
+        name: 'one cluster\'s /probe scrape fails',
+        input: [
+          ['up{job="rabbitmq", instance="orders"}', '1x5 0x10'],
+          [series(e.up, { job: 'rabbitmq', instance: 'orders' }), '1x5'],
+          ['up{job="rabbitmq", instance="billing"}', '1x15'],
+          [series(e.up, { job: 'rabbitmq', instance: 'billing' }), '1x15'],
+          ['up{job="rabbitmq-exporter", instance="exporter:9419"}', '1x15'],
+          [series(e.build, { job: 'rabbitmq-exporter', instance: 'exporter:9419', version: '0.1.0', nodejs_version: 'v20' }), '1x15'],
+        ],
+        at: '15m',
+        fires: [{ job: 'rabbitmq', instance: 'orders' }],
+      },
+      { name: 'one failed scrape', input: [['up{job="rabbitmq", instance="exporter:9419"}', '1x5 0 1x5'], [s(e.build, { version: '0.1.0', nodejs_version: 'v20' }), '1x5 _ 1x5']], at: '6m', fires: [] },
       { name: 'scrapes fail', input: [['up{job="rabbitmq", instance="exporter:9419"}', '1x5 0x10'], [s(e.build, { version: '0.1.0', nodejs_version: 'v20' }), '1x5']], at: '15m', fires: [target()] },
       { name: 'scrapes succeed', input: [['up{job="rabbitmq", instance="exporter:9419"}', '1x15'], [s(e.build, { version: '0.1.0', nodejs_version: 'v20' }), '1x15']], at: '15m', fires: [] },
     ],
@@ -78,11 +96,14 @@ export const alertRules: readonly AlertRule[] = [
   {
     alert: 'RabbitmqCollectorDataWithdrawn',
     expr: `${series(e.collectorDataWithdrawn)} == 1 unless on (job, instance) ${series(e.up)} == 0`,
+    for: String(t.collectorDataWithdrawnFor.value),
     severity: 'warning',
     summary: 'Collector {{ $labels.collector }} of {{ $labels.instance }} has no fresh data: its series are withdrawn',
     description: 'The last success of collector {{ $labels.collector }} is older than its max_age, so its series are no longer served; dashboards and alerts built on them go blank.',
     cases: [
-      { name: 'withdrawn', input: [[s(e.collectorDataWithdrawn, { collector: 'nodes' }), '0 1x3'], [s(e.up), '1x3']], at: '2m', fires: [target({ collector: 'nodes' })] },
+      { name: 'withdrawn past for', input: [[s(e.collectorDataWithdrawn, { collector: 'nodes' }), '0 1x10'], [s(e.up), '1x10']], at: '10m', fires: [target({ collector: 'nodes' })] },
+      { name: 'withdrawn by one failed poll, back at the next', input: [[s(e.collectorDataWithdrawn, { collector: 'nodes' }), '0x3 1 1 0x5'], [s(e.up), '1x10']], at: '5m', fires: [] },
+      { name: 'withdrawn, not yet for long', input: [[s(e.collectorDataWithdrawn, { collector: 'nodes' }), '0x3 1x3'], [s(e.up), '1x6']], at: '6m', fires: [] },
       { name: 'fresh', input: [[s(e.collectorDataWithdrawn, { collector: 'nodes' }), '0x3'], [s(e.up), '1x3']], at: '2m', fires: [] },
     ],
   },
@@ -101,23 +122,30 @@ export const alertRules: readonly AlertRule[] = [
   {
     alert: 'RabbitmqMemoryAlarm',
     expr: `max_over_time(${series(n.memAlarm)}[${t.alarmWindow.value}]) > 0`,
+    for: String(t.alarmFor.value),
     severity: 'critical',
     summary: 'RabbitMQ node {{ $labels.node }} raised the memory alarm: publishers are blocked',
     description: 'Node {{ $labels.node }} uses more memory than its high watermark and blocks every connection that publishes, cluster-wide.',
     cases: [
-      { name: 'alarm raised', input: [[s(n.memAlarm, { node: 'rabbit@a' }), '0 0 1 0']], at: '3m', fires: [target({ node: 'rabbit@a' })] },
+      { name: 'alarm lasts', input: [[s(n.memAlarm, { node: 'rabbit@a' }), '0 0 1x5']], at: '5m', fires: [target({ node: 'rabbit@a' })] },
+      // Raised and cleared every 15 s scrape: the gaps are shorter than alarmWindow, so it is one alarm that lasts.
+      { name: 'alarm flapping', interval: '15s', input: [[s(n.memAlarm, { node: 'rabbit@a' }), '0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 1 0']], at: '5m', fires: [target({ node: 'rabbit@a' })] },
+      { name: 'alarm at one poll only', interval: '15s', input: [[s(n.memAlarm, { node: 'rabbit@a' }), '0x8 1 0x20']], at: '3m', fires: [] },
+      { name: 'alarm not yet for long', input: [[s(n.memAlarm, { node: 'rabbit@a' }), '0 0 1 1']], at: '3m', fires: [] },
       { name: 'no alarm', input: [[s(n.memAlarm, { node: 'rabbit@a' }), '0x10']], at: '10m', fires: [] },
     ],
   },
   {
     alert: 'RabbitmqDiskAlarm',
     expr: `max_over_time(${series(n.diskAlarm)}[${t.alarmWindow.value}]) > 0`,
+    for: String(t.alarmFor.value),
     severity: 'critical',
     summary: 'RabbitMQ node {{ $labels.node }} raised the disk alarm: publishers are blocked',
     description: 'Free disk space on node {{ $labels.node }} fell below its disk_free_limit; every connection that publishes is blocked, cluster-wide.',
     cases: [
-      { name: 'alarm raised', input: [[s(n.diskAlarm, { node: 'rabbit@a' }), '0 1 1']], at: '2m', fires: [target({ node: 'rabbit@a' })] },
-      { name: 'alarm cleared long ago', input: [[s(n.diskAlarm, { node: 'rabbit@a' }), '1 0x15']], at: '15m', fires: [] },
+      { name: 'alarm lasts', input: [[s(n.diskAlarm, { node: 'rabbit@a' }), '0 1x5']], at: '4m', fires: [target({ node: 'rabbit@a' })] },
+      { name: 'alarm at one poll only', input: [[s(n.diskAlarm, { node: 'rabbit@a' }), '0 1 0x8']], at: '2m', fires: [] },
+      { name: 'alarm cleared long ago', input: [[s(n.diskAlarm, { node: 'rabbit@a' }), '1x3 0x15']], at: '15m', fires: [] },
     ],
   },
   {
@@ -235,12 +263,16 @@ export const alertRules: readonly AlertRule[] = [
   {
     alert: 'RabbitmqUnroutableMessagesDropped',
     expr: `sum by (job, instance, vhost) (${increase(vhostMetrics.droppedUnroutable, {}, String(t.unroutableWindow.value))}) >= ${t.unroutableMin.value}`,
+    for: String(t.unroutableFor.value),
     severity: 'warning',
     summary: 'Unroutable messages are dropped in vhost {{ $labels.vhost }}',
     description: 'Messages published in vhost {{ $labels.vhost }} matched no binding and were not mandatory, so the broker dropped them: a missing binding, queue or alternate exchange.',
     cases: [
-      { name: 'dropping', input: [[s(vhostMetrics.droppedUnroutable, { vhost: '/' }), '0+3x10']], at: '10m', fires: [target({ vhost: '/' })] },
-      { name: 'nothing dropped lately', input: [[s(vhostMetrics.droppedUnroutable, { vhost: '/' }), '0+3x5 15x10']], at: '15m', fires: [] },
+      { name: 'dropping', input: [[s(vhostMetrics.droppedUnroutable, { vhost: '/' }), '0+3x20']], at: '20m', fires: [target({ vhost: '/' })] },
+      { name: 'one burst', input: [[s(vhostMetrics.droppedUnroutable, { vhost: '/' }), '0x3 50x20']], at: '7m', fires: [] },
+      // The cluster-wide counter falls when a node restarts and takes its share along; increase() reads the fall as a reset.
+      { name: 'counter falls once', input: [[s(vhostMetrics.droppedUnroutable, { vhost: '/' }), '1000x3 400x20']], at: '7m', fires: [] },
+      { name: 'nothing dropped lately', input: [[s(vhostMetrics.droppedUnroutable, { vhost: '/' }), '0+3x5 15x20']], at: '25m', fires: [] },
     ],
   },
   {

@@ -1,16 +1,18 @@
 import { exporterMetrics as e } from '../../catalogue/exporter.js';
 import { queueMetrics } from '../../catalogue/queues.js';
 import type { DashboardSpec } from './grafana.js';
-import { DASHBOARD_SCOPE, matcherText, scoped, scopedRate } from './promql.js';
+import { DASHBOARD_SCOPE, PROCESS_SCOPE, matcherText, scoped, scopedRate, series } from './promql.js';
 import { PROCESS } from './process-metrics.js';
 
 const byCollector = '{{collector}}';
+const byProcess = '{{job}} {{instance}}';
 
 export const exporterDashboard: DashboardSpec = {
   uid: 'rabbitmq-exporter-exporter',
   title: 'RabbitMQ / Exporter',
-  description: 'The exporter itself: poll duration and success per collector, data age, withdrawn collectors, series served, requests and bytes read.',
-  variables: [],
+  description:
+    'The exporter itself: poll duration and success per collector, data age, withdrawn collectors, series served, requests and bytes read, for the clusters picked; memory, CPU and event loop of the exporter processes picked (Exporter job and process: with several targets these series are on /metrics, a scrape job of their own).',
+  variables: ['exporter'],
   fill(l) {
     l.row('Collectors')
       .timeseries({ title: 'Poll duration', description: 'How long each collector\'s last poll took.', unit: 's', targets: [{ expr: scoped(e.collectorDuration), legend: byCollector }] })
@@ -56,18 +58,28 @@ export const exporterDashboard: DashboardSpec = {
       .timeseries({ title: 'Management API requests', description: 'Requests per second the exporter sends to the management API.', unit: 'reqps', targets: [{ expr: scopedRate(e.requests), legend: 'requests' }] })
       .timeseries({ title: 'Bytes read', description: 'Response body bytes per second read from the management API.', unit: 'Bps', targets: [{ expr: scopedRate(e.responseBytes), legend: 'bytes read' }] });
 
+    const process = matcherText(PROCESS_SCOPE);
     l.row('Process')
       .timeseries({
         title: 'Exporter memory',
-        description: 'Resident memory of the exporter process.',
+        description: 'Resident memory of each exporter process picked (Exporter job and process).',
         unit: 'bytes',
-        targets: [{ expr: `${PROCESS.residentMemory}${matcherText(DASHBOARD_SCOPE)}`, legend: 'resident' }],
+        span: 8,
+        targets: [{ expr: `${PROCESS.residentMemory}${process}`, legend: byProcess }],
       })
       .timeseries({
         title: 'Exporter CPU',
-        description: 'CPU seconds per second used by the exporter process.',
+        description: 'CPU seconds per second used by each exporter process picked.',
         unit: 'percentunit',
-        targets: [{ expr: `rate(${PROCESS.cpuSeconds}${matcherText(DASHBOARD_SCOPE)}[$__rate_interval])`, legend: 'cpu' }],
+        span: 8,
+        targets: [{ expr: `rate(${PROCESS.cpuSeconds}${process}[$__rate_interval])`, legend: byProcess }],
+      })
+      .timeseries({
+        title: 'Event loop delay',
+        description: 'The longest each exporter process\'s event loop was blocked in the last minute; scrapes wait that long.',
+        unit: 's',
+        span: 8,
+        targets: [{ expr: series(e.eventLoopDelayMax, PROCESS_SCOPE), legend: byProcess }],
       });
   },
 };

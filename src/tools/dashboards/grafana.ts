@@ -15,6 +15,7 @@ import { DataqueryBuilder, PromQueryFormat } from '@grafana/grafana-foundation-s
 import { PanelBuilder as TimeseriesBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
 import { PanelBuilder as StatBuilder } from '@grafana/grafana-foundation-sdk/stat';
 import { PanelBuilder as TableBuilder } from '@grafana/grafana-foundation-sdk/table';
+import { exporterMetrics } from '../../catalogue/exporter.js';
 import { overviewMetrics } from '../../catalogue/overview.js';
 import { queueMetrics } from '../../catalogue/queues.js';
 import { vhostMetrics } from '../../catalogue/vhosts.js';
@@ -44,7 +45,8 @@ export interface PanelSpec {
   stacked?: boolean;
 }
 
-export type DashboardVariable = 'vhost' | 'queue';
+/** vhost and queue pick within the cluster; exporter picks exporter processes by their own series. */
+export type DashboardVariable = 'vhost' | 'queue' | 'exporter';
 
 export interface DashboardSpec {
   uid: string;
@@ -132,6 +134,13 @@ function variables(wanted: readonly DashboardVariable[]) {
   if (wanted.includes('vhost')) vars.push(labelValues('vhost', 'Virtual host', `label_values(${series(vhostMetrics.info, scope)}, vhost)`, { multi: true }));
   if (wanted.includes('queue')) {
     vars.push(labelValues('queue', 'Queue', `label_values(${series(queueMetrics.info, { ...scope, vhost: '=~$vhost' })}, queue)`, { multi: false }));
+  }
+  if (wanted.includes('exporter')) {
+    // rabbitmq_exporter_build_info is on every exporter process's /metrics, whatever the layout:
+    // the cluster's own job with one target, a job of the exporter's own with several.
+    const build = exporterMetrics.build;
+    vars.push(labelValues('exporter_job', 'Exporter job', `label_values(${series(build)}, job)`, { multi: true }));
+    vars.push(labelValues('exporter', 'Exporter process', `label_values(${series(build, { job: '=~$exporter_job' })}, instance)`, { multi: true }));
   }
   return vars;
 }

@@ -11,6 +11,14 @@ export type Matchers = Readonly<Record<string, string>>;
 /** What every dashboard query is scoped to: the exporter's job and the cluster's instance. */
 export const DASHBOARD_SCOPE: Matchers = { job: '=~$job', instance: '=~$instance' };
 
+/**
+ * What a query of the exporter process's own series (process metrics, build, event loop) is
+ * scoped to. With several targets those are on /metrics only, a scrape job of their own, not on
+ * any cluster's /probe (docs/configuration.md#several-clusters), so $job and $instance never
+ * find them: the `exporter` variables pick the processes instead.
+ */
+export const PROCESS_SCOPE: Matchers = { job: '=~$exporter_job', instance: '=~$exporter' };
+
 /** Labels Prometheus adds to every scraped series. */
 const TARGET_LABELS = new Set(['job', 'instance']);
 

@@ -11,8 +11,16 @@ export const thresholds = {
   exporterDownFor: { value: '5m', doc: 'How long Prometheus must fail to scrape the exporter before RabbitmqExporterDown fires.' },
   brokerUnreachableFor: { value: '2m', doc: 'How long rabbitmq_up must be 0 before RabbitmqBrokerUnreachable fires.' },
   collectorFailingFor: { value: '10m', doc: 'How long a collector\'s polls must keep failing before RabbitmqCollectorFailing fires.' },
+  collectorDataWithdrawnFor: {
+    value: '5m',
+    doc: 'How long a collector\'s series must stay withdrawn before RabbitmqCollectorDataWithdrawn fires. One failed poll can withdraw them (a slow poll ends past max_age) until the next success, an interval or two later (up to 2 min for the 4 × poll.interval collectors, with the backoff): longer than that, so one failed poll never fires it.',
+  },
   nodeDownFor: { value: '2m', doc: 'How long a node must be down before RabbitmqNodeDown fires.' },
-  alarmWindow: { value: '5m', doc: 'Memory and disk alarms keep firing this long after the alarm cleared, so a flapping alarm is one alert.' },
+  alarmWindow: { value: '1m', doc: 'RabbitmqMemoryAlarm and RabbitmqDiskAlarm see an alarm raised at any sample of this window, so an alarm that clears and comes back within it counts as one that lasts.' },
+  alarmFor: {
+    value: '2m',
+    doc: 'How long an alarm must last (with gaps shorter than alarmWindow) before RabbitmqMemoryAlarm or RabbitmqDiskAlarm fires. Longer than alarmWindow plus a poll, so an alarm seen at one poll only (memory at the watermark until the next garbage collection) does not page; one that lasts or keeps coming back does.',
+  },
   memoryPredictWindow: { value: '1h', doc: 'Past memory use RabbitmqMemoryPredictedToRunOut extrapolates from.' },
   memoryPredictHorizonSeconds: { value: 4 * 3600, doc: 'How far ahead (seconds) RabbitmqMemoryPredictedToRunOut looks for the high watermark.' },
   memoryPredictMinUsedRatio: { value: 0.5, doc: 'RabbitmqMemoryPredictedToRunOut only fires above this fraction of the watermark (below it, GC saw-tooth makes false trends).' },
@@ -30,6 +38,10 @@ export const thresholds = {
   noConsumerFor: { value: '10m', doc: 'How long ready messages must wait in a queue without consumers before RabbitmqMessagesWithoutConsumer fires.' },
   unroutableWindow: { value: '5m', doc: 'Window over which RabbitmqUnroutableMessagesDropped counts dropped unroutable messages.' },
   unroutableMin: { value: 1, doc: 'Dropped unroutable messages within that window that fire RabbitmqUnroutableMessagesDropped.' },
+  unroutableFor: {
+    value: '10m',
+    doc: 'How long messages must keep being dropped (some in every unroutableWindow) before RabbitmqUnroutableMessagesDropped fires. Longer than the window, so one burst (a binding recreated during a deploy) or one false increase (the cluster-wide counter dropping when a node restarts reads as a counter reset) does not fire it.',
+  },
   limitRatio: { value: 0.8, doc: 'Fraction of a vhost or user limit (connections, queues, channels) above which RabbitmqVhostNearLimit and RabbitmqUserNearLimit fire.' },
   limitFor: { value: '5m', doc: 'How long usage must stay above that fraction of a limit.' },
   churnRatio: { value: 0.1, doc: 'Connections opened plus closed per second, as a fraction of open connections, above which RabbitmqHighConnectionChurn fires.' },
@@ -37,6 +49,3 @@ export const thresholds = {
   churnWindow: { value: '5m', doc: 'Window of the churn rate.' },
   churnFor: { value: '10m', doc: 'How long churn must stay above the fraction.' },
 } as const satisfies Record<string, Threshold>;
-
-/** Where runbook_url points: set it to where your copy of docs/runbook.md is served, then `npm run dashboards`. */
-export const RUNBOOK_URL = 'docs/runbook.md';

@@ -56,9 +56,11 @@ describe('generated dashboards and rules', () => {
     }
   });
 
-  it('every alert has a firing and a silent promtool case, and a runbook section', () => {
+  it('every alert has a for:, a firing and a silent promtool case, and a runbook section', () => {
     const runbook = readFileSync(join(REPO_ROOT, 'docs/runbook.md'), 'utf8');
     for (const rule of alertRules) {
+      // Without one, a single failed or odd poll fires the alert (issue 32).
+      expect(rule.for, `${rule.alert} for:`).toMatch(/^\d+[smh]$/);
       expect(rule.cases.some((c) => c.fires.length > 0), `${rule.alert} firing case`).toBe(true);
       expect(rule.cases.some((c) => c.fires.length === 0), `${rule.alert} silent case`).toBe(true);
       expect(runbook, `docs/runbook.md section for ${rule.alert}`).toMatch(new RegExp(`^## ${rule.alert}$`, 'm'));

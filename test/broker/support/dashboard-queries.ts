@@ -1,0 +1,68 @@
+/**
+ * The shipped dashboards' queries as Grafana sends them to Prometheus: variables substituted the
+ * way Grafana does, label_values() variables as /api/v1/label/<label>/values calls.
+ */
+import { readFileSync } from 'node:fs';
+import { dashboardFile } from '../../../src/tools/dashboards/dashboard-files.js';
+import type { DashboardSpec } from '../../../src/tools/dashboards/grafana.js';
+import type { PrometheusProcess } from '../../support/prometheus-process.js';
+
+export interface DashboardJson {
+  uid: string;
+  templating: { list: { name: string; type: string; query?: string }[] };
+  panels: { type: string; title: string; targets?: { expr: string; legendFormat?: string; refId: string }[] }[];
+}
+
+export interface PanelTarget {
+  /** `<dashboard uid> / <panel title> / <legend>` */
+  key: string;
+  expr: string;
+}
+
+/** Grafana's escaping of a variable's value inside a PromQL regex string: `.` becomes `\\.` in the query text. */
+export const escapeRegex = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\\\$&');
+
+/** Variable values as Grafana substitutes them into `=~` matchers: each escaped, several joined as an alternation. */
+export function regexValues(values: Record<string, string | readonly string[]>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).map(([name, value]) => {
+      const all = typeof value === 'string' ? [value] : value;
+      return [name, all.length === 1 ? escapeRegex(all[0]!) : `(${all.map(escapeRegex).join('|')})`];
+    }),
+  );
+}
+
+export function substitute(expr: string, vars: Record<string, string>): string {
+  return expr.replace(/\$\{?([a-zA-Z_]+)\}?/g, (whole, name: string) => {
+    const value = vars[name];
+    if (value === undefined) throw new Error(`no value for ${whole} in ${expr}`);
+    return value;
+  });
+}
+
+export function dashboardJson(spec: DashboardSpec): DashboardJson {
+  return JSON.parse(dashboardFile(spec)) as DashboardJson;
+}
+
+export function panelTargets(specs: readonly DashboardSpec[]): PanelTarget[] {
+  return specs.flatMap((spec) => {
+    const dashboard = dashboardJson(spec);
+    return dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ key: `${dashboard.uid} / ${p.title} / ${t.legendFormat}`, expr: t.expr })));
+  });
+}
+
+/** The values a label_values(selector, label) variable lists, its own variables substituted. */
+export async function variableValues(prometheus: PrometheusProcess, query: string, vars: Record<string, string>): Promise<string[]> {
+  const [, selector, label] = /^label_values\((.*),\s*([a-zA-Z_]+)\)$/.exec(query) ?? [];
+  if (selector === undefined || label === undefined) throw new Error(`not label_values(selector, label): ${query}`);
+  return prometheus.api<string[]>(`/api/v1/label/${label}/values?match[]=${encodeURIComponent(substitute(selector, vars))}`);
+}
+
+/** The scrape_configs block of docs/configuration.md for several clusters, for these target names and this exporter. */
+export function documentedProbeScrapeConfig(targets: readonly string[], exporterHost: string): string {
+  const doc = readFileSync('docs/configuration.md', 'utf8');
+  const documented = /```yaml\n(scrape_configs:\n[\s\S]*?metrics_path: \/probe[\s\S]*?)```/.exec(doc)?.[1];
+  if (documented === undefined) throw new Error('no /probe scrape config in docs/configuration.md');
+  if (!documented.includes('targets: [orders, billing]')) throw new Error('the /probe scrape config of docs/configuration.md no longer lists [orders, billing]');
+  return documented.replace('targets: [orders, billing]', `targets: [${targets.join(', ')}]`).replaceAll('rabbitmq-exporter:9419', exporterHost);
+}
