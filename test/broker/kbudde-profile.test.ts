@@ -196,8 +196,9 @@ describeWithBroker('the exporter with --naming=kbudde: the queue module', (broke
     // Each family of each queue has the same labels at every poll. (Not every family at every poll:
     // a stream's counts are not in 3.10's counts-only list, in either profile.) rabbitmq_queue_state's
     // `state` label is the queue's state, which the broker itself changes: a classic queue reports
-    // idle_since while it hibernates and loses it when it wakes (3.10 wakes a queue holding messages
-    // every few seconds), so that label is checked against the same poll's idle_since series instead.
+    // idle_since while its process hibernates and not once it wakes (seen: kq.durable idle at one
+    // statistics poll, running at the next), so that label is checked against the same poll's
+    // idle_since series instead.
     const STATE = /,state="([^"]*)"/;
     const labelSets = (poll: Map<string, number>) => {
       const byQueue = new Map<string, string>();
