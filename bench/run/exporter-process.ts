@@ -166,7 +166,7 @@ export async function startExporter(label: string, brokerUrl: string, settings: 
 }
 
 /** The exporter's Node memory (prom-client's defaults), as of its last snapshot. */
-const MEMORY_LINE = /^rabbitmq_exporter_(nodejs_heap_size_total_bytes|nodejs_heap_size_used_bytes|nodejs_external_memory_bytes|process_resident_memory_bytes) (\S+)/;
+const MEMORY_LINE = /^(nodejs_heap_size_total_bytes|nodejs_heap_size_used_bytes|nodejs_external_memory_bytes|process_resident_memory_bytes) (\S+)/;
 const SELF_LINE = /^rabbitmq_exporter_collector_(duration_seconds|last_success_timestamp_seconds|success|samples)\{collector="([^"]+)"\} (\S+)/;
 
 /**

@@ -1,18 +1,17 @@
 import { collectDefaultMetrics, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { renderLabels, formatValue, type FamilyType, type RenderedFamily } from '../render/text-format.js';
 
-export const PROCESS_METRICS_PREFIX = 'rabbitmq_exporter_';
-
 /**
- * Node's process and runtime metrics, from prom-client's default collectors on a private
- * registry. They are read when the snapshot is assembled, not per scrape, and rendered with
+ * Node's process and runtime metrics under their standard names (`process_*`, `nodejs_*`, as every
+ * exporter serves them, so the usual dashboards and rules find them), from prom-client's default
+ * collectors on a private registry. They are read when the snapshot is assembled, not per scrape, and rendered with
  * the same renderer as everything else (so OpenMetrics needs no prom-client switch).
  */
 export class ProcessMetrics {
   private readonly registry = new Registry();
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: PROCESS_METRICS_PREFIX });
+    collectDefaultMetrics({ register: this.registry });
   }
 
   async families(): Promise<RenderedFamily[]> {

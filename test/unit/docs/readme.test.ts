@@ -15,7 +15,7 @@ describe('docs/metrics.md', () => {
   it('documents every family of the catalogue', async () => {
     const reference = await metricsReference();
     for (const def of catalogue(COLLECTORS)) expect(reference, def.name).toContain(`| \`${def.name}\` | ${def.type} |`);
-    expect(reference).toContain('| `rabbitmq_exporter_process_cpu_user_seconds_total` | counter |');
+    expect(reference).toContain('| `process_cpu_user_seconds_total` | counter |');
   });
 });
 

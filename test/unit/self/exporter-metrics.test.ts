@@ -5,7 +5,7 @@ import { familyBody } from '../../../src/render/text-format.js';
 import { nodesCollector } from '../../../src/collectors/nodes.js';
 import { overviewCollector } from '../../../src/collectors/overview.js';
 import { exporterFamilies, newHttpCounters } from '../../../src/self/exporter-metrics.js';
-import { PROCESS_METRICS_PREFIX, ProcessMetrics } from '../../../src/self/process-metrics.js';
+import { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
 import { TargetState } from '../../../src/state/target-state.js';
 import { BUILD_INFO, REVISION, VERSION } from '../../../src/self/version.js';
@@ -67,15 +67,15 @@ describe('exporterFamilies', () => {
 });
 
 describe('ProcessMetrics', () => {
-  it('prom-client default metrics under the exporter prefix, no gauge ending in _total', async () => {
+  it('prom-client default metrics under the standard process_ and nodejs_ names, no gauge ending in _total', async () => {
     const families = await new ProcessMetrics().families();
     expect(families.length).toBeGreaterThan(5);
     for (const f of families) {
-      expect(f.header.name.startsWith(PROCESS_METRICS_PREFIX), f.header.name).toBe(true);
+      expect(f.header.name, f.header.name).toMatch(/^(process|nodejs)_/);
       if (f.header.type !== 'counter') expect(f.header.name.endsWith('_total'), f.header.name).toBe(false);
     }
     const text = Buffer.concat(families.map(familyBody)).toString();
-    expect(seriesNames(text).has('rabbitmq_exporter_process_resident_memory_bytes')).toBe(true);
+    expect(seriesNames(text).has('process_resident_memory_bytes')).toBe(true);
   });
 });
 
@@ -107,7 +107,7 @@ describe('a whole snapshot from the 3.10.8 fixtures', () => {
     expect(s.get('rabbitmq_up')).toBe(1);
     expect(s.get('rabbitmq_queues')).toBe(10000);
     expect(s.get('rabbitmq_node_running{node="rabbit2@vm"}')).toBe(1);
-    expect(seriesNames(text).has('rabbitmq_exporter_process_cpu_user_seconds_total')).toBe(true);
+    expect(seriesNames(text).has('process_cpu_user_seconds_total')).toBe(true);
     const types = [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]);
     expect(new Set(types).size).toBe(types.length);
   });

@@ -183,13 +183,13 @@ describe('SnapshotStore', () => {
 
   it('process metrics families are included', async () => {
     const processFamily: RenderedFamily = {
-      header: { name: 'rabbitmq_exporter_process_resident_memory_bytes', type: 'gauge', help: 'RSS.' },
-      chunks: [Buffer.from('rabbitmq_exporter_process_resident_memory_bytes 1234\n')],
+      header: { name: 'process_resident_memory_bytes', type: 'gauge', help: 'RSS.' },
+      chunks: [Buffer.from('process_resident_memory_bytes 1234\n')],
       samples: 1,
     };
     const state = new TargetState('default', 'http://x');
     const store = new SnapshotStore(state, { requests: 0, bytesRead: 0 }, newHttpCounters(), { families: async () => [processFamily] } as unknown as ProcessMetrics);
-    expect((await text(store)).get('rabbitmq_exporter_process_resident_memory_bytes')).toBe(1234);
+    expect((await text(store)).get('process_resident_memory_bytes')).toBe(1234);
   });
 });
 
