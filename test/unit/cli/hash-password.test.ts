@@ -23,7 +23,11 @@ function collected(): { stream: PassThrough; text: () => string } {
 /** A terminal's input: isTTY, raw mode, keys typed as they come. */
 function terminal(keys: string): NodeJS.ReadStream {
   const input = new PassThrough() as unknown as NodeJS.ReadStream & { rawMode: boolean[] };
-  Object.assign(input, { isTTY: true, rawMode: [], setRawMode: (on: boolean) => (input.rawMode.push(on), input) });
+  const setRawMode = (on: boolean) => {
+    input.rawMode.push(on);
+    return input;
+  };
+  Object.assign(input, { isTTY: true, rawMode: [], setRawMode });
   setImmediate(() => input.write(keys));
   return input;
 }
