@@ -2,9 +2,12 @@
 // from the npm registry). One row per transaction holding its JSON; see the README for why.
 //
 // Durability and concurrency: WAL journal with synchronous=FULL, so a write is on disk
-// before it is acknowledged. Every write is one IMMEDIATE transaction (it takes the write
+// before it is acknowledged. Every write runs in an IMMEDIATE transaction (it takes the write
 // lock before reading), so the If-Match check and the write cannot be split by another
 // writer, in this process or another. Other processes wait up to busy_timeout for the lock.
+// Edits that arrive while the event loop is busy are committed together (group commit: one
+// transaction, one fsync, each edit checked in arrival order against the state the previous
+// ones left), and each is answered only after that commit.
 
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -18,6 +21,7 @@ import {
   etagOf,
   type NewRecord,
   type PasswordChange,
+  type PublicTransaction,
   publicPart,
   type ReplaceOutcome,
   StoreCorruptError,
@@ -32,6 +36,12 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
+interface PendingEdit {
+  run: () => ReplaceOutcome;
+  resolve: (outcome: ReplaceOutcome) => void;
+  reject: (err: unknown) => void;
+}
+
 interface Row {
   body: string;
   password_hash: string | null;
@@ -41,6 +51,7 @@ export class SqliteTransactionStore implements TransactionStore {
   /** How many records the creating transaction imported (0 when the database already existed). */
   imported = 0;
   private closed = false;
+  private pending: PendingEdit[] = [];
   private readonly selectOne;
   private readonly updateOne;
   private readonly insertOne;
@@ -82,19 +93,52 @@ export class SqliteTransactionStore implements TransactionStore {
     return row === undefined ? undefined : this.decode(id, row);
   }
 
-  async replace(id: bigint, tx: Parameters<TransactionStore['replace']>[1], password: PasswordChange, ifMatch?: Precondition): Promise<ReplaceOutcome> {
-    this.assertOpen();
-    if (tx.id !== id) throw new Error('replace: tx.id differs from id');
-    return this.immediate((): ReplaceOutcome => {
-      const row = this.selectOne.get(id) as Row | undefined;
-      if (row === undefined) return { status: 'not-found' };
-      const current = this.decode(id, row);
-      if (!preconditionHolds(ifMatch, current.etag)) return { status: 'precondition-failed', current };
-      const body = encodeTransaction(tx);
-      const hash = password.kind === 'set' ? password.hash : row.password_hash;
-      this.updateOne.run(body, hash, id);
-      return { status: 'replaced', record: { tx, passwordHash: hash, etag: etagOf(body, hash) } };
+  replace(id: bigint, tx: PublicTransaction, password: PasswordChange, ifMatch?: Precondition): Promise<ReplaceOutcome> {
+    if (this.closed) return Promise.reject(new Error('store is closed'));
+    if (tx.id !== id) return Promise.reject(new Error('replace: tx.id differs from id'));
+    return new Promise((resolve, reject) => {
+      this.pending.push({ run: () => this.replaceInTransaction(id, tx, password, ifMatch), resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.commitPending());
     });
+  }
+
+  /** One transaction for every edit queued so far; each edit's own failure (a corrupt row) fails only that edit. */
+  private commitPending(): void {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    let results: ({ ok: true; outcome: ReplaceOutcome } | { ok: false; err: unknown })[];
+    try {
+      results = this.immediate(() =>
+        batch.map((edit) => {
+          try {
+            return { ok: true as const, outcome: edit.run() };
+          } catch (err) {
+            if (!(err instanceof StoreCorruptError)) throw err; // anything else fails the whole transaction
+            return { ok: false as const, err };
+          }
+        }),
+      );
+    } catch (err) {
+      for (const edit of batch) edit.reject(err);
+      return;
+    }
+    batch.forEach((edit, i) => {
+      const r = results[i];
+      if (r?.ok) edit.resolve(r.outcome);
+      else edit.reject(r?.err);
+    });
+  }
+
+  private replaceInTransaction(id: bigint, tx: PublicTransaction, password: PasswordChange, ifMatch?: Precondition): ReplaceOutcome {
+    const row = this.selectOne.get(id) as Row | undefined;
+    if (row === undefined) return { status: 'not-found' };
+    const current = this.decode(id, row);
+    if (!preconditionHolds(ifMatch, current.etag)) return { status: 'precondition-failed', current };
+    const body = encodeTransaction(tx);
+    const hash = password.kind === 'set' ? password.hash : row.password_hash;
+    this.updateOne.run(body, hash, id);
+    return { status: 'replaced', record: { tx, passwordHash: hash, etag: etagOf(body, hash) } };
   }
 
   async seedIfEmpty(records: Iterable<NewRecord>): Promise<number> {
@@ -128,6 +172,7 @@ export class SqliteTransactionStore implements TransactionStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.commitPending(); // edits already accepted are committed, not dropped
     this.closed = true;
     this.db.close();
   }
