@@ -10,7 +10,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { cpus, release, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringifyJson } from '../src/json.js';
@@ -141,6 +141,8 @@ async function measure(records: number): Promise<SizeResult> {
 
 async function main(): Promise<void> {
   const sizes = (process.env.BENCH_SIZES ?? '1000,100000,1000000').split(',').map(Number);
+  // Other work on the machine shows in the tail latencies: the load is recorded with the results.
+  const loadBefore = loadavg()[0] as number;
   const results: SizeResult[] = [];
   for (const records of sizes) {
     console.log(`storefront bench: ${records} records…`);
@@ -155,7 +157,14 @@ async function main(): Promise<void> {
     commit: dirty ? `${commit}+uncommitted` : commit,
     date: new Date().toISOString(),
     command: COMMAND,
-    machine: { cpu: cpu[0]?.model ?? 'unknown', cores: cpu.length, memoryGiB: Math.round(totalmem() / 2 ** 30), kernel: release(), node: process.version },
+    machine: {
+      cpu: cpu[0]?.model ?? 'unknown',
+      cores: cpu.length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      kernel: release(),
+      node: process.version,
+      loadAverage1m: { before: Math.round(loadBefore * 10) / 10, after: Math.round((loadavg()[0] as number) * 10) / 10 },
+    },
     targets: { at: 1_000_000, startupMs: 2000, p99Ms: 20, rssMiB: 200 },
     results,
   };

@@ -10,7 +10,7 @@ export interface ResultsFile {
   commit: string;
   date: string;
   command: string;
-  machine: { cpu: string; cores: number; memoryGiB: number; kernel: string; node: string };
+  machine: { cpu: string; cores: number; memoryGiB: number; kernel: string; node: string; loadAverage1m?: { before: number; after: number } };
   results: SizeResult[];
 }
 
@@ -22,7 +22,10 @@ export function renderTable(file: ResultsFile, source: string): string {
   return [
     BEGIN,
     `From [\`${source}\`](${source}): commit ${file.commit}, ${file.date.slice(0, 10)}, \`${file.command}\`;`,
-    `${file.machine.cores} × ${file.machine.cpu}, ${file.machine.memoryGiB} GiB, Linux ${file.machine.kernel}, Node ${file.machine.node}.`,
+    `${file.machine.cores} × ${file.machine.cpu}, ${file.machine.memoryGiB} GiB, Linux ${file.machine.kernel}, Node ${file.machine.node}` +
+      (file.machine.loadAverage1m === undefined
+        ? '.'
+        : `; load average (1 min) ${file.machine.loadAverage1m.before} before and ${file.machine.loadAverage1m.after} after the run (other work on the machine shows in the tail latencies).`),
     `${file.results[0]?.puts ?? 0} PUTs per size (after 200 warm-up), ${file.results[0]?.concurrency ?? 0} clients on keep-alive connections, random records, no password in the body.`,
     '',
     '| records | start-up | PUT/s | PUT p50 | PUT p99 | RSS after start | peak RSS | database |',
