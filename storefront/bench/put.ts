@@ -8,7 +8,7 @@
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -91,7 +91,15 @@ async function measure(records: number): Promise<SizeResult> {
     await store.seedIfEmpty(benchRecords(records));
     await store.close();
     const fillSeconds = (Date.now() - fillStarted) / 1000;
-    const dbFileMiB = Math.round(Number(execFileSync('du', ['-sk', dbPath]).toString().split('\t')[0]) / 1024);
+    // The database and its write-ahead log, in MiB (what the records take on disk).
+    const fileBytes = (p: string) => {
+      try {
+        return statSync(p).size;
+      } catch {
+        return 0;
+      }
+    };
+    const dbFileMiB = Math.round((fileBytes(dbPath) + fileBytes(`${dbPath}-wal`)) / 2 ** 20);
 
     const { child, port, startupMs } = await startService(dbPath, dir);
     const pid = child.pid as number;

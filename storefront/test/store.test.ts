@@ -9,7 +9,7 @@ import { afterEach, describe, it, expect } from 'vitest';
 import { type JsonNumber, JsonObject, parseJson } from '../src/json.js';
 import { validateTransaction, type Transaction } from '../src/schema.js';
 import { SqliteTransactionStore } from '../src/sqlite-store.js';
-import { StoreCorruptError } from '../src/store.js';
+import { publicPart, StoreCorruptError } from '../src/store.js';
 import { computeEtag, parseIfMatch, preconditionHolds } from '../src/etag.js';
 import { http, SEED_IDS, SEED_PATH, startTestServer, toJson, transaction, type Plain, type TestServer } from './support.js';
 
@@ -43,6 +43,13 @@ function recordsOf(db: string): Map<string, string> {
 function withoutPassword(tx: Transaction): Plain {
   const { password: _p, ...user } = tx.user;
   return { ...tx, user } as unknown as Plain;
+}
+
+/** A valid Transaction as the schema types it (parsed from the test sample). */
+function validTx(id: bigint, totalPrice = 1): Transaction {
+  const r = validateTransaction(parseJson(toJson(transaction(id, { totalPrice }))));
+  if (!r.ok) throw new Error('sample is invalid');
+  return r.value;
 }
 
 /** The JSON text the service should hold/answer for a transaction sent by a test (password dropped). */
@@ -114,6 +121,29 @@ describe('persistence', () => {
     const res = await http(s.port, { path: '/api/transactions/1' });
     expect(res.status).toBe(500);
     expect(JSON.parse(res.text)).toMatchObject({ status: 500, message: 'internal error' });
+  });
+});
+
+describe('WAL checkpoints', () => {
+  it('run in the worker thread: after edits it reports every WAL frame copied into the database', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'storefront-wal-'));
+    const store = SqliteTransactionStore.open(join(dir, 'db.db'), { checkpointIntervalMs: 50 });
+    try {
+      const checkpointer = store.checkpointer;
+      if (checkpointer === undefined) throw new Error('no checkpointer');
+      await store.seedIfEmpty([{ tx: publicPart(validTx(1n)), passwordHash: null }]);
+      const done = new Promise<{ log: number; checkpointed: number }>((resolve) => {
+        checkpointer.onCheckpoint = (r) => {
+          if (r.checkpointed === r.log) resolve(r);
+        };
+      });
+      for (let i = 0; i < 20; i++) await store.replace(1n, publicPart(validTx(1n, i)), { kind: 'keep' });
+      const r = await done;
+      expect(r.log).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
