@@ -10,7 +10,7 @@ export interface ResultsFile {
   commit: string;
   date: string;
   command: string;
-  machine: { cpu: string; cores: number; memoryGiB: number; kernel: string; node: string; loadAverage1m?: { before: number; after: number } };
+  machine: { cpu: string; cores: number; memoryGiB: number; kernel: string; node: string; fsync?: { p50Ms: number; p99Ms: number }; loadAverage1m?: { before: number; after: number } };
   results: SizeResult[];
 }
 
@@ -26,6 +26,9 @@ export function renderTable(file: ResultsFile, source: string): string {
       (file.machine.loadAverage1m === undefined
         ? '.'
         : `; load average (1 min) ${file.machine.loadAverage1m.before} before and ${file.machine.loadAverage1m.after} after the run (other work on the machine shows in the tail latencies).`),
+    ...(file.machine.fsync === undefined
+      ? []
+      : [`The disk's floor under one durable write (4 KiB write + fdatasync): p50 ${file.machine.fsync.p50Ms} ms, p99 ${file.machine.fsync.p99Ms} ms; every PUT waits for at least one.`]),
     `${file.results[0]?.puts ?? 0} PUTs per size (after 200 warm-up), ${file.results[0]?.concurrency ?? 0} clients on keep-alive connections, random records, no password in the body.`,
     '',
     '| records | start-up | PUT/s | PUT p50 | PUT p99 | RSS after start | peak RSS | database |',

@@ -47,6 +47,7 @@ export function startCheckpointer(path: string, intervalMs: number, onError: (me
   worker.unref();
   const checkpointer: Checkpointer = {
     async stop() {
+      worker.ref(); // keep the process alive until the worker has closed its connection
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
       worker.postMessage('stop');
       await exited;
