@@ -88,6 +88,8 @@ export class SqliteTransactionStore implements TransactionStore {
       db.exec('PRAGMA synchronous = FULL');
       // 16 MiB of page cache (SQLite's default is 2 MiB): the inner pages of a million-row table stay in memory.
       db.exec('PRAGMA cache_size = -16384');
+      // After a checkpoint the WAL file is cut back to 64 MiB (a large import would leave it huge).
+      db.exec('PRAGMA journal_size_limit = 67108864');
       const imported = migrate(db, path, options);
       const store = new SqliteTransactionStore(path, db);
       store.imported = imported;
@@ -191,6 +193,11 @@ export class SqliteTransactionStore implements TransactionStore {
     this.commitPending(); // edits already accepted are committed, not dropped
     this.closed = true;
     await this.checkpointer?.stop();
+    try {
+      this.db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get(); // leave an empty WAL behind
+    } catch {
+      // another process is using the database: its own checkpoints will do
+    }
     this.db.close();
   }
 
