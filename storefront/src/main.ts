@@ -1,7 +1,7 @@
 // Entry point: `npm run storefront` at the repository root, or `npm start` here (node dist/main.js).
 // Logs one line on start (port and db path) and nothing about requests.
 
-import { startStorefront } from './app.js';
+import { startStorefront } from './server.js';
 import { loadConfig } from './config.js';
 
 async function main(): Promise<void> {
@@ -23,8 +23,10 @@ async function main(): Promise<void> {
     return;
   }
 
-  const seeded = running.seeded > 0 ? `, seeded ${running.seeded} transaction(s)` : '';
-  console.log(`storefront listening on port ${running.port}, db ${running.dbPath}${seeded}`);
+  const seeded = running.seeded > 0 ? `, seeded ${running.seeded} transaction(s) (passwords hashed in the background)` : '';
+  const imported = running.imported > 0 ? `, imported ${running.imported} transaction(s) from ${config.importJsonPath}` : '';
+  const auth = config.auth.kind === 'tokens' ? `${config.auth.tokens.length} API token(s)` : 'NO authentication (local only)';
+  console.log(`storefront listening on ${config.host ?? 'all interfaces'} port ${running.port}, ${auth}, db ${running.dbPath}${imported}${seeded}`);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {

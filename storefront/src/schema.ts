@@ -9,7 +9,9 @@ export type FieldSpec =
   | { readonly kind: 'number' }
   | { readonly kind: 'string' }
   | { readonly kind: 'object'; readonly name: string; readonly shape: Shape }
-  | { readonly kind: 'array'; readonly items: FieldSpec };
+  | { readonly kind: 'array'; readonly items: FieldSpec }
+  // A field that may be left out (and, when nullable, sent as null); only meaningful in a Shape.
+  | { readonly kind: 'optional'; readonly of: FieldSpec; readonly nullable: boolean };
 
 export type Shape = { readonly [field: string]: FieldSpec };
 
@@ -23,7 +25,11 @@ export type Infer<F> = F extends { kind: 'integer' }
         ? { -readonly [K in keyof S]: Infer<S[K]> }
         : F extends { kind: 'array'; items: infer I }
           ? Infer<I>[]
-          : never;
+          : F extends { kind: 'optional'; of: infer O; nullable: true }
+            ? Infer<O> | null | undefined
+            : F extends { kind: 'optional'; of: infer O }
+              ? Infer<O> | undefined
+              : never;
 
 const integer = { kind: 'integer' } as const;
 const number = { kind: 'number' } as const;
@@ -52,7 +58,8 @@ export const UserSpec = {
     name: string,
     lastName: string,
     username: string,
-    password: string,
+    // Optional in an edit: a PUT without it keeps the stored hash. A seed entry must have one.
+    password: { kind: 'optional', of: string, nullable: false },
     email: string,
     address: string,
     birthdate: string,
@@ -85,7 +92,8 @@ export const TransactionSpec = {
     type: string,
     totalPrice: number,
     user: UserSpec,
-    usedCoupon: CouponSpec,
+    // "an optionally used coupon": absent or null when none was used.
+    usedCoupon: { kind: 'optional', of: CouponSpec, nullable: true },
     products: { kind: 'array', items: ProductSpec },
   },
 } as const satisfies FieldSpec;
@@ -127,9 +135,39 @@ export interface ValidationError {
   /** JSONPath-like location, e.g. `$.user.mobileNumber` or `$.products[2].images[0]`. */
   path: string;
   reason: string;
+  /** For malformed JSON: 0-based character offset of the problem. */
+  position?: number;
 }
 
-export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: ValidationError[] };
+/** At most this many problems are kept for one input; the rest are only counted. */
+export const MAX_LISTED_PROBLEMS = 1000;
+
+/**
+ * The problems found in one input: the first `cap` are kept, the rest only counted, so a
+ * body with a million problems costs a counter, not a million objects. Once full, callers
+ * skip building paths and reasons (`full`), which keeps the time per problem constant too.
+ */
+export class ProblemList {
+  readonly listed: ValidationError[] = [];
+  total = 0;
+
+  constructor(readonly cap: number = MAX_LISTED_PROBLEMS) {}
+
+  get full(): boolean {
+    return this.listed.length >= this.cap;
+  }
+
+  add(path: string, reason: string, position?: number): void {
+    this.total++;
+    if (this.listed.length < this.cap) this.listed.push(position === undefined ? { path, reason } : { path, reason, position });
+  }
+
+  get omitted(): number {
+    return this.total - this.listed.length;
+  }
+}
+
+export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: ValidationError[]; total: number };
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -145,53 +183,65 @@ function expected(what: string, got: JsonValue): string {
   return `expected ${what}, got ${describeJsonType(got)}`;
 }
 
-function check(spec: FieldSpec, value: JsonValue, path: string, errors: ValidationError[]): unknown {
+// Recursion here follows the schema (at most 5 levels), never the input: array items are a
+// loop, and fields not in the schema are reported without being descended into.
+function check(spec: FieldSpec, value: JsonValue, path: string, problems: ProblemList): unknown {
   switch (spec.kind) {
     case 'integer': {
       if (!(value instanceof JsonNumber)) {
-        errors.push({ path, reason: expected('integer', value) });
+        problems.add(path, expected('integer', value));
         return undefined;
       }
       if (!value.isIntegerLiteral) {
-        errors.push({ path, reason: `expected integer, got number with a fraction or exponent (${clip(value.raw)})` });
+        problems.add(path, `expected integer, got number with a fraction or exponent (${clip(value.raw)})`);
         return undefined;
       }
       const r = parseInt64(value.raw);
       if (!r.ok) {
-        errors.push({ path, reason: r.reason });
+        problems.add(path, r.reason);
         return undefined;
       }
       return r.value;
     }
     case 'number': {
       if (!(value instanceof JsonNumber)) {
-        errors.push({ path, reason: expected('number', value) });
+        problems.add(path, expected('number', value));
         return undefined;
       }
       const n = Number(value.raw);
       if (!Number.isFinite(n)) {
-        errors.push({ path, reason: `number ${clip(value.raw)} is not finite (outside the double-precision range)` });
+        problems.add(path, `number ${clip(value.raw)} is not finite (outside the double-precision range)`);
         return undefined;
       }
       return n;
     }
     case 'string': {
       if (typeof value !== 'string') {
-        errors.push({ path, reason: expected('string', value) });
+        problems.add(path, expected('string', value));
         return undefined;
       }
       return value;
     }
+    case 'optional': {
+      if (value === null && spec.nullable) return null;
+      return check(spec.of, value, path, problems);
+    }
     case 'array': {
       if (!Array.isArray(value)) {
-        errors.push({ path, reason: expected('array', value) });
+        problems.add(path, expected('array', value));
         return undefined;
       }
-      return value.map((item, index) => check(spec.items, item, `${path}[${index}]`, errors));
+      const out: unknown[] = new Array(value.length);
+      for (let index = 0; index < value.length; index++) {
+        // Past the cap a path would only be thrown away: skip building it.
+        const itemPath = problems.full ? '' : `${path}[${index}]`;
+        out[index] = check(spec.items, value[index] as JsonValue, itemPath, problems);
+      }
+      return out;
     }
     case 'object': {
       if (!(value instanceof JsonObject)) {
-        errors.push({ path, reason: expected(`object (${spec.name})`, value) });
+        problems.add(path, expected(`object (${spec.name})`, value));
         return undefined;
       }
       // Only schema field names are ever assigned (never a key taken from the
@@ -200,14 +250,15 @@ function check(spec: FieldSpec, value: JsonValue, path: string, errors: Validati
       for (const [field, fieldSpec] of Object.entries(spec.shape)) {
         const child = value.fields.get(field);
         if (child === undefined) {
-          errors.push({ path: childPath(path, field), reason: 'missing required field' });
+          if (fieldSpec.kind !== 'optional') problems.add(problems.full ? '' : childPath(path, field), 'missing required field');
         } else {
-          out[field] = check(fieldSpec, child, childPath(path, field), errors);
+          out[field] = check(fieldSpec, child, problems.full ? '' : childPath(path, field), problems);
         }
       }
       for (const key of value.fields.keys()) {
         if (!Object.hasOwn(spec.shape, key)) {
-          errors.push({ path: childPath(path, key), reason: `unknown field (not in the ${spec.name} schema)` });
+          if (problems.full) problems.total++;
+          else problems.add(childPath(path, key), `unknown field (not in the ${spec.name} schema)`);
         }
       }
       return out;
@@ -215,14 +266,23 @@ function check(spec: FieldSpec, value: JsonValue, path: string, errors: Validati
   }
 }
 
-/** Validate a parsed JSON value against a spec; collects every problem, not just the first. */
-export function validate<F extends FieldSpec>(spec: F, value: JsonValue, rootPath = '$'): ValidationResult<Infer<F>> {
-  const errors: ValidationError[] = [];
-  const out = check(spec, value, rootPath, errors);
-  if (errors.length > 0) return { ok: false, errors };
+/**
+ * Validate a parsed JSON value against a spec; collects every problem (the first
+ * MAX_LISTED_PROBLEMS of them; `total` counts all). Pass `problems` to add to a list
+ * that already holds other problems of the same request.
+ */
+export function validate<F extends FieldSpec>(
+  spec: F,
+  value: JsonValue,
+  rootPath = '$',
+  problems: ProblemList = new ProblemList(),
+): ValidationResult<Infer<F>> {
+  const before = problems.total;
+  const out = check(spec, value, rootPath, problems);
+  if (problems.total > before) return { ok: false, errors: problems.listed, total: problems.total };
   return { ok: true, value: out as Infer<F> };
 }
 
-export function validateTransaction(value: JsonValue, rootPath = '$'): ValidationResult<Transaction> {
-  return validate(TransactionSpec, value, rootPath);
+export function validateTransaction(value: JsonValue, rootPath = '$', problems?: ProblemList): ValidationResult<Transaction> {
+  return validate(TransactionSpec, value, rootPath, problems);
 }

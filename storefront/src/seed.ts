@@ -1,5 +1,6 @@
 // Seed file: a JSON array of Transactions (plain-text passwords), validated with
-// the same schema as request bodies. Any invalid entry stops the start-up.
+// the same schema as request bodies, plus: every entry has a password. Any invalid
+// entry stops the start-up.
 
 import { readFile } from 'node:fs/promises';
 import { JsonNumber, JsonObject, parseJson, type JsonValue } from './json.js';
@@ -35,6 +36,9 @@ export function parseSeed(text: string, source: string): Transaction[] {
     if (!r.ok) {
       const problems = r.errors.map((e) => `${e.path}: ${e.reason}`).join('; ');
       throw new SeedError(`seed file ${source}: entry ${index}${idHint(item)} is invalid: ${problems}`);
+    }
+    if (r.value.user.password === undefined) {
+      throw new SeedError(`seed file ${source}: entry ${index}${idHint(item)} is invalid: $[${index}].user.password: missing (a seed entry needs one)`);
     }
     const key = r.value.id.toString();
     const earlier = seen.get(key);

@@ -1,7 +1,9 @@
 // 64-bit integers stay exact end to end: request text → store → file → answer text.
 
 import { afterAll, beforeAll, describe, it, expect } from 'vitest';
-import { startTestServer, toJson, transaction, type TestServer } from './support.js';
+import { readFile } from 'node:fs/promises';
+import { JsonNumber, JsonObject, parseJson, type JsonValue } from '../src/json.js';
+import { http, SEED_PATH, startTestServer, toJson, transaction, type TestServer } from './support.js';
 
 let server: TestServer;
 let dbAfterSeed: string;
@@ -76,6 +78,35 @@ describe('int64 ids and integers', () => {
     expect(dbAfterSeed).toContain('"user":{"id":9007199254740995,');
     expect(dbAfterSeed).toContain('{"id":9223372036854775807,"date":"2024-05-03"');
     expect(dbAfterSeed).toContain('"user":{"id":-9223372036854775808,');
+  });
+});
+
+/** JSON text of a parsed value with every number literal exactly as written, and without `user.password`. */
+function literalText(v: JsonValue, key = ''): string {
+  if (v instanceof JsonNumber) return v.raw;
+  if (Array.isArray(v)) return `[${v.map((x) => literalText(x)).join(',')}]`;
+  if (v instanceof JsonObject) {
+    const fields = [...v.fields].filter(([k]) => !(key === 'user' && k === 'password'));
+    return `{${fields.map(([k, x]) => `${JSON.stringify(k)}:${literalText(x, k)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+describe('the seed round-trips exactly', () => {
+  it('GET answers every seed entry as written: every field, every type, every number literal (the password left out)', async () => {
+    const entries = parseJson(await readFile(SEED_PATH, 'utf8')) as JsonObject[];
+    expect(entries).toHaveLength(3);
+    const fresh = await startTestServer(); // this file's other tests edit the shared server's records
+    try {
+      for (const entry of entries) {
+        const id = (entry.fields.get('id') as JsonNumber).raw;
+        const res = await http(fresh.port, { path: `/api/transactions/${id}` });
+        expect(res.status).toBe(200);
+        expect(res.text).toBe(literalText(entry));
+      }
+    } finally {
+      await fresh.stop();
+    }
   });
 });
 

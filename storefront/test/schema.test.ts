@@ -38,11 +38,22 @@ function wrongValue(spec: FieldSpec): [Plain, string] {
       return [{ x: 'y' }, 'object'];
     case 'object':
       return [['x'], 'array'];
+    case 'optional':
+      return wrongValue(spec.of);
   }
 }
 
 function typeName(spec: FieldSpec): string {
+  if (spec.kind === 'optional') return typeName(spec.of);
   return spec.kind === 'object' ? `object (${spec.name})` : spec.kind;
+}
+
+/** What leaving a field out, or sending null, should report: nothing when the schema allows it. */
+function whenMissing(f: { spec: FieldSpec; jsonPath: string }) {
+  return f.spec.kind === 'optional' ? [] : [{ path: f.jsonPath, reason: 'missing required field' }];
+}
+function whenNull(f: { spec: FieldSpec; jsonPath: string }) {
+  return f.spec.kind === 'optional' && f.spec.nullable ? [] : [{ path: f.jsonPath, reason: `expected ${typeName(f.spec)}, got null` }];
 }
 
 describe('schema coverage (sanity of the generator)', () => {
@@ -65,8 +76,15 @@ describe('schema coverage (sanity of the generator)', () => {
 });
 
 describe('validateTransaction', () => {
-  it.each(fields.map((f) => [f.jsonPath, f] as const))('reports %s when it is missing', (_p, f) => {
-    expect(errorsOf(withoutField(sample, f.segments))).toEqual([{ path: f.jsonPath, reason: 'missing required field' }]);
+  it.each(fields.map((f) => [f.jsonPath, f] as const))('reports %s when it is missing (unless optional)', (_p, f) => {
+    expect(errorsOf(withoutField(sample, f.segments))).toEqual(whenMissing(f));
+  });
+
+  it('exactly two fields are optional: the coupon (absent or null) and the password (absent: the edit keeps the stored one)', () => {
+    expect(fields.filter((f) => f.spec.kind === 'optional').map((f) => f.jsonPath)).toEqual(['$.user.password', '$.usedCoupon']);
+    expect(errorsOf(withField(sample, ['usedCoupon'], null))).toEqual([]);
+    expect(errorsOf(withoutField(sample, ['usedCoupon']))).toEqual([]);
+    expect(errorsOf(withField(sample, ['user', 'password'], null))).toEqual([{ path: '$.user.password', reason: 'expected string, got null' }]);
   });
 
   it.each(fields.map((f) => [f.jsonPath, f] as const))('reports %s when it has the wrong type', (_p, f) => {
@@ -76,10 +94,8 @@ describe('validateTransaction', () => {
     ]);
   });
 
-  it.each(fields.map((f) => [f.jsonPath, f] as const))('reports %s when it is null', (_p, f) => {
-    expect(errorsOf(withField(sample, f.segments, null))).toEqual([
-      { path: f.jsonPath, reason: `expected ${typeName(f.spec)}, got null` },
-    ]);
+  it.each(fields.map((f) => [f.jsonPath, f] as const))('reports %s when it is null (unless nullable)', (_p, f) => {
+    expect(errorsOf(withField(sample, f.segments, null))).toEqual(whenNull(f));
   });
 
   it.each(objects.map((o) => [o.jsonPath, o] as const))('reports an unknown field inside %s', (_p, o) => {
@@ -200,12 +216,21 @@ describe('the same generated cases over HTTP', () => {
     await server.stop();
   });
 
-  it.each(fields.map((f) => [f.jsonPath, f] as const))('PUT without %s → 400 naming it', async (_p, f) => {
+  it.each(fields.filter((f) => f.spec.kind !== 'optional').map((f) => [f.jsonPath, f] as const))('PUT without %s → 400 naming it', async (_p, f) => {
     const res = await server.put(1n, toJson(withoutField(base, f.segments)));
     expect(res.status).toBe(400);
     const errors = JSON.parse(res.text).errors as { path: string; reason: string }[];
     expect(errors).toContainEqual({ path: f.jsonPath, reason: 'missing required field' });
     expect(errors).toHaveLength(1);
+  });
+
+  it('PUT without a coupon, or with "usedCoupon": null → 200, and the answer keeps it as sent', async () => {
+    const absent = await server.put(1n, toJson(withoutField(base, ['usedCoupon'])));
+    expect(absent.status).toBe(200);
+    expect(absent.text).not.toContain('usedCoupon');
+    const nulled = await server.put(1n, toJson(withField(base, ['usedCoupon'], null)));
+    expect(nulled.status).toBe(200);
+    expect(nulled.text).toContain('"usedCoupon":null');
   });
 
   it.each(fields.map((f) => [f.jsonPath, f] as const))('PUT with a wrong type at %s → 400 naming it', async (_p, f) => {

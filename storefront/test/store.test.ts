@@ -1,15 +1,17 @@
 // Storage: persistence across restarts, atomic files, serialised concurrent
 // writes, and If-Match / ETag.
 
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import Database from 'libsql';
 import { afterEach, describe, it, expect } from 'vitest';
 import { type JsonNumber, JsonObject, parseJson } from '../src/json.js';
 import { validateTransaction, type Transaction } from '../src/schema.js';
-import { FileTransactionStore, StoreFileError } from '../src/store.js';
+import { SqliteTransactionStore } from '../src/sqlite-store.js';
+import { publicPart, StoreCorruptError } from '../src/store.js';
 import { computeEtag, parseIfMatch, preconditionHolds } from '../src/etag.js';
-import { SEED_IDS, SEED_PATH, startTestServer, toJson, transaction, type Plain, type TestServer } from './support.js';
+import { http, SEED_IDS, SEED_PATH, startTestServer, toJson, transaction, type Plain, type TestServer } from './support.js';
 
 const servers: TestServer[] = [];
 async function start(options?: Parameters<typeof startTestServer>[0]): Promise<TestServer> {
@@ -41,6 +43,13 @@ function recordsOf(db: string): Map<string, string> {
 function withoutPassword(tx: Transaction): Plain {
   const { password: _p, ...user } = tx.user;
   return { ...tx, user } as unknown as Plain;
+}
+
+/** A valid Transaction as the schema types it (parsed from the test sample). */
+function validTx(id: bigint, totalPrice = 1): Transaction {
+  const r = validateTransaction(parseJson(toJson(transaction(id, { totalPrice }))));
+  if (!r.ok) throw new Error('sample is invalid');
+  return r.value;
 }
 
 /** The JSON text the service should hold/answer for a transaction sent by a test (password dropped). */
@@ -81,57 +90,99 @@ describe('persistence', () => {
     expect((await s.running.store.get(SEED_IDS.past53))?.tx.type).toBe('after-restart');
   });
 
-  it('writes atomically: no temp files are left, the file is private (0600) and always valid', async () => {
+  it('the database file is private (0600): it holds password hashes', async () => {
     const s = await start();
-    for (let i = 0; i < 5; i++) expect((await s.put(1n, toJson(transaction(1n, { totalPrice: i })))).status).toBe(200);
-    const names = await readdir(dirname(s.dbPath));
-    expect(names).toEqual(['transactions.json']);
     expect((await stat(s.dbPath)).mode & 0o777).toBe(0o600);
+    expect((await s.put(1n, toJson(transaction(1n, { totalPrice: 4 })))).status).toBe(200);
+    expect((await stat(`${s.dbPath}-wal`)).mode & 0o777).toBe(0o600);
     expect(recordsOf(await s.readDb()).get('1')).toBe(publicJson(transaction(1n, { totalPrice: 4 })));
   });
 
-  it('stale temp files from a crash are removed on open; a missing file is an empty store', async () => {
+  it('refuses a database of a newer schema version, naming both versions', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'storefront-store-'));
     try {
-      const path = join(dir, 'sub', 'db.json');
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(join(dir, 'sub', 'db.json.123.4.tmp'), '{"half":');
-      const store = await FileTransactionStore.open(path);
-      expect(await store.size()).toBe(0);
-      expect(await readdir(join(dir, 'sub'))).toEqual([]);
-      await store.close();
+      const path = join(dir, 'db.db');
+      SqliteTransactionStore.open(path).close();
+      const raw = new Database(path);
+      raw.exec('PRAGMA user_version = 99');
+      raw.close();
+      expect(() => SqliteTransactionStore.open(path)).toThrow(/schema version 99, newer than this storefront's 1/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
-  it('refuses to open a corrupt db file, or one holding a plain-text password', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'storefront-store-'));
-    try {
-      const path = join(dir, 'db.json');
-      await writeFile(path, '{"format":"storefront-transactions/1","transactions":[');
-      await expect(FileTransactionStore.open(path)).rejects.toThrow(StoreFileError);
-      await writeFile(path, `{"format":"storefront-transactions/1","transactions":[${toJson(transaction(1n))}]}`);
-      await expect(FileTransactionStore.open(path)).rejects.toThrow('$.transactions[0].user.password is not a scrypt hash');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('a failed write leaves the record as it was (memory changes only after the file is durable)', async () => {
+  it('a row that does not hold a valid transaction is a 500 on read, never a wrong answer', async () => {
     const s = await start();
-    const before = await s.running.store.get(1n);
-    // Replace the data directory by a file: the next temp-file open fails.
-    await rm(dirname(s.dbPath), { recursive: true });
-    await writeFile(dirname(s.dbPath), 'not a directory');
-    const res = await s.put(1n, toJson(transaction(1n, { type: 'never-stored' })));
+    const raw = new Database(s.dbPath);
+    raw.prepare('UPDATE transactions SET body = ? WHERE id = 1').run('{"id":1}');
+    raw.close();
+    await expect(s.running.store.get(1n)).rejects.toThrow(StoreCorruptError);
+    const res = await http(s.port, { path: '/api/transactions/1' });
     expect(res.status).toBe(500);
     expect(JSON.parse(res.text)).toMatchObject({ status: 500, message: 'internal error' });
-    const after = await s.running.store.get(1n);
-    expect(after?.etag).toBe(before?.etag);
-    expect(after?.tx.type).toBe('purchase');
-    await rm(dirname(s.dbPath));
-    await mkdir(dirname(s.dbPath));
+  });
+});
+
+describe('WAL checkpoints', () => {
+  it('run in the worker thread: after edits it reports every WAL frame copied into the database', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'storefront-wal-'));
+    const store = SqliteTransactionStore.open(join(dir, 'db.db'), { checkpointIntervalMs: 50 });
+    try {
+      const checkpointer = store.checkpointer;
+      if (checkpointer === undefined) throw new Error('no checkpointer');
+      await store.seedIfEmpty([{ tx: publicPart(validTx(1n)), passwordHash: null }]);
+      const done = new Promise<{ log: number; checkpointed: number }>((resolve) => {
+        checkpointer.onCheckpoint = (r) => {
+          if (r.checkpointed === r.log) resolve(r);
+        };
+      });
+      for (let i = 0; i < 20; i++) await store.replace(1n, publicPart(validTx(1n, i)), { kind: 'keep' });
+      const r = await done;
+      expect(r.log).toBeGreaterThan(0);
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the old JSON file', () => {
+  it('is imported once, when the database is created, hashes and exact ids included', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'storefront-import-'));
+    try {
+      const legacy = join(dir, 'transactions.json');
+      const hash = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';
+      const line = toJson(transaction(9223372036854775807n, { password: hash, type: 'from-json' }));
+      await writeFile(legacy, `{"format":"storefront-transactions/1","transactions":[\n${line}\n]}\n`);
+      const s = await start({ seedPath: undefined, importJsonPath: legacy, dir });
+      expect(s.running.imported).toBe(1);
+      expect(recordsOf(await s.readDb()).get('9223372036854775807')).toBe(publicJson(transaction(9223372036854775807n, { type: 'from-json' })));
+      expect((await s.running.store.get(9223372036854775807n))?.passwordHash).toBe(hash);
+      // Edited, then restarted with the file still there: not imported again.
+      expect((await s.put(9223372036854775807n, toJson(transaction(9223372036854775807n, { type: 'edited' })))).status).toBe(200);
+      await s.restart({});
+      expect(s.running.imported).toBe(0);
+      expect((await s.running.store.get(9223372036854775807n))?.tx.type).toBe('edited');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a broken file stops the start-up and creates nothing (the import is retried next time)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'storefront-import-'));
+    try {
+      const legacy = join(dir, 'transactions.json');
+      await writeFile(legacy, `{"format":"storefront-transactions/1","transactions":[${toJson(transaction(1n))}]}`);
+      await expect(startTestServer({ seedPath: undefined, importJsonPath: legacy, dir })).rejects.toThrow(
+        '$.transactions[0].user.password is not a scrypt hash',
+      );
+      const raw = new Database(join(dir, 'data', 'transactions.db'));
+      expect((raw.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(0);
+      raw.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -7,10 +7,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startStorefront, type RunningStorefront } from '../src/app.js';
-import { stringifyJson } from '../src/json.js';
+import Database from 'libsql';
+import type { AuthConfig } from '../src/auth.js';
+import { JsonObject, parseJson, stringifyJson } from '../src/json.js';
 import type { ScryptParams } from '../src/password.js';
 import type { FieldSpec } from '../src/schema.js';
+import { startStorefront, type RunningStorefront, type ServerTimeouts } from '../src/server.js';
 
 export const SEED_PATH = fileURLToPath(new URL('./fixtures/seed.json', import.meta.url));
 
@@ -75,7 +77,10 @@ export interface TestServer {
   put(id: string | bigint, body: string | Buffer, headers?: Record<string, string | number>): Promise<HttpResult>;
   /** Stop the server (graceful) and start a new one on the same db file. */
   restart(options?: { seedPath?: string }): Promise<void>;
+  /** The database's rows, read through a separate connection, as one JSON document (see dumpDb). */
   readDb(): Promise<string>;
+  /** The raw bytes of the database and its WAL, as latin1 text (to look for plain-text secrets). */
+  readDbBytes(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -83,13 +88,54 @@ export interface TestServerOptions {
   seedPath?: string | undefined;
   bodyLimit?: number;
   dir?: string;
-  /** Cheaper scrypt parameters for tests that hash hundreds of passwords; default is the production setting. */
+  /** scrypt parameters; default TEST_SCRYPT (cheap: the production cost takes about a second a hash here). */
   scrypt?: ScryptParams;
+  auth?: AuthConfig;
+  timeouts?: ServerTimeouts;
+  maxConnections?: number;
+  importJsonPath?: string;
+}
+
+/** Cheap scrypt parameters for tests; password.test.ts checks the production ones. */
+export const TEST_SCRYPT: ScryptParams = { N: 1024, r: 8, p: 1 };
+
+/**
+ * The rows of a storefront database as `{"transactions":[…]}`, one transaction per row with its
+ * stored password hash put back as `user.password` (absent while unset), exact integers kept.
+ */
+export function dumpDb(dbPath: string): string {
+  const db = new Database(dbPath);
+  try {
+    const rows = db.prepare('SELECT body, password_hash FROM transactions ORDER BY id').all() as { body: string; password_hash: string | null }[];
+    const items = rows.map((row) => {
+      if (row.password_hash === null) return row.body;
+      const tx = parseJson(row.body) as JsonObject;
+      const user = tx.fields.get('user') as JsonObject;
+      const withHash = new JsonObject();
+      for (const [k, v] of user.fields) {
+        withHash.fields.set(k, v);
+        if (k === 'username') withHash.fields.set('password', row.password_hash);
+      }
+      tx.fields.set('user', withHash);
+      return jsonText(tx);
+    });
+    return `{"transactions":[\n${items.join(',\n')}\n]}`;
+  } finally {
+    db.close();
+  }
+}
+
+/** Serialise a parsed value back to text, keeping number literals as they were. */
+function jsonText(v: ReturnType<typeof parseJson>): string {
+  if (v instanceof JsonObject) return `{${[...v.fields].map(([k, x]) => `${JSON.stringify(k)}:${jsonText(x)}`).join(',')}}`;
+  if (Array.isArray(v)) return `[${v.map(jsonText).join(',')}]`;
+  if (v !== null && typeof v === 'object') return v.raw;
+  return JSON.stringify(v);
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'storefront-test-')));
-  const dbPath = join(dir, 'data', 'transactions.json');
+  const dbPath = join(dir, 'data', 'transactions.db');
   const bodyLimit = options.bodyLimit ?? 1024 * 1024;
   const seedPath = 'seedPath' in options ? options.seedPath : SEED_PATH;
   const start = (seed: string | undefined) =>
@@ -99,8 +145,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       dbPath,
       seedPath: seed,
       bodyLimit,
+      auth: options.auth ?? { kind: 'none-local-only' },
+      importJsonPath: options.importJsonPath,
       onError: () => undefined,
-      ...(options.scrypt === undefined ? {} : { scrypt: options.scrypt }),
+      scrypt: options.scrypt ?? TEST_SCRYPT,
+      ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+      ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections }),
     });
   let running = await start(seedPath);
   const server: TestServer = {
@@ -119,7 +169,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await running.close();
       running = await start(o.seedPath);
     },
-    readDb: () => readFile(dbPath, 'utf8'),
+    readDb: async () => dumpDb(dbPath),
+    async readDbBytes() {
+      const parts = await Promise.all([dbPath, `${dbPath}-wal`].map((p) => readFile(p).catch(() => Buffer.alloc(0))));
+      return Buffer.concat(parts).toString('latin1');
+    },
     async stop() {
       await running.close();
       await rm(dir, { recursive: true, force: true });
@@ -144,6 +198,8 @@ export function sampleFor(spec: FieldSpec, counter = { next: 1n }): Plain {
       return 'text';
     case 'array':
       return [sampleFor(spec.items, counter)];
+    case 'optional':
+      return sampleFor(spec.of, counter);
     case 'object': {
       const out: { [k: string]: Plain } = {};
       for (const [k, v] of Object.entries(spec.shape)) out[k] = sampleFor(v, counter);
@@ -172,6 +228,8 @@ export function allFields(spec: FieldSpec, segments: (string | number)[] = [], j
     }
   } else if (spec.kind === 'array') {
     out.push(...allFields(spec.items, [...segments, 0], `${jsonPath}[0]`));
+  } else if (spec.kind === 'optional') {
+    out.push(...allFields(spec.of, segments, jsonPath));
   }
   return out;
 }
@@ -183,6 +241,7 @@ export function allObjects(spec: FieldSpec, segments: (string | number)[] = [], 
     return [here, ...Object.entries(spec.shape).flatMap(([k, v]) => allObjects(v, [...segments, k], `${jsonPath}.${k}`))];
   }
   if (spec.kind === 'array') return allObjects(spec.items, [...segments, 0], `${jsonPath}[0]`);
+  if (spec.kind === 'optional') return allObjects(spec.of, segments, jsonPath);
   return [];
 }
 
