@@ -53,6 +53,8 @@ export class VhostReader {
   private readonly requestTimeoutMs: number | undefined;
   private answered = 0;
   private firstError: unknown;
+  /** Whether this poll reads per vhost at all (order() was called). */
+  private perVhost = false;
 
   constructor(
     private readonly ctx: CollectContext<unknown>,
@@ -79,6 +81,7 @@ export class VhostReader {
    * ones are not always last), then the others in the order given; those backing off are left out.
    */
   order(vhosts: readonly string[]): string[] {
+    this.perVhost = true;
     const unique = [...new Set(vhosts)];
     const listed = new Set(unique);
     for (const vhost of this.health.vhosts.keys()) if (!listed.has(vhost)) this.health.vhosts.delete(vhost);
@@ -169,6 +172,8 @@ export class VhostReader {
    * Call it last, after every fresh series is written.
    */
   finish(): void {
+    // A poll that read one list (the vhost filter or their number changed): nothing of earlier per-vhost reads stands.
+    if (!this.perVhost) this.health.vhosts.clear();
     const failing = [...this.health.vhosts.values()].filter((status) => status.failure).length;
     if (this.answered === 0 && failing > 0) throw this.firstError ?? new Error(`the ${this.options.what} of no vhost could be read: every vhost failed and waits to be asked again`);
     const { sink } = this.ctx;

@@ -87,3 +87,22 @@ describe.each(CASES)('%s of a list of vhosts: one failing vhost', (name, c) => {
     await expect(runCollector(c.collector, { api: fakeApi(routes(all)), options })).rejects.toMatchObject({ kind: 'timeout' });
   });
 });
+
+describe('a collector that stops reading per vhost', () => {
+  it('forgets the vhosts that failed: read as one list, nothing is reported or held of them', async () => {
+    const memory = new Map<string, unknown>();
+    const failing = () => {
+      throw new ManagementError('http_status', '/api/vhosts/b/connections', 'HTTP 500', 500);
+    };
+    const routes = {
+      '/api/vhosts/a/connections': [connection('a', 0)],
+      '/api/vhosts/b/connections': failing,
+      '/api/connections': [connection('a', 0), connection('b', 0)],
+    };
+    const partial = await runCollector(connectionsCollector, { api: fakeApi(routes), options: { vhosts: ['a', 'b'] }, memory });
+    expect(partial.family('rabbitmq_exporter_collector_vhost_failed')).toHaveLength(1);
+    const whole = await runCollector(connectionsCollector, { api: fakeApi(routes), options: { vhosts: { include: '^[ab]$' } }, memory, lastServed: partial.families });
+    expect(whole.family('rabbitmq_exporter_collector_vhost_failed')).toEqual([]);
+    expect(whole.family('rabbitmq_connections_by_state').map((s) => s.labels.vhost).sort()).toEqual(['a', 'b']);
+  });
+});
