@@ -29,7 +29,7 @@ export const exporterMetrics = defineMetrics('exporter', {
     name: 'rabbitmq_exporter_collector_vhost_failed',
     type: g,
     labels: ['collector', 'vhost', 'reason'],
-    help: '1 for each vhost whose list the collector\'s last poll could not read (read per vhost: queues, and connections, channels, consumers with a list of vhost names), by reason: http_401 or http_403 (the exporter\'s user may not read that vhost), timeout (over collectors.<name>.vhost_timeout), poll_deadline (the poll\'s deadline came first), or another request error (network, http_500, ...). A vhost that failed is asked again after 1, 2, 4, then every 8 polls; the polls between keep its reason. The vhost\'s series are served from its last good answer until the collector\'s max_age; the other vhosts\' are fresh.',
+    help: '1 for each vhost whose list the collector\'s last poll could not read (read per vhost: queues, and connections, channels, consumers with a list of vhost names), by reason: http_401 or http_403 (the exporter\'s user may not read that vhost; for a vhost /api/vhosts listed, RabbitMQ 4.3 answers http_404 instead, as for one deleted meanwhile), timeout (over collectors.<name>.vhost_timeout), poll_deadline (the poll\'s deadline came first), or another request error (network, http_500, ...). A vhost that failed is asked again after 1, 2, 4, then every 8 polls; the polls between keep its reason. The vhost\'s series are served from its last good answer until the collector\'s max_age; the other vhosts\' are fresh.',
   },
   vhostLastSuccess: {
     name: 'rabbitmq_exporter_collector_vhost_last_success_timestamp_seconds',

@@ -100,8 +100,11 @@ export class VhostReader {
 
   /**
    * Reads one vhost's list with `fetch`: its records, or undefined when it failed (recorded and
-   * logged). A vhost that does not exist any more (404) gives [] and `onMissing` is told. Throws
-   * what is not the vhost's own trouble: the poll stopping, or credentials that fail everywhere.
+   * logged). With `onMissing` (vhosts named in the configuration), a 404 means the vhost does not
+   * exist: [] and `onMissing` is told. Without it (vhosts /api/vhosts just listed), a 404 is a
+   * failure too: a vhost deleted since, or one the user may not read, which 4.3 answers 404 where
+   * 3.10 and 4.0 answer 401. Throws what is not the vhost's own trouble: the poll stopping, or
+   * credentials that fail everywhere.
    */
   async read<T>(vhost: string, fetch: (limits: RequestLimits) => Promise<T[]>, onMissing?: (vhost: string) => void): Promise<T[] | undefined> {
     try {
@@ -110,13 +113,13 @@ export class VhostReader {
       return records;
     } catch (error) {
       const meaning = absence(error);
-      if (meaning === 'absent') {
+      if (meaning === 'absent' && onMissing) {
         this.succeeded(vhost);
         onMissing?.(vhost);
         return [];
       }
       if (this.ctx.signal.aborted) throw error;
-      const user = meaning === 'refused' ? await whoAmI(this.ctx) : undefined;
+      const user = meaning !== undefined ? await whoAmI(this.ctx) : undefined;
       // Refused while /api/whoami fails too: the credentials are wrong, not this vhost's permissions.
       if (meaning === 'refused' && user === undefined) throw error;
       this.firstError ??= error;
@@ -143,11 +146,15 @@ export class VhostReader {
     if (previous?.reason === reason) return;
     const held = status.lastGoodAt === undefined ? 'it has no series yet' : `its series stay as last read (for up to max_age)`;
     const fields = { vhost, reason, cause: error instanceof Error ? error.message : String(error) };
-    if (reason === 'http_401' || reason === 'http_403') {
+    if (reason === 'http_401' || reason === 'http_403' || reason === 'http_404') {
       const name = typeof user === 'string' ? user : 'the exporter\'s user';
+      const cause =
+        reason === 'http_404'
+          ? `vhost ${JSON.stringify(vhost)}, listed by /api/vhosts, answered 404: it was deleted since, or the exporter's user ${JSON.stringify(name)} may not read it (RabbitMQ 4.3 answers 404 where 3.10 and 4.0 answer 401)`
+          : `the exporter's user ${JSON.stringify(name)} may not read vhost ${JSON.stringify(vhost)}`;
       this.ctx.log.warn(
         { ...fields, user: name },
-        `the exporter's user ${JSON.stringify(name)} may not read vhost ${JSON.stringify(vhost)}, which /api/vhosts lists: ${held}, the other vhosts are served. ` +
+        `${cause}: ${held}, the other vhosts are served. ` +
           `Grant it access to that vhost (any permissions, even none: rabbitmqctl set_permissions -p ${JSON.stringify(vhost)} ${JSON.stringify(name)} '^$' '^$' '^$'; ` +
           `the user also needs the monitoring tag), or leave the vhost out with ${this.options.vhostsSetting}. Asked again after 1, 2, 4, then every 8 polls.`,
       );

@@ -94,6 +94,8 @@ describe('queues against the simulated API', () => {
 
   it.each([
     ['HTTP 503', { kind: 'status', status: 503 }, 'http_503'],
+    // A vhost /api/vhosts just listed: deleted since, or (RabbitMQ 4.3) one the user may not read.
+    ['HTTP 404', { kind: 'status', status: 404 }, 'http_404'],
     ['a reset', { kind: 'reset', afterBytes: 500 }, 'network'],
     ['a truncated body', { kind: 'truncated' }, 'network'],
     ['a malformed body', { kind: 'malformed' }, 'malformed_json'],
