@@ -32,6 +32,11 @@ export const RESERVED_CONNECTIONS = 2;
 export interface RequestOptions {
   signal?: AbortSignal;
   lane?: Lane;
+  /**
+   * A deadline of this request alone, from when it is sent (not while it waits for a free
+   * connection), shorter than target.timeouts.request: one vhost's list within a poll.
+   */
+  timeoutMs?: number;
 }
 
 /** The only module that speaks HTTP to the broker. Collectors get parsed JSON or a ManagementError. */
@@ -69,7 +74,8 @@ export class ManagementClient {
     const fullPath = withQuery(this.prefix + path, query);
     const limit = this.lanes[opts.lane ?? 'shared'];
     const signal = opts.signal;
-    if (!signal) return limit(() => this.request<T>(fullPath, undefined));
+    const timeoutMs = Math.min(this.options.timeouts.totalMs, opts.timeoutMs ?? Infinity);
+    if (!signal) return limit(() => this.request<T>(fullPath, undefined, timeoutMs));
     if (signal.aborted) return Promise.reject(new ManagementError('aborted', fullPath, 'cancelled before it was sent'));
     // A request still queued behind the bound settles as soon as its poll is cancelled; when its
     // turn comes it sees the abort and sends nothing.
@@ -77,14 +83,14 @@ export class ManagementClient {
       const queued = this.waiting.add(signal, () => reject(new ManagementError('aborted', fullPath, 'cancelled while waiting for a free connection')));
       limit(() => {
         this.waiting.remove(signal, queued);
-        return this.request<T>(fullPath, signal);
+        return this.request<T>(fullPath, signal, timeoutMs);
       }).then(resolve, reject);
     });
   }
 
-  private async request<T>(path: string, callerSignal: AbortSignal | undefined): Promise<T> {
+  private async request<T>(path: string, callerSignal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
     if (callerSignal?.aborted) throw new ManagementError('aborted', path, 'cancelled before it was sent');
-    const deadline = AbortSignal.timeout(this.options.timeouts.totalMs);
+    const deadline = AbortSignal.timeout(timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
     this.requests++;
     let response: Dispatcher.ResponseData;
@@ -97,7 +103,7 @@ export class ManagementClient {
         signal,
       });
     } catch (error) {
-      throw this.translate(error, path, deadline, callerSignal);
+      throw this.translate(error, path, deadline, timeoutMs, callerSignal);
     }
     const { statusCode, body, headers } = response;
     const ok = statusCode >= 200 && statusCode < 300;
@@ -129,7 +135,7 @@ export class ManagementClient {
         // Not the parser's message, nor the error as cause: both quote the body, cut anywhere.
         throw new ManagementError('malformed_json', path, `HTTP ${statusCode} with a body that is not JSON (${describeBadJson(error, this.redactor)})`, statusCode);
       }
-      throw this.translate(error, path, deadline, callerSignal);
+      throw this.translate(error, path, deadline, timeoutMs, callerSignal);
     }
   }
 
@@ -154,13 +160,13 @@ export class ManagementClient {
     return { text: Buffer.concat(chunks).toString('utf8'), cut };
   }
 
-  private translate(error: unknown, path: string, deadline: AbortSignal, callerSignal?: AbortSignal): ManagementError {
+  private translate(error: unknown, path: string, deadline: AbortSignal, timeoutMs: number, callerSignal?: AbortSignal): ManagementError {
     if (error instanceof ManagementError) return error;
     if (callerSignal?.aborted && !deadline.aborted) {
       return new ManagementError('aborted', path, 'cancelled: the poll ran past its deadline or the exporter is stopping', undefined, { cause: error });
     }
     if (deadline.aborted) {
-      return new ManagementError('timeout', path, `no complete answer within ${this.options.timeouts.totalMs} ms`, undefined, { cause: error });
+      return new ManagementError('timeout', path, `no complete answer within ${timeoutMs} ms`, undefined, { cause: error });
     }
     if (
       error instanceof undiciErrors.ConnectTimeoutError ||

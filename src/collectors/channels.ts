@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { channelMessageStats, channelMetrics as M } from '../catalogue/channels.js';
 import { apiPath, columnsParam } from '../client/management-client.js';
 import { renderLabels } from '../render/text-format.js';
-import type { CollectContext, Collector } from './collector.js';
+import type { CollectContext, Collector, RequestLimits } from './collector.js';
 import { emitRecord, fieldOf, fieldsRead, fieldTable } from './field-table.js';
 import { scalarLabel } from './label-text.js';
 import { type Aggregation, aggregate, sumColumns, uniqueRecords } from './records.js';
 import { logOnce } from './log-once.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchList, fetchPerVhost } from './paging.js';
+import { VhostReader, vhostTimeoutSchema } from './vhost-lists.js';
 
 const options = z.strictObject({
   /**
@@ -27,6 +28,8 @@ const options = z.strictObject({
   paging_threshold: z.number().int().min(0).default(5000),
   /** Serve the sums of message_stats rates (`_details.rate`) as _per_second gauges. */
   rates: z.boolean().default(true),
+  /** With a list of vhost names: deadline of one vhost's request (default: a third of the poll's timeout). */
+  vhost_timeout: vhostTimeoutSchema,
 });
 
 type Options = z.infer<typeof options>;
@@ -86,7 +89,8 @@ export const channelsCollector: Collector<Options> = {
       logOnce(ctx, 'info', 'statistics-disabled', {}, 'management statistics are disabled: /api/channels answers 400, so there are no channel series');
       return;
     }
-    const records = await fetchChannels(ctx);
+    const reader = new VhostReader(ctx, 'channels', { what: 'channels', vhostsSetting: 'collectors.channels.vhosts', timeoutMs: o.vhost_timeout });
+    const records = await fetchChannels(ctx, reader);
 
     aggregate(sink, records, aggregations(o.rates));
 
@@ -97,13 +101,15 @@ export const channelsCollector: Collector<Options> = {
         emitRecord(sink, perChannel, r, renderLabels(M.unackedPerChannel.labels, labels), { rates: false });
       }
     }
+    reader.finish();
   },
 };
 
-async function fetchChannels(ctx: CollectContext<Options>): Promise<ChannelRecord[]> {
+async function fetchChannels(ctx: CollectContext<Options>, reader: VhostReader): Promise<ChannelRecord[]> {
   const { api, options: o, carryOver } = ctx;
-  const list = (path: string) =>
+  const list = (path: string, limits?: RequestLimits) =>
     fetchList<ChannelRecord>(api, path, {
+      limits,
       query: { columns: columns(o) },
       pageSize: o.page_size,
       pagingThreshold: o.paging_threshold,
@@ -115,7 +121,7 @@ async function fetchChannels(ctx: CollectContext<Options>): Promise<ChannelRecor
   const vhosts = filter.exactNames;
   const records = !vhosts
     ? (await list('/api/channels')).filter((r) => filter.matches(scalarLabel(r?.vhost)))
-    : await fetchPerVhost(vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/channels`), (vhost) =>
+    : await fetchPerVhost(reader, vhosts, (vhost, limits) => list(`${apiPath('vhosts', vhost)}/channels`, limits), (vhost) =>
           logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its channels are not collected'),
         );
   return records.filter((r) => r !== null && typeof r === 'object');

@@ -5,13 +5,32 @@ import type { BrokerReport } from '../broker/broker-self.js';
 import type { Lane } from '../client/management-client.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { SampleSink } from '../render/sample-sink.js';
+import type { RenderedFamily } from '../render/text-format.js';
 import type { TargetShare } from '../shard/shard-assignment.js';
+
+/** Limits of one request tighter than the poll's: one vhost's list, an optional part. */
+export interface RequestLimits {
+  /** Its own deadline, from when it is sent. */
+  timeoutMs?: number;
+  /** Ends it with the poll's signal or this one, whichever comes first. */
+  signal?: AbortSignal;
+}
 
 /** What a collector may ask of the broker: parsed JSON, or a ManagementError. */
 export interface BrokerApi {
-  get<T = unknown>(path: string, query?: Record<string, string | number | boolean>): Promise<T>;
+  get<T = unknown>(path: string, query?: Record<string, string | number | boolean>, limits?: RequestLimits): Promise<T>;
   /** Like get(), but an answer that means absent (see client/absence.ts) resolves to undefined. */
-  getOptional<T = unknown>(path: string, query?: Record<string, string | number | boolean>): Promise<T | undefined>;
+  getOptional<T = unknown>(path: string, query?: Record<string, string | number | boolean>, limits?: RequestLimits): Promise<T | undefined>;
+}
+
+/** The poll's own limits, for the parts of a poll that may fail without failing it. */
+export interface PollLimits {
+  /** When the poll's deadline passes, on the performance.now() clock. */
+  readonly deadlineAt: number;
+  /** The poll's deadline (`collectors.<name>.timeout`). */
+  readonly timeoutMs: number;
+  /** How long the collector's series are served after their last success (`collectors.<name>.max_age`). */
+  readonly maxAgeMs: number;
 }
 
 export interface CollectContext<Options = Record<string, never>> {
@@ -37,6 +56,13 @@ export interface CollectContext<Options = Record<string, never>> {
    * (src/broker/broker-self.ts) and the source of `broker` too. Absent for every other collector.
    */
   readonly selfReport?: BrokerReport;
+  /** The poll's deadline and the collector's max_age (absent: no deadline, held series never age out). */
+  readonly limits?: PollLimits;
+  /**
+   * The families of this collector's last successful poll on this target, as served: a poll that
+   * could not read some vhosts serves their series from here (see vhost-lists.ts).
+   */
+  readonly lastServed?: readonly RenderedFamily[];
 }
 
 export interface Collector<Options = Record<string, never>> {

@@ -3,13 +3,14 @@ import { connectionMetrics as M } from '../catalogue/connections.js';
 import { apiPath, columnsParam } from '../client/management-client.js';
 import { type MetricDef, metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/text-format.js';
-import type { CollectContext, Collector } from './collector.js';
+import type { CollectContext, Collector, RequestLimits } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf, getPath } from './field-table.js';
 import { scalarLabel } from './label-text.js';
 import { type Aggregation, aggregate, sumColumns } from './records.js';
 import { logOnce } from './log-once.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchList, fetchPerVhost } from './paging.js';
+import { VhostReader, vhostTimeoutSchema } from './vhost-lists.js';
 
 const options = z.strictObject({
   /**
@@ -41,6 +42,8 @@ const options = z.strictObject({
    * connections module is these (its RABBIT_EXPORTERS=connections turns it on).
    */
   by_peer_host: z.boolean().default(false),
+  /** With a list of vhost names: deadline of one vhost's request (default: a third of the poll's timeout). */
+  vhost_timeout: vhostTimeoutSchema,
 });
 
 type Options = z.infer<typeof options>;
@@ -99,19 +102,22 @@ export const connectionsCollector: Collector<Options> = {
   metrics: metricsOf(M),
   async collect(ctx) {
     const { sink, options: o } = ctx;
-    const records = await fetchConnections(ctx);
+    const reader = new VhostReader(ctx, 'connections', { what: 'connections', vhostsSetting: 'collectors.connections.vhosts', timeoutMs: o.vhost_timeout });
+    const records = await fetchConnections(ctx, reader);
 
     aggregate(sink, records, aggregations(o));
 
     if (o.per_connection) emitPerConnection(ctx, records);
+    reader.finish();
   },
 };
 
-async function fetchConnections(ctx: CollectContext<Options>): Promise<ConnectionRecord[]> {
+async function fetchConnections(ctx: CollectContext<Options>, reader: VhostReader): Promise<ConnectionRecord[]> {
   const { api, options: o, carryOver, broker } = ctx;
   const columns = columnsParam([...GROUP_COLUMNS, ...(o.by_peer_host ? ['peer_host'] : []), ...sumColumns(aggregations(o)), ...(o.per_connection ? [...fieldsRead(perConnection, o.rates), ...INFO_COLUMNS] : [])]);
-  const list = (path: string) =>
+  const list = (path: string, limits?: RequestLimits) =>
     fetchList<ConnectionRecord>(api, path, {
+      limits,
       query: { columns },
       pageSize: o.page_size,
       pagingThreshold: o.paging_threshold,
@@ -127,7 +133,7 @@ async function fetchConnections(ctx: CollectContext<Options>): Promise<Connectio
   // while /api/connections still lists the tracked connections (name, vhost, user, node).
   if (!vhosts || broker.statisticsDisabled) return valid(await list('/api/connections')).filter((r) => filter.matches(scalarLabel(r.vhost)));
   return valid(
-    await fetchPerVhost(vhosts, (vhost) => list(`${apiPath('vhosts', vhost)}/connections`), (vhost) =>
+    await fetchPerVhost(reader, vhosts, (vhost, limits) => list(`${apiPath('vhosts', vhost)}/connections`, limits), (vhost) =>
       logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its connections are not collected'),
     ),
   );

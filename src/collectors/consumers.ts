@@ -3,13 +3,14 @@ import { consumerMetrics as M } from '../catalogue/consumers.js';
 import { expectList } from '../client/expect-list.js';
 import { apiPath, columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
-import type { CollectContext, Collector } from './collector.js';
+import type { CollectContext, Collector, RequestLimits } from './collector.js';
 import { getPath } from './field-table.js';
 import { scalarLabel } from './label-text.js';
 import { aggregate } from './records.js';
 import { logOnce } from './log-once.js';
 import { NameFilter, nameFilterSchema } from './name-filter.js';
 import { fetchPerVhost } from './paging.js';
+import { VhostReader, vhostTimeoutSchema } from './vhost-lists.js';
 import { Tally } from './tally.js';
 
 const options = z.strictObject({
@@ -25,6 +26,8 @@ const options = z.strictObject({
    * (and a warning is logged once) rather than served in part. 0: no limit.
    */
   per_queue_limit: z.number().int().min(0).default(1000),
+  /** With a list of vhost names: deadline of one vhost's request (default: a third of the poll's timeout). */
+  vhost_timeout: vhostTimeoutSchema,
 });
 
 type Options = z.infer<typeof options>;
@@ -47,7 +50,8 @@ export const consumersCollector: Collector<Options> = {
       logOnce(ctx, 'info', 'statistics-disabled', {}, 'management statistics are disabled: /api/consumers answers 400, so there are no consumer series');
       return;
     }
-    const records = await fetchConsumers(ctx);
+    const reader = new VhostReader(ctx, 'consumers', { what: 'consumers', vhostsSetting: 'collectors.consumers.vhosts', timeoutMs: o.vhost_timeout });
+    const records = await fetchConsumers(ctx, reader);
 
     const vhostOf = (r: ConsumerRecord) => scalarLabel(getPath(r, ['queue', 'vhost']));
     const prefetchOf = (r: ConsumerRecord) => (ackMode(r.ack_required) === 'manual' ? prefetchRange(r.prefetch_count) : undefined);
@@ -74,6 +78,7 @@ export const consumersCollector: Collector<Options> = {
         for (const group of perQueue) sink.add(M.perQueue, group.labels, group.count);
       }
     }
+    reader.finish();
   },
 };
 
@@ -95,16 +100,16 @@ export function prefetchRange(raw: unknown): string | undefined {
   return 'over_1000';
 }
 
-async function fetchConsumers(ctx: CollectContext<Options>): Promise<ConsumerRecord[]> {
+async function fetchConsumers(ctx: CollectContext<Options>, reader: VhostReader): Promise<ConsumerRecord[]> {
   const { api, options: o } = ctx;
-  const list = async (path: string): Promise<ConsumerRecord[]> => {
-    return expectList<ConsumerRecord>(await api.get(path, { columns: COLUMNS }), path);
+  const list = async (path: string, limits?: RequestLimits): Promise<ConsumerRecord[]> => {
+    return expectList<ConsumerRecord>(await api.get(path, { columns: COLUMNS }, limits), path);
   };
   const filter = new NameFilter(o.vhosts);
   const vhosts = filter.exactNames;
   const records = !vhosts
     ? (await list('/api/consumers')).filter((r) => filter.matches(scalarLabel(getPath(r, ['queue', 'vhost']))))
-    : await fetchPerVhost(vhosts, (vhost) => list(apiPath('consumers', vhost)), (vhost) =>
+    : await fetchPerVhost(reader, vhosts, (vhost, limits) => list(apiPath('consumers', vhost), limits), (vhost) =>
           logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its consumers are not collected'),
         );
   // An AMQP consumer is its channel and tag: the same one listed twice is counted once. Stream

@@ -35,6 +35,6 @@ export const featureFlagsCollector: Collector = {
       identity: byName,
       each: (feature) => sink.add(M.deprecatedInUse, [stringLabel(feature.name), stringLabel(feature.deprecation_phase)], 1),
     });
-    await collectParts(ctx, ctx.broker.variant === 'B' ? [flags, deprecated] : [flags]);
+    await collectParts(ctx, featureFlagsCollector.name, ctx.broker.variant === 'B' ? [flags, deprecated] : [flags]);
   },
 };

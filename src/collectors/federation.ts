@@ -18,7 +18,7 @@ export const federationCollector: Collector = {
   async collect(ctx) {
     const { sink } = ctx;
     const status = (link: Record<string, unknown>) => stringLabel(link.status) || 'unknown';
-    await collectParts(ctx, [
+    await collectParts(ctx, federationCollector.name, [
       listPart(ctx, {
         path: PATH,
         query: { columns: COLUMNS },

@@ -107,8 +107,7 @@ export const healthChecksCollector: Collector<Options> = {
   async collect(ctx) {
     await checkWhoami(ctx);
     const checks = await checksFor(ctx);
-    await collectParts(
-      ctx,
+    await collectParts(ctx, healthChecksCollector.name,
       checks.map((c) =>
         part(
           c.extra ? `${c.check} ${c.extra.value}` : c.check,

@@ -32,8 +32,7 @@ export const inventoryCollector: Collector = {
   defaultIntervalMultiplier: 4,
   metrics: metricsOf(M),
   async collect(ctx) {
-    await collectParts(
-      ctx,
+    await collectParts(ctx, inventoryCollector.name,
       COUNTS.map((spec) =>
         listPart(ctx, {
           path: spec.path,

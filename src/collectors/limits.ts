@@ -11,7 +11,7 @@ export const limitsCollector: Collector = {
   defaultIntervalMultiplier: 4,
   metrics: metricsOf(M),
   async collect(ctx) {
-    await collectParts(ctx, [
+    await collectParts(ctx, limitsCollector.name, [
       listPart(ctx, { name: 'vhost-limits', path: '/api/vhost-limits', ...limitsOf(ctx, 'vhost', M.vhostLimit) }),
       // User limits appeared in 3.8.10: older brokers answer 404.
       listPart(ctx, {

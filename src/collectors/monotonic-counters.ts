@@ -46,8 +46,12 @@ export class MonotonicCounters {
     return raw + offset;
   }
 
-  /** Ends a poll: series not seen in it are forgotten. */
-  commit(): void {
+  /**
+   * Ends a poll: series not seen in it are forgotten, except those whose rendered labels start
+   * with one of `keep` (a vhost not read this poll: its offsets stand when it answers again).
+   */
+  commit(keep: readonly string[] = []): void {
+    if (keep.length > 0) for (const [series, values] of this.previous) if (!this.current.has(series) && keep.some((prefix) => series.startsWith(prefix))) this.current.set(series, values);
     this.previous = this.current;
     this.current = new Map();
   }

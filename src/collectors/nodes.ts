@@ -4,14 +4,17 @@ import { expectList } from '../client/expect-list.js';
 import { apiPath, columnsParam } from '../client/management-client.js';
 import { metricsOf } from '../metrics/metric-def.js';
 import { renderLabels } from '../render/text-format.js';
-import type { Collector, CollectContext } from './collector.js';
+import type { Collector, CollectContext, RequestLimits } from './collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from './field-table.js';
 import { HeldPart, type HeldPartWriter } from './held-part.js';
 import { stringLabel } from './label-text.js';
 import { uniqueRecords } from './records.js';
 import { majorVersion } from './optional-requests.js';
+import { failureReason, PartFailures, partsCutOff, partTimeoutMs } from './optional-part.js';
 
 const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';
+/** The optional part's name in logs and rabbitmq_exporter_collector_part_failed. */
+const MEMORY_BREAKDOWN = 'memory_breakdown';
 
 const table = fieldTableOf(M);
 
@@ -62,17 +65,33 @@ export const nodesCollector: Collector<Options> = {
     }
     if (ctx.options.memory_breakdown) {
       const held = HeldPart.in(ctx.carryOver, 'memory breakdown');
+      const failures = PartFailures.in(ctx.carryOver);
+      // A node stopped since: its breakdown is not served. One started since has none until the next fetch.
+      const replay = () => held.replay(sink, (node) => running.includes(node));
       if (held.due(ctx.options.memory_breakdown_every)) {
-        const writer = held.recorder(sink);
-        await Promise.all(running.map((name) => collectMemory(ctx, writer, name)));
+        // Optional: a breakdown that fails or is too slow leaves the rest of the poll served and
+        // the breakdowns held as last fetched (their age grows), and is fetched again next poll.
+        const cutOff = partsCutOff(ctx);
+        try {
+          const answers = await Promise.all(running.map((name) => fetchMemory(ctx, name, { signal: cutOff, timeoutMs: partTimeoutMs(ctx) })));
+          const writer = held.recorder(sink);
+          answers.forEach((memory, i) => {
+            writeMemory(writer, running[i]!, memory);
+          });
+          failures.succeeded(ctx, MEMORY_BREAKDOWN);
+        } catch (error) {
+          if (ctx.signal.aborted) throw error;
+          failures.failed(ctx, MEMORY_BREAKDOWN, failureReason(error, cutOff), error, 'the breakdowns of its last fetch are served (rabbitmq_node_memory_breakdown_age_seconds)');
+          replay();
+        }
       } else {
-        // A node stopped since: its breakdown is not served. One started since has none until the next fetch.
-        held.replay(sink, (node) => running.includes(node));
+        replay();
       }
       const now = Date.now();
       held.commit(now);
       const age = held.ageSeconds(now);
       if (age !== undefined) sink.add(M.memoryBreakdownAge, [], age);
+      failures.report(ctx, nodesCollector.name);
     }
   },
 };
@@ -106,20 +125,23 @@ function emitClusterLinks(ctx: CollectContext<Options>, node: string, links: Clu
  * 38-92 ms for /api/nodes/{node}?memory=true (same numbers). Before 3.13 a broker without the
  * /memory path is asked with ?memory=true instead, remembered once that path is seen to work.
  */
-async function collectMemory(ctx: CollectContext<Options>, writer: HeldPartWriter, node: string): Promise<void> {
-  const viaQuery = () => ctx.api.getOptional<{ memory?: unknown }>(apiPath('nodes', node), { memory: true, columns: 'memory' });
+async function fetchMemory(ctx: CollectContext<Options>, node: string, limits: RequestLimits): Promise<unknown> {
+  const viaQuery = () => ctx.api.getOptional<{ memory?: unknown }>(apiPath('nodes', node), { memory: true, columns: 'memory' }, limits);
   let answer: { memory?: unknown } | undefined;
   if (ctx.carryOver.get(MEMORY_VIA_QUERY) === true) {
     answer = await viaQuery();
   } else {
-    answer = await ctx.api.getOptional<{ memory?: unknown }>(`${apiPath('nodes', node)}/memory`);
+    answer = await ctx.api.getOptional<{ memory?: unknown }>(`${apiPath('nodes', node)}/memory`, undefined, limits);
     if (answer === undefined && ctx.broker.variant === 'A') {
       answer = await viaQuery();
       // Both 404: the node went away. Only the query path answering proves /memory is absent.
       if (answer !== undefined) ctx.carryOver.set(MEMORY_VIA_QUERY, true);
     }
   }
-  const memory = answer?.memory;
+  return answer?.memory;
+}
+
+function writeMemory(writer: HeldPartWriter, node: string, memory: unknown): void {
   // The node stopped between the two requests (404), or statistics are off: nothing to add.
   if (memory === null || typeof memory !== 'object') return;
   for (const [area, value] of Object.entries(memory as Record<string, unknown>)) {

@@ -3,6 +3,7 @@ import { absence } from '../client/absence.js';
 import { ManagementError } from '../client/errors.js';
 import { expectList } from '../client/expect-list.js';
 import type { CollectContext } from './collector.js';
+import { failureReason, PartCutOff, PartFailures, partsCutOff } from './optional-part.js';
 
 /**
  * Polls made of independent requests to paths that may be absent (plugin off, older version)
@@ -34,18 +35,23 @@ export function httpStatus(error: unknown): number | undefined {
  * /api/whoami answers any user that may log in to the management API. A 401 on a path while
  * this answers is a missing tag or permission; a 401 on both is bad credentials, a failure.
  */
-const credentialsChecks = new WeakMap<AbortSignal, Promise<boolean>>();
+const credentialsChecks = new WeakMap<AbortSignal, Promise<{ name?: unknown } | undefined>>();
 
-function credentialsWork(ctx: CollectContext<unknown>): Promise<boolean> {
+/** The exporter's user as /api/whoami tells it (asked once per poll), or undefined when its credentials fail. */
+export function whoAmI(ctx: Pick<CollectContext<unknown>, 'api' | 'signal'>): Promise<{ name?: unknown } | undefined> {
   let check = credentialsChecks.get(ctx.signal);
   if (!check) {
-    check = ctx.api.get('/api/whoami').then(
-      () => true,
-      () => false,
+    check = ctx.api.get<{ name?: unknown }>('/api/whoami').then(
+      (answer) => answer ?? {},
+      () => undefined,
     );
     credentialsChecks.set(ctx.signal, check);
   }
   return check;
+}
+
+async function credentialsWork(ctx: CollectContext<unknown>): Promise<boolean> {
+  return (await whoAmI(ctx)) !== undefined;
 }
 
 /**
@@ -106,30 +112,36 @@ export function part<T>(name: string, fetch: () => Promise<T>, emit: (result: T)
 /**
  * Runs the parts' requests at once (the client bounds concurrency), then writes their samples
  * in the parts' order, so the exposition's order does not depend on which answer came first.
- * A part that fails is left out with a warning; only when every part fails does the poll fail
- * (with the first error).
+ * A part that fails, or is still running when the poll must end (see optional-part.ts), is left
+ * out: logged when it starts failing, and served as rabbitmq_exporter_collector_part_failed;
+ * only when every part fails does the poll fail (with the first error).
  */
-export async function collectParts(ctx: CollectContext<unknown>, parts: readonly Part[]): Promise<void> {
-  const results = await Promise.allSettled(parts.map((p) => p.fetch()));
+export async function collectParts(ctx: CollectContext<unknown>, collector: string, parts: readonly Part[]): Promise<void> {
+  const cutOff = partsCutOff(ctx);
+  const stopped = (name: string) =>
+    new Promise<never>((_resolve, reject) => {
+      if (!cutOff) return;
+      const stop = () => reject(new PartCutOff(name));
+      if (cutOff.aborted) stop();
+      else cutOff.addEventListener('abort', stop, { once: true });
+    });
+  const results = await Promise.allSettled(parts.map((p) => Promise.race([p.fetch(), stopped(p.name)])));
   const failures: { name: string; reason: unknown }[] = [];
+  const partFailures = PartFailures.in(ctx.carryOver);
   results.forEach((result, i) => {
     const p = parts[i] as Part;
-    if (result.status === 'rejected') failures.push({ name: p.name, reason: result.reason });
-    else result.value();
+    if (result.status === 'rejected') {
+      failures.push({ name: p.name, reason: result.reason });
+    } else {
+      partFailures.succeeded(ctx, p.name);
+      result.value();
+    }
   });
   if (failures.length > 0 && failures.length === parts.length) throw (failures[0] as { reason: unknown }).reason;
   for (const failure of failures) {
-    const error = failure.reason;
-    ctx.log.warn(
-      {
-        part: failure.name,
-        path: error instanceof ManagementError ? error.path : undefined,
-        reason: error instanceof ManagementError ? error.reason : 'collector_error',
-        cause: error instanceof Error ? error.message : String(error),
-      },
-      'one request of the poll failed: its series are left out of this poll',
-    );
+    partFailures.failed(ctx, failure.name, failureReason(failure.reason, cutOff), failure.reason, 'its series are left out');
   }
+  partFailures.report(ctx, collector);
 }
 
 /** The objects of a JSON list answer; anything else is an error of that request. */

@@ -1,8 +1,8 @@
-import { isAbsent } from '../client/absence.js';
 import { ManagementError } from '../client/errors.js';
 import { expectList } from '../client/expect-list.js';
 import type { DropCounter } from '../render/sample-sink.js';
-import type { BrokerApi } from './collector.js';
+import type { BrokerApi, RequestLimits } from './collector.js';
+import type { VhostReader } from './vhost-lists.js';
 
 /**
  * Fetching the management API's list endpoints: whole or page by page (fetchAllPages,
@@ -35,6 +35,8 @@ export interface PagedOptions<T> {
   maxPages?: number;
   /** Told of every item left out: duplicates, and items that are not objects (the collector's sink). */
   drops?: DropCounter;
+  /** Limits of each request (one vhost's list: see vhost-lists.ts). */
+  limits?: RequestLimits;
 }
 
 interface Page<_T> {
@@ -58,7 +60,7 @@ export async function fetchAllPages<T>(api: BrokerApi, path: string, options: Pa
   for (let page = 1; page <= maxPages; page++) {
     let answer: unknown;
     try {
-      answer = await api.get(path, { ...options.query, page, page_size: pageSize });
+      answer = await api.get(path, { ...options.query, page, page_size: pageSize }, options.limits);
     } catch (error) {
       // The list shrank since the previous page told how many there are: we have them all but
       // those that moved forward, which the next poll sees.
@@ -100,7 +102,7 @@ export async function fetchList<T>(api: BrokerApi, path: string, options: ListOp
   if (paged) {
     items = await fetchAllPages(api, path, options);
   } else {
-    const answer = expectList<T>(await api.get(path, options.query), path);
+    const answer = expectList<T>(await api.get(path, options.query, options.limits), path);
     const dedup = new Deduplicator(options.key, options.drops);
     dedup.addAll(answer);
     items = dedup.items;
@@ -139,29 +141,20 @@ class Deduplicator<T> {
 }
 
 /**
- * The records of several vhosts, fetched with `fetch(vhost)` (in parallel; the client bounds
- * the requests in flight) and concatenated in the order given. A vhost that does not exist
- * (absent: see client/absence.ts) contributes nothing and is reported to `onMissing`; other errors fail the poll.
+ * The records of several vhosts, fetched with `fetch(vhost, limits)` (in parallel; the client
+ * bounds the requests in flight) and concatenated in the order asked. A vhost that does not exist
+ * (absent: see client/absence.ts) contributes nothing and is reported to `onMissing`; one that
+ * fails contributes nothing this poll and is reported by `reader` (see vhost-lists.ts), whose
+ * finish() the collector calls once its series are written.
  */
 export async function fetchPerVhost<T>(
+  reader: VhostReader,
   vhosts: readonly string[],
-  fetch: (vhost: string) => Promise<T[]>,
+  fetch: (vhost: string, limits: RequestLimits) => Promise<T[]>,
   onMissing: (vhost: string) => void,
 ): Promise<T[]> {
-  const lists = await Promise.all(
-    [...new Set(vhosts)].map(async (vhost) => {
-      try {
-        return await fetch(vhost);
-      } catch (error) {
-        if (isAbsent(error)) {
-          onMissing(vhost);
-          return [];
-        }
-        throw error;
-      }
-    }),
-  );
-  return lists.flat();
+  const lists = await Promise.all(reader.order(vhosts).map((vhost) => reader.read(vhost, (limits) => fetch(vhost, limits), onMissing)));
+  return lists.flatMap((list) => list ?? []);
 }
 
 export interface WholeOrPagedOptions<T> {
@@ -169,6 +162,7 @@ export interface WholeOrPagedOptions<T> {
   pageSize: number;
   key: (item: T) => string | undefined;
   drops?: DropCounter;
+  limits?: RequestLimits;
 }
 
 /**
@@ -179,9 +173,9 @@ export interface WholeOrPagedOptions<T> {
 export async function fetchWholeOrPaged<T>(api: BrokerApi, path: string, query: Query, options: WholeOrPagedOptions<T>): Promise<T[]> {
   let items: T[];
   if (options.pageSize > 0) {
-    items = await fetchAllPages(api, path, { query, pageSize: options.pageSize, key: options.key, drops: options.drops });
+    items = await fetchAllPages(api, path, { query, pageSize: options.pageSize, key: options.key, drops: options.drops, limits: options.limits });
   } else {
-    const answer = await api.get<unknown>(path, query);
+    const answer = await api.get<unknown>(path, query, options.limits);
     const list = expectList<T>(Array.isArray(answer) ? answer : ((answer as { items?: unknown } | null)?.items ?? answer), path);
     const dedup = new Deduplicator(options.key, options.drops);
     dedup.addAll(list);

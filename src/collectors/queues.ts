@@ -14,9 +14,10 @@ import { queueOptionsSchema, type QueueOptions, type QueueRecord } from './queue
 import { QueueSelection, RankingMemory } from './queues/selection.js';
 import { planQueueQuery } from './queues/plan.js';
 import { emitQueueInfo, emitQueueLimits, emitQueueState } from './queues/series.js';
-import { QueueStatsTier } from './queues/stats-tier.js';
+import { QueueStatsTier, vhostLabelPrefixes } from './queues/stats-tier.js';
 import { STATS_DEFS } from './queues/tables.js';
 import { rateSelection } from './rates-option.js';
+import { VhostReader } from './vhost-lists.js';
 
 export { queueOptionsSchema, type QueueOptions } from './queues/options.js';
 export { planQueueQuery, type QueuePlan } from './queues/plan.js';
@@ -66,7 +67,8 @@ export const queuesCollector: Collector<QueueOptions> = {
     const rates = rateSelection(options.rates);
     const withDetails = plan.mode !== 'totals' && options.details;
     const aggregates = new QueueAggregates();
-    const list = await openQueueList(ctx.api, plan, watched, options, sink);
+    const reader = new VhostReader(ctx, 'queues', { what: 'queues', vhostsSetting: 'collectors.queues.vhosts', timeoutMs: options.vhost_timeout });
+    const list = await openQueueList(ctx.api, plan, watched, options, sink, reader);
     const serve = (queue: QueueRecord) => {
       const labels = renderLabels(['vhost', 'queue'], [queue.vhost as string, queue.name as string]);
       if (heldFields.length > 0) {
@@ -98,10 +100,10 @@ export const queuesCollector: Collector<QueueOptions> = {
     }
     selection.commit();
     // Counters are read only from the statistics list: between its polls they keep their state.
-    if (recorder) counters.commit();
+    if (recorder) counters.commit(vhostLabelPrefixes(reader.unread));
     aggregates.emit(sink, recorder ? undefined : tier.heldSums);
     const now = Date.now();
-    tier.commit(now, recorder ? { recorder, sums: aggregates.statsSums() } : undefined);
+    tier.commit(now, recorder ? { recorder, sums: aggregates.statsSums(), unread: reader.unread } : undefined);
     const age = tier.ageSeconds(now);
     if (age !== undefined) sink.add(M.statisticsAge, [], age);
     sink.add(M.seriesFiltered, [], selection.filtered);
@@ -110,6 +112,8 @@ export const queuesCollector: Collector<QueueOptions> = {
     sink.add(M.degraded, [], plan.degraded ? 1 : 0);
     if (selection.capped > 0) warnOnce(ctx, 'capped', { capped: selection.capped, max_queues: options.max_queues, rank_by: options.rank_by }, 'per-queue series capped by collectors.queues.max_queues');
     if (plan.degraded) warnOnce(ctx, 'degraded', {}, 'the broker has statistics disabled: queue series are limited to message counts');
+    // Last: the series of vhosts that could not be read are served from the last poll where this one did not write.
+    reader.finish();
   },
 };
 

@@ -26,7 +26,7 @@ export const shovelsCollector: Collector = {
   metrics: metricsOf(M),
   async collect(ctx) {
     const { sink } = ctx;
-    await collectParts(ctx, [
+    await collectParts(ctx, shovelsCollector.name, [
       listPart(ctx, {
         path: PATH,
         query: { columns: COLUMNS },

@@ -1,7 +1,7 @@
 import type { MetricDef } from '../metrics/metric-def.js';
 import { isPerValue, labelFieldsRead, profiledFamily, type ProfiledFamily } from '../metrics/naming-profile.js';
 import { Relabeling, scaledValue, type SinkProfile } from './relabeling.js';
-import { formatValue, renderLabels, type RenderedFamily } from './text-format.js';
+import { type FamilyHeader, formatValue, renderLabels, type RenderedFamily } from './text-format.js';
 
 export type { SinkProfile } from './relabeling.js';
 
@@ -233,6 +233,34 @@ export class SampleSink implements DropCounter, SampleWriter {
     if ((current & bit) !== 0) return false;
     bits[word] = current | bit;
     return true;
+  }
+
+  /**
+   * Serves again the series of `families` (a previous poll's, as served) whose vhost label `keeps`
+   * says to, unless this poll already wrote the same series: the series of a vhost this poll could
+   * not read. Families without a vhost label, and those in `skip`, are left out. Returns how many.
+   */
+  carry(families: readonly RenderedFamily[], keeps: (vhost: string) => boolean, skip: ReadonlySet<FamilyHeader> = new Set()): number {
+    let carried = 0;
+    for (const family of families) {
+      const def = family.header as MetricDef;
+      if (skip.has(def) || !def.labels?.includes('vhost')) continue;
+      for (const chunk of family.chunks) {
+        for (const line of chunk.toString('utf8').split('\n')) {
+          // name{labels} value: values hold no space, label values may (and `}`), so the last space ends the labels.
+          const labels = line.slice(def.name.length, line.lastIndexOf(' '));
+          if (!labels.startsWith('{') || !keeps(vhostOf(labels)) || !this.firstWrite(def, labels)) continue;
+          let lines = this.lines.get(def);
+          if (!lines) {
+            lines = new FamilyLines();
+            this.lines.set(def, lines);
+          }
+          lines.push(`${line}\n`);
+          carried++;
+        }
+      }
+    }
+    return carried;
   }
 
   finish(): RenderedFamily[] {

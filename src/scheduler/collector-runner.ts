@@ -5,7 +5,7 @@ import { unlessAbsent } from '../client/absence.js';
 import { ManagementError } from '../client/errors.js';
 import { pathTemplate } from '../client/answer-caps.js';
 import type { ManagementClient } from '../client/management-client.js';
-import type { AnyCollector, BrokerApi } from '../collectors/collector.js';
+import type { AnyCollector, BrokerApi, RequestLimits } from '../collectors/collector.js';
 import type { CollectorConfig, KbuddeSettings } from '../config/exporter-config.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { NamingProfileName } from '../metrics/naming-profile.js';
@@ -134,9 +134,12 @@ export class CollectorRunner {
     const signal = AbortSignal.any([deadline, this.stopController.signal, pollController.signal]);
     const share = this.deps.share;
     const lane = this.collector.lane;
+    // A request with limits of its own (one vhost's list) ends at the first of its deadline and the poll's.
+    const requestOptions = (limits?: RequestLimits) =>
+      limits ? { signal: limits.signal ? AbortSignal.any([signal, limits.signal]) : signal, lane, timeoutMs: limits.timeoutMs } : { signal, lane };
     const api: BrokerApi = {
-      get: (path, query) => client.getJson(path, query, { signal, lane }),
-      getOptional: (path, query) => unlessAbsent(client.getJson(path, query, { signal, lane })),
+      get: (path, query, limits) => client.getJson(path, query, requestOptions(limits)),
+      getOptional: (path, query, limits) => unlessAbsent(client.getJson(path, query, requestOptions(limits))),
     };
     try {
       // One reading of /api/overview per poll of the collector describing the broker; the others reuse the latest.
@@ -153,6 +156,8 @@ export class CollectorRunner {
         carryOver: this.carryOver,
         share,
         selfReport,
+        limits: { deadlineAt: started + this.config.timeoutMs, timeoutMs: this.config.timeoutMs, maxAgeMs: this.config.maxAgeMs },
+        lastServed: state.collectors.get(this.collector.name)?.families,
       });
       // A collect that ignores its signal must not hold the loop: the poll fails at the deadline.
       await Promise.race([collecting, failAfterAbort(signal, this.config.timeoutMs)]);

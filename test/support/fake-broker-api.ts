@@ -5,12 +5,29 @@
  */
 import { isAbsent } from '../../src/client/absence.js';
 import { ManagementError } from '../../src/client/errors.js';
-import type { BrokerApi } from '../../src/collectors/collector.js';
+import type { BrokerApi, RequestLimits } from '../../src/collectors/collector.js';
 
 type Query = Record<string, string | number | boolean> | undefined;
 
 /** Answer of a fake route: the path is absent (HTTP 404), as when a plugin is not enabled. */
 export const NOT_FOUND = Symbol('404');
+
+/**
+ * Answer of a fake route: no answer comes. The request ends as the client ends it: a timeout at
+ * the request's own deadline (RequestLimits.timeoutMs), cancelled when its signal aborts; never
+ * without either.
+ */
+export const STALL = Symbol('stall');
+
+function stalled(path: string, limits: RequestLimits | undefined): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    const timer = limits?.timeoutMs === undefined ? undefined : setTimeout(() => reject(new ManagementError('timeout', path, `no complete answer within ${limits.timeoutMs} ms`)), limits.timeoutMs);
+    limits?.signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new ManagementError('aborted', path, 'cancelled: the poll ran past its deadline or the exporter is stopping'));
+    }, { once: true });
+  });
+}
 
 export type FakeRoute = unknown | ((query: Record<string, string>) => unknown);
 
@@ -34,20 +51,21 @@ export function notFound(path: string): ManagementError {
 /** A BrokerApi whose answers come from `answer` (it may throw a ManagementError); answers are copied. */
 export function brokerApiAnswering(answer: (path: string, query: Record<string, string>) => unknown): FakeApi {
   const calls: FakeCall[] = [];
-  const ask = (path: string, query: Query, optional: boolean): unknown => {
+  const ask = async (path: string, query: Query, optional: boolean, limits: RequestLimits | undefined): Promise<unknown> => {
     const q: Record<string, string> = {};
     for (const [k, v] of Object.entries(query ?? {})) q[k] = String(v);
     calls.push({ path, query: q, optional });
     const value = answer(path, q);
+    if (value === STALL) return stalled(path, limits);
     // A copy, so a collector can never alter the shared fixture.
     return value === undefined ? undefined : structuredClone(value);
   };
   return {
     calls,
-    get: async <T>(path: string, query?: Query) => ask(path, query, false) as T,
-    getOptional: async <T>(path: string, query?: Query) => {
+    get: async <T>(path: string, query?: Query, limits?: RequestLimits) => (await ask(path, query, false, limits)) as T,
+    getOptional: async <T>(path: string, query?: Query, limits?: RequestLimits) => {
       try {
-        return ask(path, query, true) as T;
+        return (await ask(path, query, true, limits)) as T;
       } catch (error) {
         if (isAbsent(error)) return undefined;
         throw error;

@@ -13,7 +13,7 @@ import { pino, type Logger } from 'pino';
 import { brokerInfoFromOverview, type BrokerInfo } from '../../src/broker/broker-info.js';
 import { isAbsent } from '../../src/client/absence.js';
 import { ManagementClient } from '../../src/client/management-client.js';
-import type { AnyCollector, BrokerApi } from '../../src/collectors/collector.js';
+import type { AnyCollector, BrokerApi, RequestLimits } from '../../src/collectors/collector.js';
 import { concatFamilies, type RenderedFamily } from '../../src/render/text-format.js';
 import { SampleSink, type SinkProfile } from '../../src/render/sample-sink.js';
 import type { TargetShare } from '../../src/shard/shard-assignment.js';
@@ -64,6 +64,10 @@ export interface RunOptions {
   share?: TargetShare;
   /** A naming profile other than the native one, as the scheduler passes it. */
   profile?: SinkProfile;
+  /** The poll's deadline and max_age as the scheduler passes them: `{ timeoutMs, maxAgeMs }` (the deadline counts from the call). */
+  limits?: { timeoutMs: number; maxAgeMs: number };
+  /** The families of the last successful run of the same collector (RunResult.families), as the scheduler passes them. */
+  lastServed?: readonly RenderedFamily[];
 }
 
 export const BROKER_3_10_8: BrokerInfo = {
@@ -84,12 +88,15 @@ export function brokerFrom(dir: string, overrides: Record<string, unknown> = {})
 }
 
 export function apiOf(client: ManagementClient, signal?: AbortSignal): BrokerApi {
-  const opts = signal ? { signal } : {};
+  const opts = (limits?: RequestLimits) => {
+    const signals = [signal, limits?.signal].filter((s): s is AbortSignal => s !== undefined);
+    return { signal: signals.length > 0 ? AbortSignal.any(signals) : undefined, timeoutMs: limits?.timeoutMs };
+  };
   return {
-    get: (path, query) => client.getJson(path, query, opts),
-    getOptional: async (path, query) => {
+    get: (path, query, limits) => client.getJson(path, query, opts(limits)),
+    getOptional: async (path, query, limits) => {
       try {
-        return await client.getJson(path, query, opts);
+        return await client.getJson(path, query, opts(limits));
       } catch (error) {
         if (isAbsent(error)) return undefined;
         throw error;
@@ -131,6 +138,8 @@ export async function runCollector(collector: AnyCollector, run: RunOptions): Pr
     options,
     signal: run.signal ?? new AbortController().signal,
     carryOver: run.memory ?? new Map(),
+    limits: run.limits ? { ...run.limits, deadlineAt: performance.now() + run.limits.timeoutMs } : undefined,
+    lastServed: run.lastServed,
   });
   const skipped = sink.skipped;
   const dropped = Object.fromEntries(sink.dropped);
@@ -162,13 +171,13 @@ function recording(api: BrokerApi, requests: FakeCall[]): BrokerApi {
   const record = (path: string, query: Record<string, string | number | boolean> | undefined, optional: boolean) =>
     requests.push({ path, query: Object.fromEntries(Object.entries(query ?? {}).map(([k, v]) => [k, String(v)])), optional });
   return {
-    get: (path, query) => {
+    get: (path, query, limits) => {
       record(path, query, false);
-      return api.get(path, query);
+      return api.get(path, query, limits);
     },
-    getOptional: (path, query) => {
+    getOptional: (path, query, limits) => {
       record(path, query, true);
-      return api.getOptional(path, query);
+      return api.getOptional(path, query, limits);
     },
   };
 }

@@ -1,8 +1,8 @@
-import { isAbsent } from '../../client/absence.js';
 import { expectList } from '../../client/expect-list.js';
 import { apiPath } from '../../client/management-client.js';
 import type { DropCounter } from '../../render/sample-sink.js';
-import type { BrokerApi } from '../collector.js';
+import type { BrokerApi, RequestLimits } from '../collector.js';
+import type { VhostReader } from '../vhost-lists.js';
 import { fetchWholeOrPaged } from '../paging.js';
 import type { QueueOptions, QueueRecord } from './options.js';
 import type { QueuePlan } from './plan.js';
@@ -25,6 +25,7 @@ export async function openQueueList(
   watched: (vhost: string) => boolean,
   options: QueueOptions,
   drops: DropCounter,
+  reader: VhostReader,
 ): Promise<QueueList> {
   const named = (q: QueueRecord) => typeof q.name === 'string' && typeof q.vhost === 'string';
   const key = (q: QueueRecord) => (named(q) ? `${q.vhost as string}\u0000${q.name as string}` : undefined);
@@ -33,10 +34,11 @@ export async function openQueueList(
     drops.drop('no_name');
     return false;
   };
-  const fetch = (path: string) => fetchWholeOrPaged<QueueRecord>(api, path, plan.query, { pageSize: plan.pageSize, key, drops });
+  const fetch = (path: string, limits?: RequestLimits) => fetchWholeOrPaged<QueueRecord>(api, path, plan.query, { pageSize: plan.pageSize, key, drops, limits });
   const vhosts = plan.mayAskPerVhost ? await watchedVhosts(api, watched, options) : undefined;
   if (!vhosts) return { perVhost: false, records: oneList(() => fetch(plan.path), valid) };
-  return { perVhost: true, records: perVhostLists(vhosts, fetch, valid) };
+  const read = (vhost: string) => reader.read(vhost, (limits) => fetch(apiPath('queues', vhost), limits));
+  return { perVhost: true, records: perVhostLists(reader.order(vhosts), read, valid) };
 }
 
 /** The watched vhosts, or undefined when one request for the whole list is the better choice. */
@@ -64,18 +66,15 @@ const VHOSTS_AHEAD = 2;
 
 async function* perVhostLists(
   vhosts: readonly string[],
-  fetch: (path: string) => Promise<QueueRecord[]>,
+  read: (vhost: string) => Promise<QueueRecord[] | undefined>,
   valid: (q: QueueRecord) => boolean,
 ): AsyncGenerator<QueueRecord> {
   // Answers are consumed in vhost order. A vhost deleted after it was listed is absent and
-  // contributes nothing; if one fails, the poll fails with it.
-  const pending: (Promise<QueueRecord[]> | undefined)[] = [];
+  // contributes nothing; one that fails contributes nothing this poll (the reader holds its series).
+  const pending: (Promise<QueueRecord[] | undefined> | undefined)[] = [];
   const ask = (i: number) => {
     if (i >= vhosts.length || pending[i]) return;
-    const answer = fetch(apiPath('queues', vhosts[i]!)).catch((error: unknown) => {
-      if (isAbsent(error)) return [];
-      throw error;
-    });
+    const answer = read(vhosts[i]!);
     // Should the poll stop before this answer is awaited, its failure is not needed any more.
     answer.catch(() => undefined);
     pending[i] = answer;
@@ -85,6 +84,6 @@ async function* perVhostLists(
     ask(i + VHOSTS_AHEAD);
     const list = await pending[i]!;
     pending[i] = undefined; // let the answer go once it is consumed
-    yield* list.filter(valid);
+    if (list) yield* list.filter(valid);
   }
 }

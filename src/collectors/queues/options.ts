@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { nameFilterSchema } from '../name-filter.js';
 import { ratesOptionSchema } from '../rates-option.js';
+import { vhostTimeoutSchema } from '../vhost-lists.js';
 
 /** How `max_queues` chooses the queues with per-queue series when there are more. */
 export const RANKINGS = ['backlog', 'growth', 'publish_rate', 'none'] as const;
@@ -33,6 +34,8 @@ export const queueOptionsSchema = z.strictObject({
   per_vhost: z.union([z.boolean(), z.literal('auto')]).default('auto'),
   /** With more vhosts than this to watch, one request for the whole list instead of one per vhost. */
   per_vhost_max: z.number().int().min(1).default(100),
+  /** Asked per vhost: deadline of one vhost's request, from when it is sent (default: a third of the poll's timeout). */
+  vhost_timeout: vhostTimeoutSchema,
   /** 0: whole lists. Else page size (at most 500): each page costs the broker about one whole list. */
   page_size: z.number().int().min(0).max(500).default(0),
   vhosts: nameFilterSchema,

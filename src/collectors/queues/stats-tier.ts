@@ -1,5 +1,6 @@
 import type { MetricDef } from '../../metrics/metric-def.js';
 import { toSampleValue, type SampleWriter } from '../../render/sample-sink.js';
+import { renderLabels } from '../../render/text-format.js';
 import { carried } from '../carried.js';
 
 /** A queue's fields some labels are read from, as the last statistics list had them. */
@@ -87,13 +88,19 @@ export class QueueStatsTier {
     return new StatsRecorder(sink, statsDefs);
   }
 
-  /** Ends a successful poll; `fetched` is the recorder of a statistics poll. */
-  commit(now: number, fetched?: { recorder: StatsRecorder; sums: StatsSums }): void {
+  /**
+   * Ends a successful poll; `fetched` is the recorder of a statistics poll. What is held of the
+   * vhosts in `unread` (not read this poll: see vhost-lists.ts) stays held, for when they answer again.
+   */
+  commit(now: number, fetched?: { recorder: StatsRecorder; sums: StatsSums; unread?: ReadonlySet<string> }): void {
     if (fetched) {
-      this.samples = fetched.recorder.samples;
-      this.fields = fetched.recorder.fields;
-      this.streamCounts = fetched.recorder.streamCounts;
-      this.sums = fetched.sums;
+      const unread = [...(fetched.unread ?? [])];
+      const byLabels = vhostLabelPrefixes(unread);
+      const byKey = unread.map((vhost) => `${vhost}\u0000`);
+      this.samples = keepHeld(fetched.recorder.samples, this.samples, byLabels);
+      this.fields = keepHeld(fetched.recorder.fields, this.fields, byLabels);
+      this.streamCounts = keepHeld(fetched.recorder.streamCounts, this.streamCounts, byKey);
+      this.sums = keepHeld(fetched.sums, this.sums, byKey);
       this.fetchedAt = now;
       this.polls = 1;
     } else if (this.polls !== undefined) {
@@ -109,6 +116,18 @@ export class QueueStatsTier {
     this.streamCounts = new Map();
     this.sums = new Map();
   }
+}
+
+/** How the rendered labels of a queue of each vhost begin (`{vhost="x",`): what it holds of a vhost. */
+export function vhostLabelPrefixes(vhosts: Iterable<string>): string[] {
+  return [...vhosts].map((vhost) => `${renderLabels(['vhost'], [vhost]).slice(0, -1)},`);
+}
+
+/** `fresh`, plus the entries of `held` whose key starts with one of `prefixes` that `fresh` lacks. */
+function keepHeld<V>(fresh: Map<string, V>, held: ReadonlyMap<string, V>, prefixes: readonly string[]): Map<string, V> {
+  if (prefixes.length === 0) return fresh;
+  for (const [key, value] of held) if (!fresh.has(key) && prefixes.some((prefix) => key.startsWith(prefix))) fresh.set(key, value);
+  return fresh;
 }
 
 /** Passes samples on to the sink and keeps those of the statistics tier, per queue. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrokerInfo } from '../../../src/broker/broker-info.js';
 import { ManagementError } from '../../../src/client/errors.js';
 import { healthChecksCollector, userTags } from '../../../src/collectors/health-checks.js';
-import { fakeApi, type FakeRoute, NOT_FOUND } from '../../support/fake-broker-api.js';
+import { fakeApi, type FakeRoute, NOT_FOUND, STALL } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';
 
@@ -194,6 +194,25 @@ describe('health_checks collector', () => {
       ['virtual-hosts', 'timeout'],
       ['node-is-quorum-critical', 'http_500'],
     ]);
+  });
+
+  it('a check that never answers ends before the poll\'s deadline: the others are served, it is reported while it lasts and logged once', async () => {
+    const routes = healthy310();
+    routes['/api/health/checks/virtual-hosts'] = STALL;
+    const memory = new Map<string, unknown>();
+    const limits = { timeoutMs: 1000, maxAgeMs: 3000 };
+    const started = performance.now();
+    const r = await runCollector(healthChecksCollector, { api: fakeApi(routes), memory, limits });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(r.value('rabbitmq_health_check_up', { check: 'alarms' })).toBe(1);
+    expect(r.value('rabbitmq_health_check_up', { check: 'virtual-hosts' })).toBeUndefined();
+    expect(r.value('rabbitmq_exporter_collector_part_failed', { collector: 'health_checks', part: 'virtual-hosts', reason: 'poll_deadline' })).toBe(1);
+    const again = await runCollector(healthChecksCollector, { api: fakeApi(routes), memory, limits });
+    expect(again.value('rabbitmq_exporter_collector_part_failed', { collector: 'health_checks', part: 'virtual-hosts', reason: 'poll_deadline' })).toBe(1);
+    expect([...r.logs, ...again.logs].filter((l) => l.part === 'virtual-hosts' && l.level === 40)).toHaveLength(1);
+    const back = await runCollector(healthChecksCollector, { api: fakeApi(healthy310()), memory, limits });
+    expect(back.family('rabbitmq_exporter_collector_part_failed')).toEqual([]);
+    expect(back.value('rabbitmq_health_check_up', { check: 'virtual-hosts' })).toBe(1);
   });
 
   it('leaves out the aliveness test of a vhost the user has no permissions on (401), warning once', async () => {

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { exchangesCollector } from '../../../src/collectors/exchanges.js';
 import { nodesCollector } from '../../../src/collectors/nodes.js';
-import { fakeApi, type FakeRoute } from '../../support/fake-broker-api.js';
+import { ManagementError } from '../../../src/client/errors.js';
+import { fakeApi, STALL, type FakeRoute } from '../../support/fake-broker-api.js';
 import { readFixture } from '../../support/fixtures.js';
 import { samples } from '../../support/parse-exposition.js';
 import { brokerFrom, runCollector, type RunResult } from '../../support/run-collector.js';
@@ -65,6 +66,50 @@ describe('nodes: the memory breakdown every memory_breakdown_every polls', () =>
     await expect(poll(memory, {}, { '/api/nodes': () => { throw new Error('boom'); } })).rejects.toThrow('boom');
     for (let i = 2; i <= 4; i++) expect(paths(await poll(memory)), `poll ${i}`).toEqual(['/api/nodes']);
     expect(paths(await poll(memory))).toEqual(['/api/nodes', MEMORY]);
+  });
+});
+
+describe('nodes: a memory breakdown that fails or stalls never fails the poll', () => {
+  const nodes = readFixture(SINGLE, 'nodes.json');
+  const breakdown = readFixture(SINGLE, 'node-memory-b.json');
+  const poll = (memory: Map<string, unknown>, route: FakeRoute, limits = { timeoutMs: 2000, maxAgeMs: 60_000 }) =>
+    runCollector(nodesCollector, { api: fakeApi({ '/api/nodes': nodes, [MEMORY]: route }), broker: brokerFrom(SINGLE), memory, limits });
+  const nodeSeries = (r: RunResult) => [...samples(r.text)].filter(([key]) => key.startsWith('rabbitmq_node_') && !key.startsWith('rabbitmq_node_memory_'));
+
+  it('a stalled breakdown ends before the poll\'s deadline: the nodes are served, the breakdown held from its last fetch, the part reported and fetched again next poll', async () => {
+    const memory = new Map<string, unknown>();
+    const good = await poll(memory, breakdown, { timeoutMs: 2000, maxAgeMs: 60_000 });
+    const fetched = memorySamples(good);
+    for (let i = 2; i <= 4; i++) await poll(memory, breakdown);
+    const started = performance.now();
+    const stalled = await poll(memory, STALL, { timeoutMs: 3000, maxAgeMs: 60_000 });
+    // Its own deadline, a third of the poll's, ended it: well within the poll's.
+    expect(performance.now() - started).toBeLessThan(2500);
+    expect(paths(stalled)).toEqual(['/api/nodes', MEMORY]);
+    expect(nodeSeries(stalled)).toEqual(nodeSeries(good));
+    expect(memorySamples(stalled)).toEqual(fetched);
+    expect(stalled.value('rabbitmq_exporter_collector_part_failed', { collector: 'nodes', part: 'memory_breakdown', reason: 'timeout' })).toBe(1);
+    expect(stalled.logs.filter((l) => l.part === 'memory_breakdown' && l.level === 40)).toHaveLength(1);
+    // Fetched again at the next poll, not memory_breakdown_every polls later; reported while it fails, logged once.
+    const again = await poll(memory, STALL);
+    expect(paths(again)).toEqual(['/api/nodes', MEMORY]);
+    expect(again.value('rabbitmq_exporter_collector_part_failed', { collector: 'nodes', part: 'memory_breakdown', reason: 'timeout' })).toBe(1);
+    expect(again.logs.filter((l) => l.part === 'memory_breakdown' && l.level === 40)).toHaveLength(0);
+    const back = await poll(memory, breakdown);
+    expect(back.family('rabbitmq_exporter_collector_part_failed')).toEqual([]);
+    expect(back.value('rabbitmq_node_memory_breakdown_age_seconds')).toBe(0);
+    expect(back.logs.find((l) => l.part === 'memory_breakdown')?.msg).toContain('succeeds again');
+  });
+
+  it('a breakdown answering HTTP 500 leaves the nodes served; with nothing fetched yet there is no breakdown and no age', async () => {
+    const failing = () => {
+      throw new ManagementError('http_status', MEMORY, 'HTTP 500', 500);
+    };
+    const r = await poll(new Map(), failing);
+    expect(nodeSeries(r)).toEqual(nodeSeries(await poll(new Map(), breakdown)));
+    expect(memorySamples(r)).toEqual([]);
+    expect(r.value('rabbitmq_node_memory_breakdown_age_seconds')).toBeUndefined();
+    expect(r.value('rabbitmq_exporter_collector_part_failed', { collector: 'nodes', part: 'memory_breakdown', reason: 'http_500' })).toBe(1);
   });
 });
 

@@ -21,7 +21,7 @@ function collectorOf(request: Omit<ListRequest, 'each'>): Collector {
     defaultIntervalMultiplier: 1,
     metrics: metricsOf(M),
     async collect(ctx) {
-      await collectParts(ctx, [listPart(ctx, { ...request, each: (r) => ctx.sink.add(M.up, [String(r.name)], r.up) })]);
+      await collectParts(ctx, 'things', [listPart(ctx, { ...request, each: (r) => ctx.sink.add(M.up, [String(r.name)], r.up) })]);
     },
   };
 }

@@ -93,22 +93,105 @@ describe('queues against the simulated API', () => {
   });
 
   it.each([
-    ['HTTP 503', { kind: 'status', status: 503 }, 'http_status'],
+    ['HTTP 503', { kind: 'status', status: 503 }, 'http_503'],
+    // A vhost /api/vhosts just listed: deleted since, or (RabbitMQ 4.3) one the user may not read.
+    ['HTTP 404', { kind: 'status', status: 404 }, 'http_404'],
     ['a reset', { kind: 'reset', afterBytes: 500 }, 'network'],
     ['a truncated body', { kind: 'truncated' }, 'network'],
     ['a malformed body', { kind: 'malformed' }, 'malformed_json'],
-  ] as const)('%s on one vhost fails the poll, naming the path', async (_name, fault, kind) => {
+  ] as const)('%s on one vhost: the others are served, that vhost is reported with why, and logged naming the path', async (_name, fault, reason) => {
     const { sim, client } = await simulator({ queues: QUEUES, vhosts: VHOSTS });
     sim.fault('/api/queues/vh3', fault);
-    const error = await runCollector(queuesCollector, { api: client }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(ManagementError);
-    expect((error as ManagementError).kind).toBe(kind);
-    expect((error as ManagementError).pathname).toBe('/api/queues/vh3');
+    const r = await runCollector(queuesCollector, { api: client });
+    expectQueuesOf(r, sim, (vhost) => vhost !== 'vh3');
+    expect(r.family('rabbitmq_exporter_collector_vhost_failed').map((s) => s.labels)).toEqual([{ collector: 'queues', vhost: 'vh3', reason }]);
+    const warning = r.logs.find((l) => l.vhost === 'vh3' && l.level === 40);
+    expect(warning?.cause).toContain('/api/queues/vh3');
+  });
+
+  it('a failed vhost keeps the series of its last good answer, marked with when that was, until max_age; then they are withdrawn', async () => {
+    const { sim, client } = await simulator({ queues: QUEUES, vhosts: VHOSTS });
+    const memory = new Map<string, unknown>();
+    const limits = { timeoutMs: 10_000, maxAgeMs: 60_000 };
+    const good = await runCollector(queuesCollector, { api: client, memory, limits });
+    expectEveryQueue(good, sim);
+    sim.fault('/api/queues/vh3', { kind: 'status', status: 500 });
+    const partial = await runCollector(queuesCollector, { api: client, memory, limits, lastServed: good.families });
+    // Every queue, vh3's from the first poll (the simulator's counts do not change between polls).
+    expectEveryQueue(partial, sim);
+    expect(partial.value('rabbitmq_vhost_queues', { vhost: 'vh3', type: 'classic' })).toBe(good.value('rabbitmq_vhost_queues', { vhost: 'vh3', type: 'classic' }));
+    expect(partial.value('rabbitmq_exporter_collector_vhost_failed', { collector: 'queues', vhost: 'vh3', reason: 'http_500' })).toBe(1);
+    const lastGood = partial.value('rabbitmq_exporter_collector_vhost_last_success_timestamp_seconds', { collector: 'queues', vhost: 'vh3' });
+    expect(lastGood).toBeGreaterThan(Date.now() / 1000 - 60);
+    // Past max_age the held series go; the vhost stays reported.
+    const expired = await runCollector(queuesCollector, { api: client, memory, limits: { ...limits, maxAgeMs: 0 }, lastServed: partial.families });
+    expectQueuesOf(expired, sim, (vhost) => vhost !== 'vh3');
+    expect(expired.value('rabbitmq_exporter_collector_vhost_failed', { collector: 'queues', vhost: 'vh3', reason: 'http_500' })).toBe(1);
+  });
+
+  it('a vhost that fails is asked again after 1, 2, 4, then every 8 polls, and is read again once it answers', async () => {
+    const { sim, client } = await simulator({ queues: 70, vhosts: VHOSTS });
+    sim.fault('/api/queues/vh3', { kind: 'status', status: 500 });
+    const memory = new Map<string, unknown>();
+    const askedVh3: boolean[] = [];
+    for (let poll = 0; poll < 20; poll++) {
+      const r = await runCollector(queuesCollector, { api: client, memory });
+      askedVh3.push(r.requests.some((q) => q.path === '/api/queues/vh3'));
+      expect(r.value('rabbitmq_exporter_collector_vhost_failed', { collector: 'queues', vhost: 'vh3', reason: 'http_500' })).toBe(1);
+    }
+    // Asked at polls 0, 2, 5, 10, 19 (skipping 1, 2, 4, 8 after the 1st to 4th failure).
+    expect(askedVh3.flatMap((asked, poll) => (asked ? [poll] : []))).toEqual([0, 2, 5, 10, 19]);
+    sim.fault('/api/queues/vh3', undefined);
+    for (let poll = 20; poll < 28; poll++) await runCollector(queuesCollector, { api: client, memory });
+    const back = await runCollector(queuesCollector, { api: client, memory });
+    expect(back.family('rabbitmq_exporter_collector_vhost_failed')).toEqual([]);
+    expectQueuesOf(back, sim, () => true);
+  });
+
+  it('a vhost that stalls ends at vhost_timeout (reason timeout) and the others are served', async () => {
+    const { sim, client } = await simulator({ queues: 700, vhosts: VHOSTS });
+    sim.fault('/api/queues/vh2', { kind: 'stall' });
+    const started = performance.now();
+    const r = await runCollector(queuesCollector, { api: client, options: { vhost_timeout: '300ms' }, limits: { timeoutMs: 20_000, maxAgeMs: 60_000 } });
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expectQueuesOf(r, sim, (vhost) => vhost !== 'vh2');
+    expect(r.value('rabbitmq_exporter_collector_vhost_failed', { collector: 'queues', vhost: 'vh2', reason: 'timeout' })).toBe(1);
+    expect(r.logs.find((l) => l.vhost === 'vh2')?.msg).toContain('collectors.queues.vhost_timeout');
+  });
+
+  it('a vhost still unanswered near the poll\'s deadline ends then (reason poll_deadline), and is asked first at the next poll', async () => {
+    const { sim, client } = await simulator({ queues: 700, vhosts: VHOSTS });
+    sim.fault('/api/queues/vh5', { kind: 'stall' });
+    const memory = new Map<string, unknown>();
+    const limits = { timeoutMs: 3000, maxAgeMs: 60_000 };
+    const started = performance.now();
+    const r = await runCollector(queuesCollector, { api: client, memory, options: { vhost_timeout: '1m' }, limits });
+    // Within the poll's deadline: the vhost's request ended at its last tenth, kept for writing.
+    expect(performance.now() - started).toBeLessThan(3000);
+    expectQueuesOf(r, sim, (vhost) => vhost !== 'vh5');
+    expect(r.value('rabbitmq_exporter_collector_vhost_failed', { collector: 'queues', vhost: 'vh5', reason: 'poll_deadline' })).toBe(1);
+    sim.fault('/api/queues/vh5', undefined);
+    const next = await runCollector(queuesCollector, { api: client, memory, limits });
+    expect(next.requests.filter((q) => q.path.startsWith('/api/queues/'))[0]?.path).toBe('/api/queues/vh5');
+    expectQueuesOf(next, sim, () => true);
+  });
+
+  it('every vhost failing fails the poll', async () => {
+    const { sim, client } = await simulator({ queues: 70, vhosts: 3 });
+    sim.fault(/^\/api\/queues\//, { kind: 'status', status: 500 });
+    await expect(runCollector(queuesCollector, { api: client })).rejects.toBeInstanceOf(ManagementError);
   });
 });
+
+/** The series of exactly the queues of the vhosts `served` keeps, with the simulator's counts. */
+function expectQueuesOf(r: Awaited<ReturnType<typeof runCollector>>, sim: Simulator, served: (vhost: string) => boolean): void {
+  const expected = sim.data.queues.filter((q) => served(q.vhost as string));
+  expect(r.family('rabbitmq_queue_messages')).toHaveLength(expected.length);
+  for (const q of expected) {
+    const { ready, unacked } = queueCounts(Number((q.name as string).slice(1)));
+    expect(r.samples.get(`rabbitmq_queue_messages{vhost="${q.vhost as string}",queue="${q.name as string}"}`)).toBe(ready + unacked);
+  }
+}
 
 describe('exchanges against the simulated API', () => {
   it('every exchange of every vhost', async () => {

@@ -140,3 +140,44 @@ describe('SampleSink', () => {
     expect(text(sink)).toBe('rabbitmq_test_value{k="pre"} 9\n');
   });
 });
+
+describe('SampleSink.carry: the series of vhosts a poll could not read, from the last served families', () => {
+  const V = defineMetrics('test', {
+    messages: { name: 'rabbitmq_test_messages', type: 'gauge', labels: ['vhost', 'queue'], help: 'Messages.' },
+    all: { name: 'rabbitmq_test_all_messages', type: 'gauge', help: 'No vhost label.' },
+    failed: { name: 'rabbitmq_test_failed', type: 'gauge', labels: ['vhost'], help: 'Reported fresh.' },
+  });
+  // Names with a quote, a backslash, a space, a brace and a newline: the lines are cut by the last space only.
+  const odd = 'a "b\\c} d\ne';
+
+  function lastPoll() {
+    const sink = new SampleSink();
+    sink.add(V.messages, { vhost: odd, queue: 'q 1' }, 5);
+    sink.add(V.messages, { vhost: odd, queue: 'q}2' }, 6);
+    sink.add(V.messages, { vhost: 'other', queue: 'q1' }, 7);
+    sink.add(V.all, [], 18);
+    sink.add(V.failed, [odd], 1);
+    return sink.finish();
+  }
+
+  it('carries exactly the lines of the kept vhosts, of families with a vhost label, not those skipped', () => {
+    const sink = new SampleSink();
+    sink.add(V.messages, { vhost: 'other', queue: 'q1' }, 9);
+    const carried = sink.carry(lastPoll(), (vhost) => vhost === odd, new Set([V.failed]));
+    expect(carried).toBe(2);
+    const served = text(sink);
+    expect(served).toBe(
+      'rabbitmq_test_messages{vhost="other",queue="q1"} 9\n' +
+        'rabbitmq_test_messages{vhost="a \\"b\\\\c} d\\ne",queue="q 1"} 5\n' +
+        'rabbitmq_test_messages{vhost="a \\"b\\\\c} d\\ne",queue="q}2"} 6\n',
+    );
+  });
+
+  it('a series this poll wrote is not carried again, and nothing is counted as dropped', () => {
+    const sink = new SampleSink();
+    sink.add(V.messages, { vhost: odd, queue: 'q 1' }, 50);
+    expect(sink.carry(lastPoll(), (vhost) => vhost === odd, new Set([V.failed]))).toBe(1);
+    expect(text(sink)).toBe('rabbitmq_test_messages{vhost="a \\"b\\\\c} d\\ne",queue="q 1"} 50\nrabbitmq_test_messages{vhost="a \\"b\\\\c} d\\ne",queue="q}2"} 6\n');
+    expect(sink.dropped.get('duplicate')).toBe(0);
+  });
+});
