@@ -74,6 +74,8 @@ export class Target implements ServedTarget {
           jitter: setup.poll.jitter,
           backoffMaxMs: setup.poll.backoffMaxMs,
           onPollFinished: () => this.store.schedule(),
+          // The broker is back: the collectors in backoff poll now, a little apart, not minutes later.
+          onBrokerBack: () => this.runners.forEach((runner, i) => runner.retrySoon(50 * i)),
           failures,
           share: this.share,
           naming: setup.naming,
