@@ -75,7 +75,11 @@ export class Target implements ServedTarget {
           backoffMaxMs: setup.poll.backoffMaxMs,
           onPollFinished: () => this.store.schedule(),
           // The broker is back: the collectors in backoff poll now, a little apart, not minutes later.
-          onBrokerBack: () => this.runners.forEach((runner, i) => runner.retrySoon(50 * i)),
+          onBrokerBack: () => {
+            this.runners.forEach((runner, i) => {
+              runner.retrySoon(50 * i);
+            });
+          },
           failures,
           share: this.share,
           naming: setup.naming,
@@ -97,8 +101,8 @@ export class Target implements ServedTarget {
     return this.store.forScrape(gzipFormat);
   }
 
-  status(now: number): TargetStatus {
-    return targetStatus(this.state, now);
+  status(): TargetStatus {
+    return targetStatus(this.state);
   }
 
   start(): void {

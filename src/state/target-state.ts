@@ -14,7 +14,10 @@ export interface CollectorState {
   dropped: ReadonlyMap<DropReason, number>;
   attempts: number;
   lastSuccess: boolean | undefined;
+  /** Wall-clock time of the last success: served as a timestamp, never used to measure an age. */
   lastSuccessAt: number | undefined;
+  /** Monotonic time (performance.now()) of the last success: ages and max_age are measured from it. */
+  lastSuccessMonotonicMs: number | undefined;
   lastAttemptAt: number | undefined;
   lastDurationSeconds: number | undefined;
   lastError: string | undefined;
@@ -54,6 +57,7 @@ export class TargetState {
       attempts: 0,
       lastSuccess: undefined,
       lastSuccessAt: undefined,
+      lastSuccessMonotonicMs: undefined,
       lastAttemptAt: undefined,
       lastDurationSeconds: undefined,
       lastError: undefined,
@@ -76,6 +80,7 @@ export class TargetState {
     state.attempts++;
     state.lastSuccess = true;
     state.lastSuccessAt = at;
+    state.lastSuccessMonotonicMs = performance.now();
     state.lastAttemptAt = at;
     state.lastDurationSeconds = durationSeconds;
     state.lastError = undefined;
@@ -113,8 +118,12 @@ export class TargetState {
     return (this.upDecidedBy?.attempts ?? 0) > 0;
   }
 
-  isFresh(state: CollectorState, now: number): boolean {
-    return state.lastSuccessAt !== undefined && now - state.lastSuccessAt <= state.maxAgeMs;
+  /**
+   * Whether a collector's data are within their maximum age at `monotonicNow` (performance.now()):
+   * a step of the wall clock (NTP) withdraws nothing and keeps nothing past its age.
+   */
+  isFresh(state: CollectorState, monotonicNow = performance.now()): boolean {
+    return state.lastSuccessMonotonicMs !== undefined && monotonicNow - state.lastSuccessMonotonicMs <= state.maxAgeMs;
   }
 
   private get(name: string): CollectorState {
