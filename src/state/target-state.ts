@@ -97,6 +97,33 @@ export class TargetState {
     this.version++;
   }
 
+  /**
+   * A reload replaced the target whose state `previous` is: each collector takes what it knew there
+   * until its own first poll here, so scrapes keep the last data (until their max_age) and
+   * rabbitmq_up and /-/ready keep their verdict, instead of "down" and "not ready" with a tenth of
+   * the series. `withFamilies` false (the names or the shard changed): the poll status only.
+   */
+  inherit(previous: TargetState, withFamilies: boolean): void {
+    for (const [name, before] of previous.collectors) {
+      const state = this.collectors.get(name);
+      if (!state || state.attempts > 0) continue;
+      state.attempts = before.attempts;
+      state.lastSuccess = before.lastSuccess;
+      state.lastAttemptAt = before.lastAttemptAt;
+      state.lastDurationSeconds = before.lastDurationSeconds;
+      state.lastError = before.lastError;
+      if (!withFamilies) continue;
+      state.families = before.families;
+      state.samples = before.samples;
+      state.skipped = before.skipped;
+      state.dropped = before.dropped;
+      state.lastSuccessAt = before.lastSuccessAt;
+      state.lastSuccessMonotonicMs = before.lastSuccessMonotonicMs;
+    }
+    for (const [key, count] of previous.refusedAnswers) this.refusedAnswers.set(key, count);
+    this.version++;
+  }
+
   answerRefused(collector: string, pathTemplate: string): void {
     const key = `${collector}\u0000${pathTemplate}`;
     this.refusedAnswers.set(key, (this.refusedAnswers.get(key) ?? 0) + 1);

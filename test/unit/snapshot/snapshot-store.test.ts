@@ -203,6 +203,26 @@ describe('SnapshotStore', () => {
 });
 
 describe('TargetState', () => {
+  it('inherit: a replacement takes each collector\'s data and verdict until its own first poll; without families when names or shard changed', () => {
+    const previous = setup().state;
+    previous.succeeded('overview', fams(5), 0.1, 0, T0);
+    previous.failed('nodes', 'HTTP 500', 0.2, T0);
+    previous.answerRefused('nodes', '/api/nodes');
+    const withFamilies = setup().state;
+    withFamilies.succeeded('nodes', nodeFams(1), 0.1, 0, T0 + 5);
+    withFamilies.inherit(previous, true);
+    expect(withFamilies.up).toBe(true);
+    expect(withFamilies.firstPollAttempted).toBe(true);
+    expect(withFamilies.collectors.get('overview')).toMatchObject({ samples: 1, lastSuccessAt: T0, attempts: 1 });
+    // A collector that already polled here keeps its own.
+    expect(withFamilies.collectors.get('nodes')).toMatchObject({ lastSuccess: true, samples: 2 });
+    expect([...withFamilies.refusedAnswers]).toEqual([['nodes\u0000/api/nodes', 1]]);
+    const statusOnly = setup().state;
+    statusOnly.inherit(previous, false);
+    expect(statusOnly.up).toBe(true);
+    expect(statusOnly.collectors.get('overview')).toMatchObject({ samples: 0, families: [], lastSuccessAt: undefined, attempts: 1 });
+  });
+
   it('tracks attempts, successes and errors', () => {
     const state = new TargetState('default', 'http://x');
     state.register('overview', 1000, 3000, { decidesUp: true });
