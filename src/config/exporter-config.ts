@@ -69,6 +69,8 @@ export interface ExporterConfig {
   telemetryPath: string;
   logLevel: string;
   logFormat: 'json' | 'logfmt';
+  /** A lasting poll failure is logged again this often (log.failure_reminder). */
+  logFailureReminderMs: number;
   /** The top level's target, poll and collectors: the one target without a `targets:` list, else what its entries fall back to. */
   poll: PollConfig;
   target: TargetConfig;

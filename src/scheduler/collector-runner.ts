@@ -201,7 +201,7 @@ export class CollectorRunner {
           path: error instanceof ManagementError ? error.pathname : undefined,
           reason: error instanceof ManagementError ? error.reason : 'collector_error',
           consecutive_failures: this.failures,
-        });
+        }, { collector: this.collector.name, error, deadlinePassed: deadline.aborted, timeoutMs: this.config.timeoutMs });
       }
     }
     pollController.abort();
