@@ -82,6 +82,6 @@ export interface ExporterConfig {
   /** The naming profile (`naming`, --naming, EXPORTER_NAMING): which names the families are served under. */
   naming: NamingProfileName;
   kbudde: KbuddeSettings;
-  /** kbudde's environment variables read (kbudde profile without a config file), or set but left unread (a config file wins). */
-  kbuddeVariables?: { read: string[]; ignored: string[] };
+  /** kbudde's environment variables read (kbudde profile without a config file), or set but left unread (a config file wins, or the profile is off). */
+  kbuddeVariables?: { read: string[]; ignored: string[]; profileOff: string[] };
 }
