@@ -13,7 +13,7 @@ import { shardFamilies } from './self/shard-metrics.js';
 import { newHttpCounters, processWideFamilies, type HttpCounters } from './self/exporter-metrics.js';
 import { Exposition } from './snapshot/exposition.js';
 import type { ProcessFamilies } from './snapshot/snapshot-store.js';
-import { Target } from './target.js';
+import { Target, type TargetOptions } from './target.js';
 
 /** The configuration in force for these flags and environment, with every collector the exporter has. */
 export function readConfig(flags: CliFlags, env: Record<string, string | undefined>): ExporterConfig {
@@ -31,7 +31,8 @@ const RESTART_ONLY: readonly (keyof ExporterConfig)[] = ['listenAddress', 'telem
  * scrapes. reload() reads the configuration again (flags, environment, files); a configuration
  * that cannot be used leaves the running one as it is. Targets are matched by name: an unchanged
  * one keeps running untouched, a changed one is replaced whole (the new one starts, the old one
- * stops: its polls cancelled, its connection pool closed), a removed one is stopped.
+ * stops: its polls cancelled, its connection pool closed; the new one serves the old one's last
+ * data, rabbitmq_up and readiness until its own polls replace them), a removed one is stopped.
  */
 export class Exporter {
   readonly reloadStatus = new ReloadStatus();
@@ -53,7 +54,7 @@ export class Exporter {
       // One target: /metrics is its snapshot, as it always was. Several: see ownMetrics().
       inTargetSnapshots: () => this.running.length === 1,
     };
-    this.running = config.targets.map((setup) => new Target(setup, this.processFamilies, log, http));
+    this.running = config.targets.map((setup) => new Target(setup, this.processFamilies, log, http, this.targetOptions()));
     this.credentials = redactorOf(this.running);
   }
 
@@ -116,7 +117,8 @@ export class Exporter {
         kept.push(old);
         return old;
       }
-      const fresh = new Target(setup, this.processFamilies, this.log, this.http);
+      // A replaced target's last data are served until the new one's polls replace them.
+      const fresh = new Target(setup, this.processFamilies, this.log, this.http, this.targetOptions(old));
       started.push(fresh);
       return fresh;
     });
@@ -135,6 +137,11 @@ export class Exporter {
       'configuration reloaded',
     );
     return { ok: true, changed };
+  }
+
+  /** `replacing`: the running target a reload replaces with the new one. */
+  private targetOptions(replacing?: Target): TargetOptions {
+    return { replacing, failureReminderMs: () => this.config.logFailureReminderMs };
   }
 
   private async refreshAll(): Promise<void> {

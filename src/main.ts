@@ -2,6 +2,7 @@
 import { parseFlags, USAGE, type CliFlags } from './cli/args.js';
 import { hashPassword } from './cli/hash-password.js';
 import { ConfigError } from './config/config-error.js';
+import { profileOffWarning } from './config/kbudde-environment.js';
 import type { ExporterConfig } from './config/exporter-config.js';
 import { redactedConfig, targetCredentials } from './config/redacted-config.js';
 import { parseListenAddress } from './config/schema.js';
@@ -47,6 +48,8 @@ async function main(): Promise<void> {
   let exporter: Exporter | undefined;
   const log = createLogger(config.logLevel, { format: config.logFormat, redactor: () => exporter?.redactor ?? startingRedactor });
   log.info({ version: VERSION, config: redactedConfig(config) }, 'starting');
+  const profileOff = profileOffWarning(config.kbuddeVariables?.profileOff ?? [], config.configFile);
+  if (profileOff) log.warn(profileOff.fields, profileOff.message);
   const ignored = config.kbuddeVariables?.ignored ?? [];
   if (ignored.length > 0) {
     log.warn({ variables: ignored, config_file: config.configFile }, "kbudde's environment variables are not read when a config file is given: the file wins (docs/kbudde-migration.md)");

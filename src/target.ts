@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { BrokerSelf } from './broker/broker-self.js';
 import { ManagementClient } from './client/management-client.js';
@@ -17,6 +18,13 @@ import type { Format } from './snapshot/exposition.js';
 import { TargetState } from './state/target-state.js';
 import { targetStatus, type TargetStatus } from './state/target-status.js';
 
+export interface TargetOptions {
+  /** The running target of the same name a reload replaces: what it served is served until this one's polls replace it. */
+  replacing?: Target;
+  /** How often a lasting poll failure is logged again (log.failure_reminder; read at each failure). */
+  failureReminderMs?: () => number;
+}
+
 /** One watched broker: its client, its collectors' runners, its state and its snapshot. */
 export class Target implements ServedTarget {
   readonly state: TargetState;
@@ -31,7 +39,13 @@ export class Target implements ServedTarget {
   private readonly runners: CollectorRunner[] = [];
 
   /** `http`: the HTTP server's counters, served among the exporter's own series. */
-  constructor(readonly setup: TargetSetup, processMetrics: ProcessFamilies, log: Logger, http: HttpCounters = newHttpCounters()) {
+  constructor(
+    readonly setup: TargetSetup,
+    processMetrics: ProcessFamilies,
+    log: Logger,
+    http: HttpCounters = newHttpCounters(),
+    options: TargetOptions = {},
+  ) {
     const t = setup.target;
     this.redactor = new Redactor(targetCredentials(t));
     this.client = new ManagementClient({
@@ -59,7 +73,10 @@ export class Target implements ServedTarget {
       { broker: () => this.brokerSelf.current, modules },
     );
     this.brokerSelf = new BrokerSelf(this.client);
-    const failures = new PollFailureLog(targetLog);
+    const failures = new PollFailureLog(targetLog, {
+      login: { url: t.url, username: t.username, passwordSource: t.passwordSource },
+      reminderMs: options.failureReminderMs,
+    });
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
@@ -74,6 +91,12 @@ export class Target implements ServedTarget {
           jitter: setup.poll.jitter,
           backoffMaxMs: setup.poll.backoffMaxMs,
           onPollFinished: () => this.store.schedule(),
+          // The broker is back: the collectors in backoff poll now, a little apart, not minutes later.
+          onBrokerBack: () => {
+            this.runners.forEach((runner, i) => {
+              runner.retrySoon(50 * i);
+            });
+          },
           failures,
           share: this.share,
           naming: setup.naming,
@@ -81,6 +104,7 @@ export class Target implements ServedTarget {
         }),
       );
     }
+    if (options.replacing) this.state.inherit(options.replacing.state, sameRendering(options.replacing.setup, setup));
   }
 
   get name(): string {
@@ -95,8 +119,8 @@ export class Target implements ServedTarget {
     return this.store.forScrape(gzipFormat);
   }
 
-  status(now: number): TargetStatus {
-    return targetStatus(this.state, now);
+  status(): TargetStatus {
+    return targetStatus(this.state);
   }
 
   start(): void {
@@ -110,6 +134,11 @@ export class Target implements ServedTarget {
     await Promise.all(this.runners.map((r) => r.stop()));
     await this.client.close();
   }
+}
+
+/** The families of one setup are served as they are under the other: same names, same shard. */
+function sameRendering(a: TargetSetup, b: TargetSetup): boolean {
+  return isDeepStrictEqual([a.naming, a.kbudde, a.sharding], [b.naming, b.kbudde, b.sharding]);
 }
 
 /**

@@ -81,7 +81,7 @@ export const exchangesCollector: Collector<Options> = {
       const held = HeldPart.in(ctx.carryOver, 'bindings');
       if (held.due(o.bindings_every)) await countBindings(ctx.api, held.recorder(sink), vhostFilter);
       else held.replay(sink);
-      const now = Date.now();
+      const now = performance.now();
       held.commit(now);
       const age = held.ageSeconds(now);
       if (age !== undefined) sink.add(M.bindingsAge, [], age);

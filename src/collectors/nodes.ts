@@ -87,7 +87,8 @@ export const nodesCollector: Collector<Options> = {
       } else {
         replay();
       }
-      const now = Date.now();
+      // The age served is measured on the monotonic clock, as the bindings' (exchanges.ts).
+      const now = performance.now();
       held.commit(now);
       const age = held.ageSeconds(now);
       if (age !== undefined) sink.add(M.memoryBreakdownAge, [], age);

@@ -102,7 +102,8 @@ export const queuesCollector: Collector<QueueOptions> = {
     // Counters are read only from the statistics list: between its polls they keep their state.
     if (recorder) counters.commit(vhostLabelPrefixes(reader.unread));
     aggregates.emit(sink, recorder ? undefined : tier.heldSums);
-    const now = Date.now();
+    // The age served is measured on the monotonic clock: a wall-clock step does not make it jump.
+    const now = performance.now();
     tier.commit(now, recorder ? { recorder, sums: aggregates.statsSums(), unread: reader.unread } : undefined);
     const age = tier.ageSeconds(now);
     if (age !== undefined) sink.add(M.statisticsAge, [], age);

@@ -8,6 +8,15 @@ import { MAX_DURATION_TEXT, MAX_TIMER_MS, type FileConfig } from './schema.js';
 /** The shortest default deadline of a collector that reads lists: 10k queues take seconds to answer. */
 export const MIN_DEFAULT_LIST_TIMEOUT_MS = 30_000;
 
+/**
+ * The shortest default deadline of the overview (it decides rabbitmq_up) and the health checks.
+ * With their interval as deadline, `poll.interval: 1s` called a live broker whose /api/overview
+ * took a second or two under load down in half the polls. 10 s is what a loaded broker needs for
+ * these small answers, and the longest a hung broker then takes to show as down; longer (the
+ * request timeout of 60 s) would leave a hung broker reported up for a minute.
+ */
+export const MIN_DEFAULT_UP_TIMEOUT_MS = 10_000;
+
 /** Each collector's enabled flag, interval, deadline, maximum age and own options, defaults derived. */
 export function resolveCollectors(
   config: FileConfig,
@@ -67,12 +76,14 @@ export function resolveCollectors(
 }
 
 /**
- * A poll's deadline when none is configured. The overview and health checks keep their interval:
- * they are small, and how soon a hung broker shows as down depends on it. Every other collector
+ * A poll's deadline when none is configured. The overview and health checks keep their interval,
+ * at least MIN_DEFAULT_UP_TIMEOUT_MS: they are small, and how soon a hung broker shows as down
+ * depends on it, but a short interval must not make a slow broker read as down. Every other collector
  * gets at least MIN_DEFAULT_LIST_TIMEOUT_MS, so a short interval on a big broker does not make a
  * deadline no poll can meet; such a poll then runs past its interval (polls never overlap), and
  * its data are as old as the poll is long.
  */
 function defaultTimeout(collector: CollectorSpec, intervalMs: number): number {
-  return collector.lane === 'overview' || collector.lane === 'health' ? intervalMs : Math.max(intervalMs, MIN_DEFAULT_LIST_TIMEOUT_MS);
+  const floor = collector.lane === 'overview' || collector.lane === 'health' ? MIN_DEFAULT_UP_TIMEOUT_MS : MIN_DEFAULT_LIST_TIMEOUT_MS;
+  return Math.max(intervalMs, floor);
 }

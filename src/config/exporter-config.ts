@@ -69,6 +69,8 @@ export interface ExporterConfig {
   telemetryPath: string;
   logLevel: string;
   logFormat: 'json' | 'logfmt';
+  /** A lasting poll failure is logged again this often (log.failure_reminder). */
+  logFailureReminderMs: number;
   /** The top level's target, poll and collectors: the one target without a `targets:` list, else what its entries fall back to. */
   poll: PollConfig;
   target: TargetConfig;
@@ -80,6 +82,6 @@ export interface ExporterConfig {
   /** The naming profile (`naming`, --naming, EXPORTER_NAMING): which names the families are served under. */
   naming: NamingProfileName;
   kbudde: KbuddeSettings;
-  /** kbudde's environment variables read (kbudde profile without a config file), or set but left unread (a config file wins). */
-  kbuddeVariables?: { read: string[]; ignored: string[] };
+  /** kbudde's environment variables read (kbudde profile without a config file), or set but left unread (a config file wins, or the profile is off). */
+  kbuddeVariables?: { read: string[]; ignored: string[]; profileOff: string[] };
 }

@@ -48,6 +48,23 @@ export function kbuddeVariablesIn(env: Env): string[] {
   return KBUDDE_VARIABLES.filter((name) => env[name] !== undefined);
 }
 
+/** The setting that turns the kbudde profile on, as a container's environment sets it. */
+export const KBUDDE_PROFILE_SWITCH = 'EXPORTER_NAMING=kbudde';
+
+/**
+ * The start-up warning for kbudde's variables set while the kbudde profile is off: names only,
+ * never values (RABBIT_PASSWORD is among them). Undefined when there are none. Without it a
+ * container moved over from kbudde polled localhost as guest and logged only ECONNREFUSED.
+ */
+export function profileOffWarning(variables: readonly string[], configFile: string | undefined): { fields: Record<string, unknown>; message: string } | undefined {
+  if (variables.length === 0) return undefined;
+  const file = configFile === undefined ? '' : `, and only without a config file (${configFile} is given: its keys win; docs/kbudde-migration.md lists the key of each variable)`;
+  return {
+    fields: { variables: [...variables], turn_on: KBUDDE_PROFILE_SWITCH },
+    message: `kbudde's environment variables are set but not read: they are read only under the kbudde naming profile, which ${KBUDDE_PROFILE_SWITCH} (or --naming=kbudde) turns on${file}`,
+  };
+}
+
 const DEFAULT_MODULES: readonly KbuddeModule[] = ['exchange', 'node', 'overview', 'queue'];
 
 /**

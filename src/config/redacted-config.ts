@@ -26,6 +26,7 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
     telemetryPath: config.telemetryPath,
     logLevel: config.logLevel,
     logFormat: config.logFormat,
+    logFailureReminderMs: config.logFailureReminderMs,
     poll: config.poll,
     sharding: config.sharding,
     naming: config.naming,

@@ -24,6 +24,7 @@ export function resolve(config: FileConfig, specs: readonly CollectorSpec[], fil
     telemetryPath: config.web.telemetry_path,
     logLevel: config.log.level,
     logFormat: config.log.format,
+    logFailureReminderMs: config.log.failure_reminder,
     poll,
     target,
     collectors,

@@ -207,7 +207,14 @@ const shardingSchema = z.strictObject({ shard: shardOrdinal, total_shards: total
 export function configSchema(collectors: readonly CollectorSpec[]) {
   return z.strictObject({
     web: webSchema.prefault({}),
-    log: z.strictObject({ level: z.enum(LOG_LEVELS).default('info'), format: z.enum(LOG_FORMATS).default('json') }).prefault({}),
+    log: z
+      .strictObject({
+        level: z.enum(LOG_LEVELS).default('info'),
+        format: z.enum(LOG_FORMATS).default('json'),
+        /** A poll failure that lasts is logged again this often (at most once per cause and target). */
+        failure_reminder: positiveDuration.default(300_000),
+      })
+      .prefault({}),
     poll: pollSchema.prefault({}),
     sharding: shardingSchema.prefault({ shard: undefined, total_shards: undefined }),
     /** Which names the families are served under: see src/metrics/naming-profile.ts. */

@@ -28,8 +28,11 @@ export interface ConfigTree {
   sources: Map<string, string>;
   /** `sharding.*` keys the file itself set (their defaults are reported differently). */
   shardingInFile: Set<string>;
-  /** kbudde's variables that were read (kbudde profile, no config file) or left unread (a config file wins). */
-  kbuddeVariables: { read: string[]; ignored: string[] };
+  /**
+   * kbudde's variables that were read (kbudde profile, no config file), left unread because a config
+   * file wins (`ignored`), or left unread because the kbudde profile is off (`profileOff`).
+   */
+  kbuddeVariables: { read: string[]; ignored: string[]; profileOff: string[] };
 }
 
 /**
@@ -56,13 +59,15 @@ export function readConfigTree(flags: ConfigFlags, env: Env, collectors: readonl
     if (value !== undefined) put(path, parse(value), source);
   };
   // kbudde's variables first: this exporter's own variables and flags go over them.
-  const kbuddeVariables = { read: [] as string[], ignored: [] as string[] };
+  const kbuddeVariables = { read: [] as string[], ignored: [] as string[], profileOff: [] as string[] };
   if ((flags.naming ?? env.EXPORTER_NAMING ?? raw.naming) === 'kbudde') {
     if (file) kbuddeVariables.ignored = kbuddeVariablesIn(env);
     else {
       kbuddeVariables.read = kbuddeVariablesIn(env);
       putKbuddeEnvironment(env, put, collectors);
     }
+  } else {
+    kbuddeVariables.profileOff = kbuddeVariablesIn(env);
   }
   if (env.RABBITMQ_PASSWORD !== undefined && env.RABBITMQ_PASSWORD_FILE !== undefined) {
     throw new ConfigError('environment: set RABBITMQ_PASSWORD or RABBITMQ_PASSWORD_FILE, not both');

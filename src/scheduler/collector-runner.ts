@@ -34,6 +34,11 @@ export interface RunnerDeps {
   backoffMaxMs: number;
   /** Told after every finished poll (the snapshot is re-assembled). */
   onPollFinished: () => void;
+  /**
+   * Told when the collector describing the broker succeeds after failures: the broker answers
+   * again, and the target cuts the other collectors' backoff short (retrySoon).
+   */
+  onBrokerBack?: () => void;
   /** Where failures are logged, once per cause for the whole target. */
   failures: PollFailureLog;
   /** What of the target this replica serves (absent: everything). */
@@ -50,11 +55,17 @@ export interface RunnerDeps {
 /**
  * Polls one collector on one target, forever: one poll at a time (never overlapping
  * itself), start-to-start on its interval with jitter, with a deadline per poll, and
- * exponential backoff while it fails. The broker's slowness never reaches a scrape.
+ * exponential backoff while it fails, except the collector describing the broker, which keeps
+ * its interval so that rabbitmq_up turns 1 within one interval of the broker answering again.
+ * The broker's slowness never reaches a scrape. Times here are monotonic (performance.now()):
+ * a step of the wall clock moves no poll.
  */
 export class CollectorRunner {
+  /** The start waiting to fire; undefined while a poll runs. */
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  /** Monotonic time of the last poll's start. */
+  private lastStart: number | undefined;
   private stopped = false;
   private failures = 0;
   private readonly stopController = new AbortController();
@@ -88,16 +99,29 @@ export class CollectorRunner {
     await this.running;
   }
 
-  private schedule(delayMs: number, previousStart?: number): void {
+  /**
+   * The broker answers again: a collector waiting out its backoff polls after `delayMs` instead
+   * (still at least the least spacing after its last start). Nothing changes for one that is
+   * polling, or not failing.
+   */
+  retrySoon(delayMs = 0): void {
+    if (this.stopped || this.failures === 0 || this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.schedule(delayMs);
+  }
+
+  private schedule(delayMs: number): void {
     if (this.stopped) return;
     const spacing = this.deps.minSpacingMs ?? MIN_POLL_SPACING_MS;
-    const earliest = previousStart === undefined ? 0 : previousStart + spacing - Date.now();
+    const earliest = this.lastStart === undefined ? 0 : this.lastStart + spacing - performance.now();
     const delay = Math.min(MAX_TIMER_MS, Math.max(0, earliest, delayMs));
     this.timer = setTimeout(() => {
-      const startedAt = Date.now();
+      this.timer = undefined;
+      const startedAt = performance.now();
+      this.lastStart = startedAt;
       this.running = this.pollOnce().then(() => {
         this.running = undefined;
-        this.schedule(this.nextDelay(startedAt), startedAt);
+        this.schedule(this.nextDelay(startedAt));
       });
     }, delay);
     this.timer.unref?.();
@@ -106,14 +130,16 @@ export class CollectorRunner {
   private nextDelay(startedAt: number): number {
     const random = this.deps.random ?? Math.random;
     const interval = this.config.intervalMs;
-    if (this.failures > 0) {
+    // The collector describing the broker never backs off: its one small request per interval
+    // is what tells that the broker is back.
+    if (this.failures > 0 && !this.describesBroker) {
       // 1, 2, 4, 8 intervals, capped: the first retry comes after one interval, so a broker
       // that went down is reported within one interval and one that came back is seen soon.
       const backoff = interval * 2 ** Math.min(this.failures - 1, 3);
       return Math.min(backoff, Math.max(interval, this.deps.backoffMaxMs));
     }
     const jittered = interval * (1 + this.deps.jitter * (2 * random() - 1));
-    return startedAt + jittered - Date.now();
+    return startedAt + jittered - performance.now();
   }
 
   /** The profile the poll's samples are written under; undefined for the native names. */
@@ -166,7 +192,9 @@ export class CollectorRunner {
       if (sink.skipped > 0) this.log.debug({ skipped: sink.skipped }, 'values that were null or not numbers were left out');
       state.succeeded(this.collector.name, sink.finish(), seconds, sink.skipped, Date.now(), sink.dropped);
       this.deps.failures.succeeded(this.collector.name);
+      const wasFailing = this.failures > 0;
       this.failures = 0;
+      if (wasFailing && this.describesBroker) this.deps.onBrokerBack?.();
     } catch (error) {
       const seconds = (performance.now() - started) / 1000;
       this.failures++;
@@ -178,7 +206,7 @@ export class CollectorRunner {
           path: error instanceof ManagementError ? error.pathname : undefined,
           reason: error instanceof ManagementError ? error.reason : 'collector_error',
           consecutive_failures: this.failures,
-        });
+        }, { collector: this.collector.name, error, deadlinePassed: deadline.aborted, timeoutMs: this.config.timeoutMs });
       }
     }
     pollController.abort();

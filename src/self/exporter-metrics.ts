@@ -40,7 +40,8 @@ export function exporterFamilies(
   target: TargetState,
   client: ClientCounters,
   http: HttpCounters,
-  now: number,
+  /** performance.now(): what data are fresh is measured on the monotonic clock. */
+  monotonicNow: number,
   withProcess = true,
   naming: NamingProfileName = 'native',
   kbudde?: KbuddeTargetView,
@@ -63,7 +64,7 @@ export function exporterFamilies(
       sink.add(M.collectorLastSuccess, labels, state.lastSuccessAt / 1000);
       sink.add(M.collectorSkipped, labels, state.skipped);
       for (const reason of DROP_REASONS) sink.add(M.collectorDropped, [state.name, reason], state.dropped.get(reason) ?? 0);
-      const fresh = target.isFresh(state, now);
+      const fresh = target.isFresh(state, monotonicNow);
       sink.add(M.collectorDataWithdrawn, labels, fresh ? 0 : 1);
       sink.add(M.collectorSamples, labels, fresh ? state.samples : 0);
     }

@@ -124,7 +124,7 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
 
   app.get('/', (_req, res) => {
     const now = Date.now();
-    res.type('html').send(landingPage(targets().map((t) => t.status(now)), telemetryPath, now, PROBE_PATH));
+    res.type('html').send(landingPage(targets().map((t) => t.status()), telemetryPath, now, PROBE_PATH));
   });
 
   if (reload) {

@@ -11,6 +11,6 @@ export interface ServedTarget {
   readonly ready: boolean;
   /** The latest finished exposition; `gzipFormat`: the format its gzip is wanted in. */
   exposition(gzipFormat?: Format): Promise<Exposition>;
-  /** For the landing page. */
-  status(now: number): TargetStatus;
+  /** For the landing page: a copy taken now. */
+  status(): TargetStatus;
 }

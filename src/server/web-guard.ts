@@ -24,7 +24,8 @@ export function webGuard(current: () => WebConfig | undefined) {
   let bucket: { tokens: number; at: number; limit: WebConfig['rateLimit'] } | undefined;
 
   const allowedByRate = (limit: NonNullable<WebConfig['rateLimit']>): boolean => {
-    const now = Date.now();
+    // Monotonic: a wall clock stepped back would otherwise refuse every scrape until it caught up.
+    const now = performance.now();
     if (!bucket || bucket.limit !== limit) bucket = { tokens: limit.burst, at: now, limit };
     bucket.tokens = Math.min(limit.burst, bucket.tokens + (now - bucket.at) / limit.intervalMs);
     bucket.at = now;

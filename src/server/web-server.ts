@@ -104,9 +104,9 @@ export class WebServer {
     for (const file of this.watched) unwatchFile(file);
     this.watched = [];
     this.stopping = true;
-    const deadline = Date.now() + graceMs;
+    const deadline = performance.now() + graceMs;
     const busy = () => this.inFlight.size > 0 || [...this.sockets].some((socket) => socket.writableLength > 0);
-    while (busy() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (busy() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
     await closed;

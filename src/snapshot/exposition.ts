@@ -19,8 +19,9 @@ export class Exposition {
 
   constructor(
     private readonly parts: readonly (readonly RenderedFamily[])[],
-    /** Wall-clock time (ms) after which a part of it is too old to serve. */
+    /** Monotonic time (performance.now(), ms) after which a part of it is too old to serve. */
     readonly validUntil: number,
+    /** Wall-clock time (ms) it was built at. */
     readonly builtAt: number,
   ) {
     this.families = parts.flat();

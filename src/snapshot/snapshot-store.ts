@@ -23,7 +23,8 @@ const COALESCE_MS = 100;
  * exporter's own series and the process metrics. After polls it builds the next one in the
  * background, compresses it in the format scrapers last asked for, and only then publishes it:
  * a scrape meanwhile gets the previous one at once. A scrape never gets data past their
- * maximum age: an exposition holding such data is rebuilt before it is served.
+ * maximum age: an exposition holding such data is rebuilt before it is served. Ages are measured
+ * on the monotonic clock (performance.now()), so a step of the wall clock withdraws nothing.
  */
 export class SnapshotStore {
   private published: { exposition: Exposition; version: number } | undefined;
@@ -46,7 +47,7 @@ export class SnapshotStore {
   ) {}
 
   /** The exposition of the current state (waits for a build if the state changed). */
-  async current(now = Date.now()): Promise<Exposition> {
+  async current(now = performance.now()): Promise<Exposition> {
     const published = this.published;
     if (published && published.version === this.target.version && now < published.exposition.validUntil) return published.exposition;
     return this.rebuild();
@@ -56,7 +57,7 @@ export class SnapshotStore {
    * For a scrape: the published exposition while none of its data is past its maximum age,
    * even if a newer one is being prepared (that one follows within milliseconds).
    */
-  async forScrape(gzipFormat?: Format, now = Date.now()): Promise<Exposition> {
+  async forScrape(gzipFormat?: Format, now = performance.now()): Promise<Exposition> {
     if (gzipFormat) this.preferredGzip = gzipFormat;
     const published = this.published;
     if (published && now < published.exposition.validUntil) {
@@ -102,16 +103,16 @@ export class SnapshotStore {
     const version = this.target.version;
     const withProcess = this.processMetrics.inTargetSnapshots?.() ?? true;
     const processFamilies = withProcess ? await this.processMetrics.families() : [];
-    const now = Date.now();
+    const now = performance.now();
     // One part per collector, the same array object until it polls again: its compression is reused.
     const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now, withProcess, this.naming, this.kbudde), ...processFamilies]];
     let validUntil = Infinity;
     for (const state of this.target.collectors.values()) {
       if (!this.target.isFresh(state, now)) continue;
       parts.push(state.families);
-      validUntil = Math.min(validUntil, (state.lastSuccessAt as number) + state.maxAgeMs + 1);
+      validUntil = Math.min(validUntil, (state.lastSuccessMonotonicMs as number) + state.maxAgeMs + 1);
     }
-    const exposition = new Exposition(parts, validUntil, now);
+    const exposition = new Exposition(parts, validUntil, Date.now());
     await exposition.gzip(this.preferredGzip);
     this.published = { exposition, version };
     return exposition;

@@ -14,7 +14,10 @@ export interface CollectorState {
   dropped: ReadonlyMap<DropReason, number>;
   attempts: number;
   lastSuccess: boolean | undefined;
+  /** Wall-clock time of the last success: served as a timestamp, never used to measure an age. */
   lastSuccessAt: number | undefined;
+  /** Monotonic time (performance.now()) of the last success: ages and max_age are measured from it. */
+  lastSuccessMonotonicMs: number | undefined;
   lastAttemptAt: number | undefined;
   lastDurationSeconds: number | undefined;
   lastError: string | undefined;
@@ -54,6 +57,7 @@ export class TargetState {
       attempts: 0,
       lastSuccess: undefined,
       lastSuccessAt: undefined,
+      lastSuccessMonotonicMs: undefined,
       lastAttemptAt: undefined,
       lastDurationSeconds: undefined,
       lastError: undefined,
@@ -76,6 +80,7 @@ export class TargetState {
     state.attempts++;
     state.lastSuccess = true;
     state.lastSuccessAt = at;
+    state.lastSuccessMonotonicMs = performance.now();
     state.lastAttemptAt = at;
     state.lastDurationSeconds = durationSeconds;
     state.lastError = undefined;
@@ -89,6 +94,33 @@ export class TargetState {
     state.lastAttemptAt = at;
     state.lastDurationSeconds = durationSeconds;
     state.lastError = error;
+    this.version++;
+  }
+
+  /**
+   * A reload replaced the target whose state `previous` is: each collector takes what it knew there
+   * until its own first poll here, so scrapes keep the last data (until their max_age) and
+   * rabbitmq_up and /-/ready keep their verdict, instead of "down" and "not ready" with a tenth of
+   * the series. `withFamilies` false (the names or the shard changed): the poll status only.
+   */
+  inherit(previous: TargetState, withFamilies: boolean): void {
+    for (const [name, before] of previous.collectors) {
+      const state = this.collectors.get(name);
+      if (!state || state.attempts > 0) continue;
+      state.attempts = before.attempts;
+      state.lastSuccess = before.lastSuccess;
+      state.lastAttemptAt = before.lastAttemptAt;
+      state.lastDurationSeconds = before.lastDurationSeconds;
+      state.lastError = before.lastError;
+      if (!withFamilies) continue;
+      state.families = before.families;
+      state.samples = before.samples;
+      state.skipped = before.skipped;
+      state.dropped = before.dropped;
+      state.lastSuccessAt = before.lastSuccessAt;
+      state.lastSuccessMonotonicMs = before.lastSuccessMonotonicMs;
+    }
+    for (const [key, count] of previous.refusedAnswers) this.refusedAnswers.set(key, count);
     this.version++;
   }
 
@@ -113,8 +145,12 @@ export class TargetState {
     return (this.upDecidedBy?.attempts ?? 0) > 0;
   }
 
-  isFresh(state: CollectorState, now: number): boolean {
-    return state.lastSuccessAt !== undefined && now - state.lastSuccessAt <= state.maxAgeMs;
+  /**
+   * Whether a collector's data are within their maximum age at `monotonicNow` (performance.now()):
+   * a step of the wall clock (NTP) withdraws nothing and keeps nothing past its age.
+   */
+  isFresh(state: CollectorState, monotonicNow = performance.now()): boolean {
+    return state.lastSuccessMonotonicMs !== undefined && monotonicNow - state.lastSuccessMonotonicMs <= state.maxAgeMs;
   }
 
   private get(name: string): CollectorState {

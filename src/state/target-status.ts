@@ -25,7 +25,8 @@ export interface TargetStatus {
   readonly collectors: readonly CollectorStatus[];
 }
 
-export function targetStatus(state: TargetState, now: number): TargetStatus {
+/** `monotonicNow`: the moment, on the monotonic clock, whose served samples are counted. */
+export function targetStatus(state: TargetState, monotonicNow = performance.now()): TargetStatus {
   return {
     name: state.name,
     url: state.url,
@@ -38,7 +39,7 @@ export function targetStatus(state: TargetState, now: number): TargetStatus {
       lastAttemptAt: c.lastAttemptAt,
       lastSuccessAt: c.lastSuccessAt,
       lastDurationSeconds: c.lastDurationSeconds,
-      samplesServed: c.lastSuccessAt !== undefined && state.isFresh(c, now) ? c.samples : 0,
+      samplesServed: state.isFresh(c, monotonicNow) ? c.samples : 0,
       lastError: c.lastError,
     })),
   };

@@ -8,6 +8,7 @@ import { COLLECTORS } from '../../src/collectors/registry.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { Exporter } from '../../src/exporter.js';
 import { ProcessMetrics } from '../../src/self/process-metrics.js';
+import { eventually } from '../support/exporter-process.js';
 import { serveApi, sleep, type TestServer } from './support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
@@ -71,6 +72,36 @@ it('replaces a target whose settings changed: the new one polls the new broker, 
   await sleep(2500);
   expect(brokers[0]!.requests.length).toBe(before);
   expect(brokers[1]!.requests.length).toBeGreaterThan(0);
+}, 30_000);
+
+// Issue 32: a reload changing only log.level replaced the target with an empty one: rabbitmq_up 0,
+// a tenth of the series and /-/ready 503 until the new target's first poll.
+it("a replaced target serves the running one's data, rabbitmq_up and readiness until its own polls replace them", async () => {
+  const routes: Record<string, string> = { '/api/overview': OVERVIEW };
+  const broker = await serveApi(routes);
+  try {
+    const { file, exporter: e } = start(config(broker));
+    const first = e.targets[0]!;
+    await eventually(async () => (first.state.up ? true : undefined), 10_000, 'the first poll of the overview');
+    const before = await text(e);
+    expect(before).toContain('rabbitmq_up 1');
+    // The new target's polls of the overview get no answer: what it serves meanwhile is what it inherited.
+    routes['/api/overview'] = 'stall';
+    writeFileSync(file, config(broker).replace('level: silent', 'level: fatal'));
+    expect(await e.reload()).toEqual({ ok: true, changed: true });
+    const replacement = e.targets[0]!;
+    expect(replacement).not.toBe(first);
+    expect(replacement.ready).toBe(true);
+    const after = await text(e);
+    expect(after).toContain('rabbitmq_up 1');
+    const overviewSeries = (t: string) => t.split('\n').filter((line) => line.startsWith('rabbitmq_') && !line.startsWith('rabbitmq_exporter_') && !line.startsWith('rabbitmq_up'));
+    expect(overviewSeries(after).length).toBeGreaterThan(10);
+    expect(overviewSeries(after)).toEqual(overviewSeries(before));
+  } finally {
+    await exporter?.stop();
+    exporter = undefined;
+    await broker.close();
+  }
 }, 30_000);
 
 it('leaves no timer, socket or pool behind after many reloads that change the target', async () => {

@@ -101,6 +101,6 @@ describe('a target against the simulated management API', () => {
     await overviewRunner.pollOnce();
     expect(overviewRequests()).toBe(3);
     expect(target.state.up).toBe(false);
-    expect(target.status(Date.now()).downReason).toMatch(/^\/api\/overview: HTTP 500/);
+    expect(target.status().downReason).toMatch(/^\/api\/overview: HTTP 500/);
   });
 });

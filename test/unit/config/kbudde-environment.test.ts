@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import type { ExporterConfig } from '../../../src/config/exporter-config.js';
-import { KBUDDE_VARIABLES } from '../../../src/config/kbudde-environment.js';
+import { KBUDDE_VARIABLES, profileOffWarning } from '../../../src/config/kbudde-environment.js';
 import { redactedConfig } from '../../../src/config/redacted-config.js';
 import { excludedFamilies } from '../../../src/scheduler/collector-runner.js';
 import { configLoader } from './load-with.js';
@@ -51,7 +51,7 @@ describe("kbudde's environment variables", () => {
     expect(config.target.tls.insecureSkipVerify).toBe(false);
     expect(config.target.tls.caFile).toBeUndefined();
     expect(config.kbudde).toEqual({ connection: 'direct', excludeMetrics: [] });
-    expect(config.kbuddeVariables).toEqual({ read: [], ignored: [] });
+    expect(config.kbuddeVariables).toEqual({ read: [], ignored: [], profileOff: [] });
   });
 
   it('reads each variable onto its key', () => {
@@ -137,10 +137,30 @@ describe("kbudde's environment variables", () => {
     const withFile = load([], { ...env, ...KBUDDE }, 'target:\n  url: http://file:15672\n');
     expect(withFile.target.url).toBe('http://file:15672');
     expect(withFile.listenAddress).toBe(':9419');
-    expect(withFile.kbuddeVariables).toEqual({ read: [], ignored: ['RABBIT_URL', 'PUBLISH_PORT'] });
+    expect(withFile.kbuddeVariables).toEqual({ read: [], ignored: ['RABBIT_URL', 'PUBLISH_PORT'], profileOff: [] });
     expect(load([], env, 'naming: kbudde\n').kbuddeVariables?.ignored).toEqual(['RABBIT_URL', 'PUBLISH_PORT']);
     // The file keeps this exporter's defaults: every collector it enables by default.
     expect(enabled(withFile)).toEqual(COLLECTORS.filter((c) => c.defaultEnabled).map((c) => c.name).sort());
+  });
+
+  // Issue 32: without EXPORTER_NAMING=kbudde, RABBIT_URL and the others were ignored without a word.
+  it('with the profile off: the variables set are reported, by name, with the setting that turns the profile on', () => {
+    const env = { RABBIT_URL: 'http://kbudde:15672', RABBIT_PASSWORD: 'kbudde-s3cr3t', OTHER: 'x' };
+    const config = load([], env);
+    expect(config.kbuddeVariables).toEqual({ read: [], ignored: [], profileOff: ['RABBIT_URL', 'RABBIT_PASSWORD'] });
+    const warning = profileOffWarning(config.kbuddeVariables!.profileOff, config.configFile);
+    expect(warning).toEqual({
+      fields: { variables: ['RABBIT_URL', 'RABBIT_PASSWORD'], turn_on: 'EXPORTER_NAMING=kbudde' },
+      message: "kbudde's environment variables are set but not read: they are read only under the kbudde naming profile, which EXPORTER_NAMING=kbudde (or --naming=kbudde) turns on",
+    });
+    expect(JSON.stringify(warning)).not.toContain('kbudde-s3cr3t');
+    expect(JSON.stringify(warning)).not.toContain('http://kbudde:15672');
+    // With a config file, turning the profile on is not enough: the message says so.
+    const withFile = load([], env, 'poll:\n  interval: 5s\n');
+    expect(profileOffWarning(withFile.kbuddeVariables!.profileOff, withFile.configFile)?.message).toMatch(/turns on, and only without a config file \(.+ is given: its keys win/);
+    // Under the profile, or with none of them set: no such warning.
+    expect(load(['--naming=kbudde'], env).kbuddeVariables?.profileOff).toEqual([]);
+    expect(profileOffWarning(load([], { OTHER: 'x' }).kbuddeVariables!.profileOff, undefined)).toBeUndefined();
   });
 
   it("gives way to this exporter's own variables and flags", () => {

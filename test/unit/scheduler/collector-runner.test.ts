@@ -194,6 +194,87 @@ describe('CollectorRunner with fake timers', () => {
     expect(state.collectors.get('test')!).toMatchObject({ lastSuccess: false, lastError: 'still down' });
   });
 
+  // Issue 32: the overview backed off up to 8 intervals, and rabbitmq_up stayed 0 for 80 s after the broker was back.
+  it('the collector describing the broker never backs off: it polls every interval while failing', async () => {
+    vi.useFakeTimers();
+    const starts: number[] = [];
+    const { runner } = harness(
+      async () => {
+        starts.push(performance.now());
+        throw new Error('broker down');
+      },
+      {},
+      {},
+      'overview',
+    );
+    runner.start(0);
+    await vi.advanceTimersByTimeAsync(1000);
+    await runner.stop();
+    expect(starts.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(diffs(starts))).toEqual(new Set([100]));
+  });
+
+  it('when the broker answers again, the collectors in backoff poll at once instead of waiting it out', async () => {
+    vi.useFakeTimers();
+    let brokerDown = true;
+    const otherStarts: number[] = [];
+    const other = harness(async () => {
+      otherStarts.push(performance.now());
+      if (brokerDown) throw new Error('broker down');
+    });
+    const overview = harness(
+      async () => {
+        if (brokerDown) throw new Error('broker down');
+      },
+      {},
+      { onBrokerBack: () => other.runner.retrySoon() },
+      'overview',
+    );
+    overview.runner.start(0);
+    other.runner.start(0);
+    // The other collector fails at 0, 100, 300, 700: its next start would be at 1500 (8 intervals).
+    await vi.advanceTimersByTimeAsync(750);
+    expect(otherStarts).toEqual([0, 100, 300, 700]);
+    brokerDown = false;
+    // The overview's next poll (at 800) succeeds, and the other collector polls right after it.
+    await vi.advanceTimersByTimeAsync(100);
+    await overview.runner.stop();
+    await other.runner.stop();
+    // A timer of 0 ms fires after 1 ms.
+    expect(otherStarts).toEqual([0, 100, 300, 700, 801]);
+    expect(other.state.collectors.get('test')!.lastSuccess).toBe(true);
+  });
+
+  it('retrySoon changes nothing for a collector that is not failing', async () => {
+    vi.useFakeTimers();
+    const starts: number[] = [];
+    const { runner } = harness(async () => {
+      starts.push(performance.now());
+    });
+    runner.start(0);
+    await vi.advanceTimersByTimeAsync(150);
+    runner.retrySoon();
+    await vi.advanceTimersByTimeAsync(100);
+    await runner.stop();
+    expect(starts).toEqual([0, 100, 200]);
+  });
+
+  // Issue 32: times were wall-clock times; a step back of the clock (NTP) held every poll for as long as the step.
+  it('a step of the wall clock moves no poll: the schedule is monotonic', async () => {
+    vi.useFakeTimers();
+    const starts: number[] = [];
+    const { runner } = harness(async () => {
+      starts.push(performance.now());
+      // The clock steps while a poll runs: back an hour during the third, forward two during the fifth.
+      if (starts.length === 3) vi.setSystemTime(Date.now() - 3_600_000);
+      if (starts.length === 5) vi.setSystemTime(Date.now() + 7_200_000);
+    });
+    runner.start(0);
+    await vi.advanceTimersByTimeAsync(650);
+    await runner.stop();
+    expect(starts).toEqual([0, 100, 200, 300, 400, 500, 600]);
+  });
+
   it('a backoff_max below the interval never makes polls more frequent than the interval', async () => {
     vi.useFakeTimers();
     const starts: number[] = [];

@@ -68,7 +68,7 @@ function served<Store extends Pick<SnapshotStore, 'forScrape'>>(state: TargetSta
     },
     // The store in place when asked: a test may swap it.
     exposition: (gzipFormat) => target.store.forScrape(gzipFormat),
-    status: (now) => targetStatus(state, now),
+    status: () => targetStatus(state),
   };
   return target;
 }
@@ -352,12 +352,12 @@ describe('landingPage', () => {
     const sink = new SampleSink();
     sink.add(M.queues, [], 1);
     state.succeeded('overview', sink.finish(), 0.1234, 0, 1_000_000);
-    const html = landingPage([targetStatus(state, 1_002_500)], '/metrics', 1_002_500);
+    const html = landingPage([targetStatus(state)], '/metrics', 1_002_500);
     expect(html).toContain('<h2>Target t&#60;1&#62;: http://h:15672 — up</h2>');
     expect(html).toContain('<tr><td>overview</td><td>ok</td><td>15 s</td><td>2.5 s ago</td><td>2.5 s ago</td><td>0.123 s</td><td>1</td><td></td></tr>');
     expect(html).toContain('<tr><td>nodes</td><td>pending</td><td>30 s</td><td>never</td><td>never</td><td></td><td>0</td><td></td></tr>');
-    // Past max_age, no samples are served any more.
-    expect(landingPage([targetStatus(state, 1_000_000 + 45_001)], '/metrics', 1_000_000 + 45_001)).toContain('<td>overview</td><td>ok</td><td>15 s</td><td>45.0 s ago</td><td>45.0 s ago</td><td>0.123 s</td><td>0</td>');
+    // Past max_age (measured on the monotonic clock), no samples are served any more.
+    expect(landingPage([targetStatus(state, performance.now() + 45_001)], '/metrics', 1_000_000 + 45_001)).toContain('<td>overview</td><td>ok</td><td>15 s</td><td>45.0 s ago</td><td>45.0 s ago</td><td>0.123 s</td><td>0</td>');
   });
 
   // Issue 8: an operator opening / should see why a target is down without reading the log.
@@ -365,7 +365,7 @@ describe('landingPage', () => {
     const state = new TargetState('default', 'http://h:15672');
     state.register('overview', 15_000, 45_000, { decidesUp: true });
     state.failed('overview', '/api/overview: HTTP 401 (not_authorized: Login failed)', 0.01, 1_000_000);
-    expect(landingPage([targetStatus(state, 1_000_500)], '/metrics', 1_000_500)).toContain(
+    expect(landingPage([targetStatus(state)], '/metrics', 1_000_500)).toContain(
       '<h2>Target default: http://h:15672 — down: /api/overview: HTTP 401 (not_authorized: Login failed)</h2>',
     );
   });

@@ -43,10 +43,19 @@ async function text(store: SnapshotStore): Promise<Map<string, number>> {
   return samples((await store.current()).body('text').toString('utf8'));
 }
 
+/** performance.now() at T0: ages are measured on the monotonic clock. */
+let P0 = 0;
+
 beforeEach(() => {
   vi.useFakeTimers();
   vi.setSystemTime(T0);
+  P0 = performance.now();
 });
+
+/** Time passes until `wallMs`, on both clocks. */
+function passUntil(wallMs: number): void {
+  vi.advanceTimersByTime(wallMs - Date.now());
+}
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -85,11 +94,11 @@ describe('SnapshotStore', () => {
     expect((await text(store)).get('rabbitmq_test_queues')).toBe(1);
 
     // Exactly max_age old: still served.
-    vi.setSystemTime(T0 + 3000);
+    passUntil(T0 + 3000);
     expect((await text(store)).get('rabbitmq_test_queues')).toBe(1);
 
     // One millisecond later: overview (max_age 3 s) withdrawn, nodes (6 s) still served.
-    vi.setSystemTime(T0 + 3001);
+    passUntil(T0 + 3001);
     const s = await text(store);
     expect(s.has('rabbitmq_test_queues')).toBe(false);
     expect(s.get('rabbitmq_test_node_memory_bytes{node="rabbit@vm"}')).toBe(500);
@@ -98,7 +107,7 @@ describe('SnapshotStore', () => {
     expect(s.get('rabbitmq_exporter_collector_data_withdrawn{collector="nodes"}')).toBe(0);
     expect(s.get('rabbitmq_exporter_collector_samples{collector="nodes"}')).toBe(2);
 
-    vi.setSystemTime(T0 + 6001);
+    passUntil(T0 + 6001);
     const later = await text(store);
     expect(later.has('rabbitmq_test_node_memory_bytes{node="rabbit@vm"}')).toBe(false);
     expect(later.get('rabbitmq_exporter_collector_data_withdrawn{collector="nodes"}')).toBe(1);
@@ -107,7 +116,7 @@ describe('SnapshotStore', () => {
   it('a failing poll keeps the previous families until max_age, with collector_success 0', async () => {
     const { state, store } = setup();
     state.succeeded('nodes', nodeFams(100), 0.1, 0, T0);
-    vi.setSystemTime(T0 + 2000);
+    passUntil(T0 + 2000);
     state.failed('nodes', 'GET /api/nodes: HTTP 500', 0.2, T0 + 2000);
     let s = await text(store);
     expect(s.get('rabbitmq_test_node_memory_bytes{node="rabbit@vm"}')).toBe(100);
@@ -116,7 +125,7 @@ describe('SnapshotStore', () => {
     expect(s.get('rabbitmq_exporter_collector_last_success_timestamp_seconds{collector="nodes"}')).toBe(T0 / 1000);
     expect(s.get('rabbitmq_exporter_collector_data_withdrawn{collector="nodes"}')).toBe(0);
 
-    vi.setSystemTime(T0 + 6001);
+    passUntil(T0 + 6001);
     s = await text(store);
     expect(s.has('rabbitmq_test_node_memory_bytes{node="rabbit@vm"}')).toBe(false);
     expect(s.get('rabbitmq_exporter_collector_data_withdrawn{collector="nodes"}')).toBe(1);
@@ -156,18 +165,18 @@ describe('SnapshotStore', () => {
     state.succeeded('overview', fams(1), 0.1, 0, T0);
     const first = await store.current();
     expect(await store.current()).toBe(first);
-    expect(first.validUntil).toBe(T0 + 3001);
-    vi.setSystemTime(T0 + 3000);
+    expect(first.validUntil).toBe(P0 + 3001);
+    passUntil(T0 + 3000);
     expect(await store.current()).toBe(first);
     state.succeeded('nodes', nodeFams(1), 0.1, 0, T0 + 3000);
     const second = await store.current();
     expect(second).not.toBe(first);
-    expect(second.validUntil).toBe(T0 + 3001);
-    vi.setSystemTime(T0 + 3001);
+    expect(second.validUntil).toBe(P0 + 3001);
+    passUntil(T0 + 3001);
     const third = await store.current();
     expect(third).not.toBe(second);
     // Only nodes is fresh now: valid until its own expiry.
-    expect(third.validUntil).toBe(T0 + 3000 + 6001);
+    expect(third.validUntil).toBe(P0 + 3000 + 6001);
     expect(third.builtAt).toBe(T0 + 3001);
   });
 
@@ -194,6 +203,26 @@ describe('SnapshotStore', () => {
 });
 
 describe('TargetState', () => {
+  it('inherit: a replacement takes each collector\'s data and verdict until its own first poll; without families when names or shard changed', () => {
+    const previous = setup().state;
+    previous.succeeded('overview', fams(5), 0.1, 0, T0);
+    previous.failed('nodes', 'HTTP 500', 0.2, T0);
+    previous.answerRefused('nodes', '/api/nodes');
+    const withFamilies = setup().state;
+    withFamilies.succeeded('nodes', nodeFams(1), 0.1, 0, T0 + 5);
+    withFamilies.inherit(previous, true);
+    expect(withFamilies.up).toBe(true);
+    expect(withFamilies.firstPollAttempted).toBe(true);
+    expect(withFamilies.collectors.get('overview')).toMatchObject({ samples: 1, lastSuccessAt: T0, attempts: 1 });
+    // A collector that already polled here keeps its own.
+    expect(withFamilies.collectors.get('nodes')).toMatchObject({ lastSuccess: true, samples: 2 });
+    expect([...withFamilies.refusedAnswers]).toEqual([['nodes\u0000/api/nodes', 1]]);
+    const statusOnly = setup().state;
+    statusOnly.inherit(previous, false);
+    expect(statusOnly.up).toBe(true);
+    expect(statusOnly.collectors.get('overview')).toMatchObject({ samples: 0, families: [], lastSuccessAt: undefined, attempts: 1 });
+  });
+
   it('tracks attempts, successes and errors', () => {
     const state = new TargetState('default', 'http://x');
     state.register('overview', 1000, 3000, { decidesUp: true });
@@ -208,8 +237,8 @@ describe('TargetState', () => {
     state.succeeded('overview', fams(3), 0.1, 2, T0 + 10);
     expect(c).toMatchObject({ attempts: 2, lastSuccess: true, lastError: undefined, lastAttemptAt: T0 + 10, lastSuccessAt: T0 + 10, samples: 1, skipped: 2 });
     expect(state.up).toBe(true);
-    expect(state.isFresh(c, T0 + 10 + 3000)).toBe(true);
-    expect(state.isFresh(c, T0 + 10 + 3001)).toBe(false);
+    expect(state.isFresh(c, P0 + 3000)).toBe(true);
+    expect(state.isFresh(c, P0 + 3001)).toBe(false);
   });
 
   it('an unregistered collector is an error', () => {
@@ -236,12 +265,36 @@ describe('SnapshotStore.forScrape', () => {
     });
   });
 
+  // Issue 32: a forward step of the wall clock (NTP, +1 h) withdrew every series for a poll or two while rabbitmq_up stayed 1.
+  it('a step of the wall clock withdraws nothing, and keeps nothing past its maximum age', async () => {
+    const { state, store } = setup();
+    state.succeeded('overview', fams(5), 0.01, 0, T0);
+    state.succeeded('nodes', nodeFams(1), 0.01, 0, T0);
+    const scrape = async () => samples((await store.forScrape('openmetrics')).body('text').toString('utf8'));
+    await scrape();
+    vi.setSystemTime(T0 + 3_600_000);
+    let s = await scrape();
+    expect(s.get('rabbitmq_test_queues')).toBe(5);
+    expect(s.get('rabbitmq_test_node_memory_bytes{node="rabbit@vm"}')).toBe(1);
+    expect(s.get('rabbitmq_exporter_collector_data_withdrawn{collector="overview"}')).toBe(0);
+    // The timestamp served is the wall clock's, as it was at the poll.
+    expect(s.get('rabbitmq_exporter_collector_last_success_timestamp_seconds{collector="overview"}')).toBe(T0 / 1000);
+    expect((await store.current()).sampleCount).toBe((await store.forScrape()).sampleCount);
+    // Stepped back two hours, then 3001 ms pass: the overview's data (max age 3 s) are withdrawn, the nodes' (6 s) are not.
+    vi.setSystemTime(T0 - 3_600_000);
+    vi.advanceTimersByTime(3001);
+    s = await scrape();
+    expect(s.has('rabbitmq_test_queues')).toBe(false);
+    expect(s.get('rabbitmq_exporter_collector_data_withdrawn{collector="overview"}')).toBe(1);
+    expect(s.get('rabbitmq_test_node_memory_bytes{node="rabbit@vm"}')).toBe(1);
+  });
+
   it('never serves data past their maximum age, even while a rebuild is pending', async () => {
     const { state, store } = setup();
     state.succeeded('overview', fams(5), 0.01, 0, T0);
     await store.forScrape('openmetrics');
     // overview's max age is 3 s: at T0 + 3.5 s the published exposition holds expired data.
-    vi.setSystemTime(T0 + 3500);
+    passUntil(T0 + 3500);
     const later = await store.forScrape('openmetrics');
     expect(samples(later.body('text').toString('utf8')).has('rabbitmq_test_queues')).toBe(false);
   });
