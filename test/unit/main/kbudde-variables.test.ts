@@ -20,8 +20,8 @@ it("warns once, naming kbudde's variables set (never their values) and EXPORTER_
   });
   const warnings = exporter.logs().split('\n').filter((line) => line.includes("kbudde's environment variables are set but not read"));
   expect(warnings).toHaveLength(1);
-  const line = JSON.parse(warnings[0]!) as { level: number; variables: string[]; turn_on: string };
-  expect(line).toMatchObject({ level: 40, variables: ['RABBIT_URL', 'RABBIT_PASSWORD', 'RABBIT_EXPORTERS'], turn_on: 'EXPORTER_NAMING=kbudde' });
+  const line = JSON.parse(warnings[0]!) as { level: string; variables: string[]; turn_on: string };
+  expect(line).toMatchObject({ level: 'warn', variables: ['RABBIT_URL', 'RABBIT_PASSWORD', 'RABBIT_EXPORTERS'], turn_on: 'EXPORTER_NAMING=kbudde' });
   expect(exporter.logs()).not.toContain('kbudde-s3cr3t');
   expect(exporter.logs()).not.toContain('kbudde-host');
 }, 30_000);
