@@ -96,7 +96,8 @@ export class Target implements ServedTarget {
   }
 
   status(now: number): TargetStatus {
-    return targetStatus(this.state, now);
+    const { username, passwordSource, maxResponseBytes } = this.setup.target;
+    return targetStatus(this.state, now, this.brokerSelf.current, { username, passwordSource, maxResponseBytes });
   }
 
   start(): void {

@@ -6,6 +6,7 @@ import type { Lane } from '../client/management-client.js';
 import type { MetricDef } from '../metrics/metric-def.js';
 import type { SampleSink } from '../render/sample-sink.js';
 import type { TargetShare } from '../shard/shard-assignment.js';
+import type { LeftOutRequest } from '../state/target-state.js';
 
 /** What a collector may ask of the broker: parsed JSON, or a ManagementError. */
 export interface BrokerApi {
@@ -37,6 +38,11 @@ export interface CollectContext<Options = Record<string, never>> {
    * (src/broker/broker-self.ts) and the source of `broker` too. Absent for every other collector.
    */
   readonly selfReport?: BrokerReport;
+  /**
+   * Told of each request whose answer a successful poll leaves out (refused to the exporter's
+   * user, or one failed part of several): the landing page shows the collector as partial, and why.
+   */
+  readonly leftOut?: (request: LeftOutRequest) => void;
 }
 
 export interface Collector<Options = Record<string, never>> {

@@ -3,6 +3,7 @@ import { absence } from '../client/absence.js';
 import { ManagementError } from '../client/errors.js';
 import { expectList } from '../client/expect-list.js';
 import type { CollectContext } from './collector.js';
+import { failureCause } from './failure-cause.js';
 
 /**
  * Polls made of independent requests to paths that may be absent (plugin off, older version)
@@ -66,6 +67,8 @@ export async function getRemembered<T>(ctx: CollectContext<unknown>, endpoint: O
     const refused = meaning === 'refused' && endpoint.refusedBecause !== undefined;
     if (meaning !== 'absent' && !(refused && (await credentialsWork(ctx)))) throw error;
     const status = httpStatus(error);
+    // The credentials work (checked above): a 401 here, as a 403, means a tag or permission is missing.
+    if (refused) ctx.leftOut?.({ path: endpoint.path, cause: { kind: 'forbidden', status }, why: `refused to the exporter's user: ${endpoint.refusedBecause}` });
     if (remembered !== status) {
       if (refused) {
         ctx.log.warn(
@@ -120,6 +123,11 @@ export async function collectParts(ctx: CollectContext<unknown>, parts: readonly
   if (failures.length > 0 && failures.length === parts.length) throw (failures[0] as { reason: unknown }).reason;
   for (const failure of failures) {
     const error = failure.reason;
+    ctx.leftOut?.({
+      path: error instanceof ManagementError ? error.pathname : failure.name,
+      cause: failureCause(error, ctx.signal.aborted),
+      why: error instanceof ManagementError ? error.detail : error instanceof Error ? error.message : String(error),
+    });
     ctx.log.warn(
       {
         part: failure.name,
