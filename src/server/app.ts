@@ -122,9 +122,20 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
     res.status(ready ? 200 : 503).type('text/plain').send(ready ? 'Ready\n' : 'Not ready: first poll not finished\n');
   });
 
-  app.get('/', (_req, res) => {
+  app.get('/', (req, res) => {
     const now = Date.now();
-    res.type('html').send(landingPage(targets().map((t) => t.status(now)), telemetryPath, now, PROBE_PATH));
+    const { page, target } = req.query;
+    if ((page !== undefined && typeof page !== 'string') || (target !== undefined && typeof target !== 'string')) {
+      res.status(400).type('text/plain').send('parameters "page" and "target" must each be given once\n');
+      return;
+    }
+    // One target asked for: only its status is copied, not 10,000.
+    const shown = target === undefined ? targets() : targets().filter((t) => t.name === target);
+    const answer = landingPage(
+      shown.map((t) => t.status(now)),
+      { telemetryPath, probePath: PROBE_PATH, now, ...(page === undefined ? {} : { page }), ...(target === undefined ? {} : { target }) },
+    );
+    res.status(answer.status).type('html').set('Cache-Control', 'no-store').send(answer.html);
   });
 
   if (reload) {

@@ -78,7 +78,7 @@ describe.each(PASSWORD_SOURCES)('an upstream quoting the request, password from 
         upstream.mode = mode;
         for (const runner of runners) await runner.pollOnce();
         for (const c of target.state.collectors.values()) texts.push({ where: `lastError of ${c.name} (${mode})`, text: c.lastError ?? '' });
-        texts.push({ where: `landing page (${mode}, overview ${overviewOk ? 'ok' : 'reflected'})`, text: landingPage([target.status(Date.now())]) });
+        texts.push({ where: `landing page (${mode}, overview ${overviewOk ? 'ok' : 'reflected'})`, text: landingPage([target.status(Date.now())]).html });
       }
     }
 
