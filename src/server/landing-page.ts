@@ -24,7 +24,7 @@ export interface LandingPage {
 }
 
 const STYLE = `body{font-family:sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top;white-space:nowrap}td:last-child{white-space:normal}
 .target{margin:1.5em 0;padding:0 1em 1em;border-left:6px solid #ccc}
 .verdict{display:inline-block;padding:2px 10px;border-radius:4px;color:#fff;text-transform:uppercase;font-size:.8em}
 .verdict-down{border-color:#c62828}.verdict-down .verdict{background:#c62828}
