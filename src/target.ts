@@ -15,7 +15,7 @@ import { SnapshotStore, type ProcessFamilies } from './snapshot/snapshot-store.j
 import type { ServedTarget } from './server/served-target.js';
 import type { Format } from './snapshot/exposition.js';
 import { TargetState } from './state/target-state.js';
-import { targetStatus, type TargetStatus } from './state/target-status.js';
+import { targetStatus, targetVerdict, type TargetStatus, type Verdict } from './state/target-status.js';
 
 /** One watched broker: its client, its collectors' runners, its state and its snapshot. */
 export class Target implements ServedTarget {
@@ -93,6 +93,10 @@ export class Target implements ServedTarget {
 
   exposition(gzipFormat?: Format): ReturnType<ServedTarget['exposition']> {
     return this.store.forScrape(gzipFormat);
+  }
+
+  verdict(): Verdict {
+    return targetVerdict(this.state);
   }
 
   status(now: number): TargetStatus {

@@ -1,5 +1,6 @@
-import { VERDICT_RANK, type TargetStatus, type VerdictLevel } from '../state/target-status.js';
+import { VERDICT_RANK, type TargetStatus, type Verdict, type VerdictLevel } from '../state/target-status.js';
 import { VERSION } from '../self/version.js';
+import type { ServedTarget } from './served-target.js';
 import { escapeHtml, targetSection } from './target-section.js';
 
 /** Targets shown in detail on one page: 10,000 tables would make a page of tens of megabytes. */
@@ -7,6 +8,18 @@ export const TARGETS_PER_PAGE = 10;
 
 /** How much of an unknown target name the page quotes. */
 const QUOTED_NAME_CHARS = 64;
+
+/** A target as the page lists it: its verdict for every target, its whole status only for those shown. */
+export interface LandingTarget {
+  readonly name: string;
+  readonly verdict: Verdict;
+  status(): TargetStatus;
+}
+
+/** A served target as the page lists it: its status copied only when asked. */
+export function listed(target: ServedTarget, now: number): LandingTarget {
+  return { name: target.name, verdict: target.verdict(), status: () => target.status(now) };
+}
 
 export interface LandingPageOptions {
   telemetryPath?: string;
@@ -52,7 +65,7 @@ ${body}
   };
 }
 
-function counts(targets: readonly TargetStatus[]): string {
+function counts(targets: readonly LandingTarget[]): string {
   const by: Record<VerdictLevel, number> = { down: 0, degraded: 0, starting: 0, healthy: 0 };
   for (const t of targets) by[t.verdict.level]++;
   const levels = (Object.keys(VERDICT_RANK) as VerdictLevel[]).filter((level) => by[level] > 0);
@@ -79,7 +92,7 @@ function quoted(name: string): string {
  * (down, degraded, starting, healthy; then by name), TARGETS_PER_PAGE to a page (`?page=N`), or one
  * (`?target=NAME`).
  */
-export function landingPage(targets: readonly TargetStatus[], options: LandingPageOptions = {}): LandingPage {
+export function landingPage(targets: readonly LandingTarget[], options: LandingPageOptions = {}): LandingPage {
   const { telemetryPath = '/metrics', probePath = '/probe', now = Date.now() } = options;
   const links = `<p><a href="${escapeHtml(telemetryPath)}">Metrics</a> · <a href="/-/healthy">Health</a> · <a href="/-/ready">Readiness</a>${
     options.target !== undefined ? ' · <a href="/">All targets</a>' : ''
@@ -91,7 +104,7 @@ export function landingPage(targets: readonly TargetStatus[], options: LandingPa
   if (options.target !== undefined) {
     const one = targets.find((t) => t.name === options.target);
     if (!one) return page(`${links}<p class="error">No target is named ${quoted(options.target)}.</p>`, 404);
-    return page(`${links}\n${targetSection(one, now, probePath)}`);
+    return page(`${links}\n${targetSection(one.status(), now, probePath)}`);
   }
 
   const last = Math.max(1, Math.ceil(targets.length / TARGETS_PER_PAGE));
@@ -103,6 +116,6 @@ export function landingPage(targets: readonly TargetStatus[], options: LandingPa
   const sorted = [...targets].sort((a, b) => VERDICT_RANK[a.verdict.level] - VERDICT_RANK[b.verdict.level] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const shown = sorted.slice((current - 1) * TARGETS_PER_PAGE, current * TARGETS_PER_PAGE);
   const nav = pager(current, last);
-  const sections = shown.map((t) => targetSection(t, now, probePath)).join('\n');
+  const sections = shown.map((t) => targetSection(t.status(), now, probePath)).join('\n');
   return page(`${links}\n${about}\n${counts(targets)}\n${nav}\n${sections}\n${nav}`);
 }

@@ -99,7 +99,7 @@ function collectorStatus(state: TargetState, c: CollectorState, now: number): Co
   };
 }
 
-function names(collectors: readonly CollectorStatus[]): string {
+function names(collectors: readonly CollectorState[]): string {
   return collectors.map((c) => c.name).join(', ');
 }
 
@@ -107,28 +107,36 @@ function collectorsCount(n: number): string {
   return `${n} collector${n === 1 ? '' : 's'}`;
 }
 
-/** Down when the broker does not answer, degraded when any collector fails or leaves requests out. */
-export function verdictOf(state: TargetState, collectors: readonly CollectorStatus[]): Verdict {
+/**
+ * Down when the broker does not answer, degraded when any collector fails or leaves requests out.
+ * One pass over the live state, copying nothing: the landing page asks it of every target (10,000
+ * in a fleet) and copies the whole status only of those it shows.
+ */
+export function targetVerdict(state: TargetState): Verdict {
   const decider = state.upDecidedBy;
   if (state.servesUp && decider !== undefined) {
     if (decider.attempts === 0) return { level: 'starting', why: 'the first poll of the broker has not finished yet' };
     if (!state.up) return { level: 'down', why: `${decider.name} failed: ${decider.lastError ?? 'no answer'}` };
   }
-  const failing = collectors.filter((c) => c.condition === 'failing');
-  const partial = collectors.filter((c) => c.condition === 'partial');
+  const unwell: Record<Exclude<CollectorCondition, 'ok'>, CollectorState[]> = { failing: [], partial: [], pending: [] };
+  for (const c of state.collectors.values()) {
+    const condition = conditionOf(c);
+    if (condition !== 'ok') unwell[condition].push(c);
+  }
+  const { failing, partial, pending } = unwell;
+  const total = state.collectors.size;
   if (failing.length > 0 || partial.length > 0) {
     const parts = [];
     if (failing.length > 0) {
       const never = failing.filter((c) => c.lastSuccessAt === undefined);
-      parts.push(`${failing.length} of ${collectorsCount(collectors.length)} failing (${names(failing)})`);
+      parts.push(`${failing.length} of ${collectorsCount(total)} failing (${names(failing)})`);
       if (never.length > 0) parts.push(`never succeeded: ${names(never)}`);
     }
     if (partial.length > 0) parts.push(`requests left out by ${names(partial)}`);
     return { level: 'degraded', why: parts.join('; ') };
   }
-  const pending = collectors.filter((c) => c.condition === 'pending');
-  if (pending.length === collectors.length) return { level: 'starting', why: 'no poll has finished yet' };
-  const polled = `${collectorsCount(collectors.length - pending.length)} polled, all answering`;
+  if (pending.length === total) return { level: 'starting', why: 'no poll has finished yet' };
+  const polled = `${collectorsCount(total - pending.length)} polled, all answering`;
   return { level: 'healthy', why: pending.length > 0 ? `${polled}; not polled yet: ${names(pending)}` : polled };
 }
 
@@ -143,7 +151,7 @@ export function targetStatus(state: TargetState, now: number, broker?: BrokerIde
     up: state.up,
     downReason: state.up ? undefined : state.upDecidedBy?.lastError,
     upCollector: state.upDecidedBy?.name,
-    verdict: verdictOf(state, collectors),
+    verdict: targetVerdict(state),
     broker: broker && { productName: broker.productName, productVersion: broker.productVersion, clusterName: broker.clusterName, node: broker.node },
     access,
     collectors,

@@ -14,7 +14,7 @@ import { Exposition } from '../../../src/snapshot/exposition.js';
 import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
 import { TargetState } from '../../../src/state/target-state.js';
 import type { ServedTarget } from '../../../src/server/served-target.js';
-import { targetStatus } from '../../../src/state/target-status.js';
+import { targetStatus, targetVerdict } from '../../../src/state/target-status.js';
 
 const M = defineMetrics('overview', {
   queues: { name: 'rabbitmq_test_queues', type: 'gauge', help: 'Queues.' },
@@ -67,6 +67,7 @@ function served<Store extends Pick<SnapshotStore, 'forScrape'>>(state: TargetSta
     },
     // The store in place when asked: a test may swap it.
     exposition: (gzipFormat) => target.store.forScrape(gzipFormat),
+    verdict: () => targetVerdict(state),
     status: (now) => targetStatus(state, now),
   };
   return target;
