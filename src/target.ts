@@ -16,7 +16,7 @@ import { SnapshotStore, type ProcessFamilies } from './snapshot/snapshot-store.j
 import type { ServedTarget } from './server/served-target.js';
 import type { Format } from './snapshot/exposition.js';
 import { TargetState } from './state/target-state.js';
-import { targetStatus, type TargetStatus } from './state/target-status.js';
+import { targetStatus, targetVerdict, type TargetStatus, type Verdict } from './state/target-status.js';
 
 export interface TargetOptions {
   /** The running target of the same name a reload replaces: what it served is served until this one's polls replace it. */
@@ -119,8 +119,13 @@ export class Target implements ServedTarget {
     return this.store.forScrape(gzipFormat);
   }
 
+  verdict(): Verdict {
+    return targetVerdict(this.state);
+  }
+
   status(): TargetStatus {
-    return targetStatus(this.state);
+    const { username, passwordSource, maxResponseBytes } = this.setup.target;
+    return targetStatus(this.state, this.brokerSelf.current, { username, passwordSource, maxResponseBytes });
   }
 
   start(): void {

@@ -7,6 +7,7 @@ import type { MetricDef } from '../metrics/metric-def.js';
 import type { SampleSink } from '../render/sample-sink.js';
 import type { RenderedFamily } from '../render/text-format.js';
 import type { TargetShare } from '../shard/shard-assignment.js';
+import type { LeftOutRequest } from '../state/target-state.js';
 
 /** Limits of one request tighter than the poll's: one vhost's list, an optional part. */
 export interface RequestLimits {
@@ -63,6 +64,11 @@ export interface CollectContext<Options = Record<string, never>> {
    * could not read some vhosts serves their series from here (see vhost-lists.ts).
    */
   readonly lastServed?: readonly RenderedFamily[];
+  /**
+   * Told of each request whose answer a successful poll leaves out (refused to the exporter's
+   * user, or one failed part of several): the landing page shows the collector as partial, and why.
+   */
+  readonly leftOut?: (request: LeftOutRequest) => void;
 }
 
 export interface Collector<Options = Record<string, never>> {

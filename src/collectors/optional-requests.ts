@@ -4,6 +4,7 @@ import { ManagementError } from '../client/errors.js';
 import { expectList } from '../client/expect-list.js';
 import type { CollectContext } from './collector.js';
 import { failureReason, PartCutOff, PartFailures, partsCutOff } from './optional-part.js';
+import { failureCause } from './failure-cause.js';
 
 /**
  * Polls made of independent requests to paths that may be absent (plugin off, older version)
@@ -72,6 +73,8 @@ export async function getRemembered<T>(ctx: CollectContext<unknown>, endpoint: O
     const refused = meaning === 'refused' && endpoint.refusedBecause !== undefined;
     if (meaning !== 'absent' && !(refused && (await credentialsWork(ctx)))) throw error;
     const status = httpStatus(error);
+    // The credentials work (checked above): a 401 here, as a 403, means a tag or permission is missing.
+    if (refused) ctx.leftOut?.({ path: endpoint.path, cause: { kind: 'forbidden', status }, why: `refused to the exporter's user: ${endpoint.refusedBecause}` });
     if (remembered !== status) {
       if (refused) {
         ctx.log.warn(
@@ -139,7 +142,13 @@ export async function collectParts(ctx: CollectContext<unknown>, collector: stri
   });
   if (failures.length > 0 && failures.length === parts.length) throw (failures[0] as { reason: unknown }).reason;
   for (const failure of failures) {
-    partFailures.failed(ctx, failure.name, failureReason(failure.reason, cutOff), failure.reason, 'its series are left out');
+    const error = failure.reason;
+    partFailures.failed(ctx, failure.name, failureReason(error, cutOff), error, 'its series are left out');
+    ctx.leftOut?.({
+      path: error instanceof ManagementError ? error.pathname : failure.name,
+      cause: failureCause(error, ctx.signal.aborted),
+      why: error instanceof ManagementError ? error.detail : error instanceof Error ? error.message : String(error),
+    });
   }
   partFailures.report(ctx, collector);
 }

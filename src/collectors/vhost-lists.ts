@@ -1,8 +1,11 @@
 import { exporterMetrics as E } from '../catalogue/exporter.js';
 import { absence } from '../client/absence.js';
+import { ManagementError } from '../client/errors.js';
 import { duration } from '../config/schema.js';
+import type { LeftOutRequest } from '../state/target-state.js';
 import { carried } from './carried.js';
 import type { CollectContext, RequestLimits } from './collector.js';
+import { failureCause } from './failure-cause.js';
 import { failureReason, partsCutOff, partTimeoutMs } from './optional-part.js';
 import { whoAmI } from './optional-requests.js';
 
@@ -26,7 +29,8 @@ interface VhostStatus {
   /** Date.now() and performance.now() of its last good answer. */
   lastGoodAt?: number;
   lastGoodMono?: number;
-  failure?: { reason: string; inARow: number; skipPolls: number };
+  /** `leftOut`: what the landing page says of it while it fails (ctx.leftOut). */
+  failure?: { reason: string; inARow: number; skipPolls: number; leftOut: LeftOutRequest };
 }
 
 /** What one collector knows of each vhost across polls (in its carryOver). */
@@ -142,7 +146,16 @@ export class VhostReader {
     const previous = status.failure;
     // The poll's deadline is not the vhost's fault: asked again at once, first.
     const inARow = reason === 'poll_deadline' ? 0 : (previous?.inARow ?? 0) + 1;
-    status.failure = { reason, inARow, skipPolls: inARow === 0 ? 0 : Math.min(2 ** (inARow - 1), MAX_SKIPPED_POLLS) };
+    status.failure = {
+      reason,
+      inARow,
+      skipPolls: inARow === 0 ? 0 : Math.min(2 ** (inARow - 1), MAX_SKIPPED_POLLS),
+      leftOut: {
+        path: error instanceof ManagementError ? error.pathname : `${this.options.what} of vhost ${vhost}`,
+        cause: failureCause(error, reason === 'poll_deadline'),
+        why: `vhost ${JSON.stringify(vhost)}: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    };
     if (previous?.reason === reason) return;
     const held = status.lastGoodAt === undefined ? 'it has no series yet' : `its series stay as last read (for up to max_age)`;
     const fields = { vhost, reason, cause: error instanceof Error ? error.message : String(error) };
@@ -190,6 +203,8 @@ export class VhostReader {
     for (const [vhost, status] of this.health.vhosts) {
       if (!status.failure) continue;
       sink.add(E.vhostFailed, { collector: this.collector, vhost, reason: status.failure.reason }, 1);
+      // The collector is partial on the landing page while a vhost fails, asked this poll or backing off.
+      this.ctx.leftOut?.(status.failure.leftOut);
       if (status.lastGoodAt === undefined || status.lastGoodMono === undefined) continue;
       sink.add(E.vhostLastSuccess, { collector: this.collector, vhost }, status.lastGoodAt / 1000);
       if (now - status.lastGoodMono <= maxAgeMs) held.add(vhost);

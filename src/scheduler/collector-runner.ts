@@ -11,7 +11,8 @@ import type { MetricDef } from '../metrics/metric-def.js';
 import type { NamingProfileName } from '../metrics/naming-profile.js';
 import { SampleSink, type SinkProfile } from '../render/sample-sink.js';
 import type { TargetShare } from '../shard/shard-assignment.js';
-import type { TargetState } from '../state/target-state.js';
+import { failureCause } from '../collectors/failure-cause.js';
+import type { LeftOutRequest, TargetState } from '../state/target-state.js';
 import type { PollFailureLog } from './failure-log.js';
 
 /**
@@ -80,7 +81,7 @@ export class CollectorRunner {
   ) {
     this.log = deps.log.child({ collector: collector.name });
     this.excluded = excludedFamilies(collector.metrics, deps.kbudde?.excludeMetrics ?? []);
-    deps.state.register(collector.name, config.intervalMs, config.maxAgeMs, { decidesUp: collector.describesBroker === true });
+    deps.state.register(collector.name, config.intervalMs, config.maxAgeMs, { decidesUp: collector.describesBroker === true, timeoutMs: config.timeoutMs });
   }
 
   /** Its collector reads what the broker says about itself (started first). */
@@ -167,6 +168,7 @@ export class CollectorRunner {
       get: (path, query, limits) => client.getJson(path, query, requestOptions(limits)),
       getOptional: (path, query, limits) => unlessAbsent(client.getJson(path, query, requestOptions(limits))),
     };
+    const leftOut: LeftOutRequest[] = [];
     try {
       // One reading of /api/overview per poll of the collector describing the broker; the others reuse the latest.
       const selfReport = this.collector.describesBroker ? await brokerSelf.read(signal) : undefined;
@@ -184,13 +186,14 @@ export class CollectorRunner {
         selfReport,
         limits: { deadlineAt: started + this.config.timeoutMs, timeoutMs: this.config.timeoutMs, maxAgeMs: this.config.maxAgeMs },
         lastServed: state.collectors.get(this.collector.name)?.families,
+        leftOut: (request) => leftOut.push(request),
       });
       // A collect that ignores its signal must not hold the loop: the poll fails at the deadline.
       await Promise.race([collecting, failAfterAbort(signal, this.config.timeoutMs)]);
       if (deadline.aborted) throw new Error(`poll ran past its deadline of ${this.config.timeoutMs} ms`);
       const seconds = (performance.now() - started) / 1000;
       if (sink.skipped > 0) this.log.debug({ skipped: sink.skipped }, 'values that were null or not numbers were left out');
-      state.succeeded(this.collector.name, sink.finish(), seconds, sink.skipped, Date.now(), sink.dropped);
+      state.succeeded(this.collector.name, sink.finish(), seconds, sink.skipped, Date.now(), sink.dropped, leftOut);
       this.deps.failures.succeeded(this.collector.name);
       const wasFailing = this.failures > 0;
       this.failures = 0;
@@ -200,7 +203,13 @@ export class CollectorRunner {
       this.failures++;
       const cause = describe(error, deadline.aborted, this.config.timeoutMs);
       if (error instanceof ManagementError && error.kind === 'too_large') state.answerRefused(this.collector.name, pathTemplate(error.pathname));
-      state.failed(this.collector.name, error instanceof ManagementError ? `${error.pathname}: ${cause}` : cause, seconds);
+      state.failed(
+        this.collector.name,
+        error instanceof ManagementError ? `${error.pathname}: ${cause}` : cause,
+        seconds,
+        Date.now(),
+        failureCause(error, deadline.aborted),
+      );
       if (!this.stopped) {
         this.deps.failures.failed(this.collector.name, cause, {
           path: error instanceof ManagementError ? error.pathname : undefined,

@@ -4,7 +4,7 @@ import type { HttpCounters } from '../self/exporter-metrics.js';
 import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../render/text-format.js';
 import type { Exposition, Format } from '../snapshot/exposition.js';
 import type { ServedTarget } from './served-target.js';
-import { landingPage } from './landing-page.js';
+import { landingPage, listed } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
 
 export interface ScrapeBound {
@@ -122,9 +122,20 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
     res.status(ready ? 200 : 503).type('text/plain').send(ready ? 'Ready\n' : 'Not ready: first poll not finished\n');
   });
 
-  app.get('/', (_req, res) => {
+  app.get('/', (req, res) => {
     const now = Date.now();
-    res.type('html').send(landingPage(targets().map((t) => t.status()), telemetryPath, now, PROBE_PATH));
+    const { page, target } = req.query;
+    if ((page !== undefined && typeof page !== 'string') || (target !== undefined && typeof target !== 'string')) {
+      res.status(400).type('text/plain').send('parameters "page" and "target" must each be given once\n');
+      return;
+    }
+    // Every target's verdict, but whole statuses only of the targets shown (10 of 10,000, or the one asked for).
+    const shown = target === undefined ? targets() : targets().filter((t) => t.name === target);
+    const answer = landingPage(
+      shown.map((t) => listed(t)),
+      { telemetryPath, probePath: PROBE_PATH, now, ...(page === undefined ? {} : { page }), ...(target === undefined ? {} : { target }) },
+    );
+    res.status(answer.status).type('html').set('Cache-Control', 'no-store').send(answer.html);
   });
 
   if (reload) {

@@ -1,5 +1,5 @@
 import type { Exposition, Format } from '../snapshot/exposition.js';
-import type { TargetStatus } from '../state/target-status.js';
+import type { TargetStatus, Verdict } from '../state/target-status.js';
 
 /**
  * A polled broker as the HTTP side sees it: finished expositions and a status copy, never the
@@ -11,6 +11,8 @@ export interface ServedTarget {
   readonly ready: boolean;
   /** The latest finished exposition; `gzipFormat`: the format its gzip is wanted in. */
   exposition(gzipFormat?: Format): Promise<Exposition>;
-  /** For the landing page: a copy taken now. */
+  /** For the landing page: asked of every target, so cheap (no copy). */
+  verdict(): Verdict;
+  /** For the landing page: a full copy, asked only of the targets it shows. */
   status(): TargetStatus;
 }

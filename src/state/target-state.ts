@@ -1,11 +1,47 @@
 import type { RenderedFamily } from '../render/text-format.js';
 import type { DropReason } from '../render/sample-sink.js';
 
+/**
+ * What kind of trouble a failed request or poll met, so that the landing page can name the likely
+ * cause and the setting to change. Decided where the error is known (the scheduler).
+ */
+export type FailureKind =
+  | 'unauthorized' // HTTP 401: wrong user or password, or a user without the management tags
+  | 'forbidden' // HTTP 403: the user lacks a tag or a permission on a vhost
+  | 'connection_refused' // nothing listens at the target's address
+  | 'not_http' // something that does not speak HTTP (the AMQP port)
+  | 'network' // reset, DNS, TLS
+  | 'request_timeout' // one request past target.timeouts
+  | 'poll_deadline' // the poll past collectors.<name>.timeout
+  | 'too_large' // an answer over target.max_response_bytes
+  | 'not_json' // an answer that is not the management API's JSON
+  | 'http_status' // another non-2xx answer (5xx, 400)
+  | 'other'; // the collector's own error
+
+export interface FailureCause {
+  readonly kind: FailureKind;
+  /** The HTTP status, when the broker answered. */
+  readonly status?: number;
+}
+
+/**
+ * A request of a successful poll whose answer was left out: the broker refused it (401/403 to a
+ * user lacking a tag or permission), or one independent request of the poll failed.
+ */
+export interface LeftOutRequest {
+  readonly path: string;
+  readonly cause: FailureCause;
+  /** Why, in words: what the exporter's user lacks, or the request's error. */
+  readonly why: string;
+}
+
 /** What one collector last produced on one target, and how its polls are going. */
 export interface CollectorState {
   readonly name: string;
   readonly intervalMs: number;
   readonly maxAgeMs: number;
+  /** Each poll's deadline (collectors.<name>.timeout); undefined when the runner did not say. */
+  readonly timeoutMs: number | undefined;
   /** Families of the last successful poll; replaced whole, never edited. */
   families: readonly RenderedFamily[];
   samples: number;
@@ -21,6 +57,10 @@ export interface CollectorState {
   lastAttemptAt: number | undefined;
   lastDurationSeconds: number | undefined;
   lastError: string | undefined;
+  /** Why the last poll failed; undefined after a success. */
+  lastFailure: FailureCause | undefined;
+  /** Requests the last successful poll left out: their series are missing. */
+  leftOut: readonly LeftOutRequest[];
 }
 
 /**
@@ -44,12 +84,13 @@ export class TargetState {
   ) {}
 
   /** `decidesUp`: this collector's polls decide rabbitmq_up and /-/ready (the one describing the broker). */
-  register(name: string, intervalMs: number, maxAgeMs: number, { decidesUp = false } = {}): void {
+  register(name: string, intervalMs: number, maxAgeMs: number, { decidesUp = false, timeoutMs }: { decidesUp?: boolean; timeoutMs?: number } = {}): void {
     if (decidesUp) this.upCollector = name;
     this.collectors.set(name, {
       name,
       intervalMs,
       maxAgeMs,
+      timeoutMs,
       families: [],
       samples: 0,
       skipped: 0,
@@ -61,6 +102,8 @@ export class TargetState {
       lastAttemptAt: undefined,
       lastDurationSeconds: undefined,
       lastError: undefined,
+      lastFailure: undefined,
+      leftOut: [],
     });
   }
 
@@ -71,6 +114,7 @@ export class TargetState {
     skipped: number,
     at = Date.now(),
     dropped: ReadonlyMap<DropReason, number> = new Map(),
+    leftOut: readonly LeftOutRequest[] = [],
   ): void {
     const state = this.get(name);
     state.families = families;
@@ -84,16 +128,19 @@ export class TargetState {
     state.lastAttemptAt = at;
     state.lastDurationSeconds = durationSeconds;
     state.lastError = undefined;
+    state.lastFailure = undefined;
+    state.leftOut = leftOut;
     this.version++;
   }
 
-  failed(name: string, error: string, durationSeconds: number, at = Date.now()): void {
+  failed(name: string, error: string, durationSeconds: number, at = Date.now(), cause: FailureCause = { kind: 'other' }): void {
     const state = this.get(name);
     state.attempts++;
     state.lastSuccess = false;
     state.lastAttemptAt = at;
     state.lastDurationSeconds = durationSeconds;
     state.lastError = error;
+    state.lastFailure = cause;
     this.version++;
   }
 

@@ -15,7 +15,7 @@ import type { ExporterConfig } from '../../../src/config/exporter-config.js';
 import { createLogger } from '../../../src/log.js';
 import { ProcessMetrics } from '../../../src/self/process-metrics.js';
 import { createApp } from '../../../src/server/app.js';
-import { landingPage } from '../../../src/server/landing-page.js';
+import { landingPage, listed } from '../../../src/server/landing-page.js';
 import { Target } from '../../../src/target.js';
 import { handRunners } from '../../support/hand-runners.js';
 import { MODES, PASSWORD_SOURCES, reflectingUpstream, secretForms, secretsIn, USER, type PasswordSource, type ReflectingUpstream } from '../../support/reflecting-upstream.js';
@@ -78,7 +78,7 @@ describe.each(PASSWORD_SOURCES)('an upstream quoting the request, password from 
         upstream.mode = mode;
         for (const runner of runners) await runner.pollOnce();
         for (const c of target.state.collectors.values()) texts.push({ where: `lastError of ${c.name} (${mode})`, text: c.lastError ?? '' });
-        texts.push({ where: `landing page (${mode}, overview ${overviewOk ? 'ok' : 'reflected'})`, text: landingPage([target.status()]) });
+        texts.push({ where: `landing page (${mode}, overview ${overviewOk ? 'ok' : 'reflected'})`, text: landingPage([listed(target)]).html });
       }
     }
 
