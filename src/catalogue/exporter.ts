@@ -45,6 +45,17 @@ export const exporterMetrics = defineMetrics('exporter', {
     labels: ['timeout'],
     help: 'HTTP connections closed because the client did not send its request within web.read_timeout (timeout="read") or did not take its answer within web.write_timeout (timeout="write").',
   },
+  connectionsRefused: {
+    name: 'rabbitmq_exporter_http_connections_refused_total',
+    type: 'counter',
+    help: 'Connections to the exporter closed as soon as they were accepted because web.max_connections connections were open.',
+  },
+  authRefused: {
+    name: 'rabbitmq_exporter_http_auth_refused_total',
+    type: 'counter',
+    labels: ['reason'],
+    help: 'Requests with a password not verified before, answered 429 without checking it: too many password checks in flight (reason="checks_in_flight"), or the client failed too often lately (reason="client_failures").',
+  },
 });
 
 const CNM = ['cluster', 'node', 'module'] as const;
