@@ -5,9 +5,15 @@ import { Worker } from 'node:worker_threads';
 /**
  * The worker's code, inline so the same module runs from the sources (tests) and from the build.
  * bcrypt is loaded from the path the main thread resolved, wherever the process was started from.
+ * On Linux the worker lowers its own thread's priority (nice 19): when cores are short, the main
+ * thread serving scrapes goes first, and guessing waits.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+try {
+  const thread = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+  require('node:os').setPriority(thread, 19);
+} catch {}
 const bcrypt = require(workerData.bcrypt);
 parentPort.on('message', ({ id, password, hash }) => {
   let same = false;

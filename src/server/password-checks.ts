@@ -18,6 +18,12 @@ export interface PasswordCheckLimits {
   refusedLimit: number;
   /** Clients whose failures are remembered. */
   clientLimit: number;
+  /**
+   * How long a refusal waits before it is sent (half of it to all of it, at random): for "busy",
+   * and at most for a client out of tries (until its next one). A client that ignores Retry-After then gets one answer a second per
+   * connection, instead of thousands of cheap ones that would take the event loop from scrapes.
+   */
+  refusalPauseMs: number;
 }
 
 export const PASSWORD_CHECK_LIMITS: PasswordCheckLimits = {
@@ -27,14 +33,17 @@ export const PASSWORD_CHECK_LIMITS: PasswordCheckLimits = {
   verifiedLimit: 64,
   refusedLimit: 1024,
   clientLimit: 4096,
+  refusalPauseMs: 1000,
 };
 
+/** `pauseMs`: how long the answer waits before it is sent (0 but for refusals to a pressing client). */
 export type CheckOutcome =
-  | { verdict: 'valid' | 'invalid' }
+  | { verdict: 'valid' }
+  | { verdict: 'invalid'; pauseMs: number }
   /** Not checked: too many comparisons in flight. */
-  | { verdict: 'busy' }
+  | { verdict: 'busy'; pauseMs: number }
   /** Not checked: this client failed too often; it may try again in `retryAfterS`. */
-  | { verdict: 'throttled'; retryAfterS: number };
+  | { verdict: 'throttled'; retryAfterS: number; pauseMs: number };
 
 interface Bucket {
   tokens: number;
@@ -69,13 +78,19 @@ export class PasswordChecks {
     const hash = users.get(user);
     const key = createHash('sha256').update(`${user}\0${hash ?? ''}\0${password}`).digest('base64');
     if (this.verified.get(key)) return { verdict: 'valid' };
-    if (this.refused.get(key)) return { verdict: 'invalid' };
-    const same = this.running.get(key);
-    if (same) return { verdict: (await same.catch(() => false)) && hash !== undefined ? 'valid' : 'invalid' };
-
     const bucket = this.bucketOf(client);
-    if (bucket.tokens < 1) return { verdict: 'throttled', retryAfterS: Math.ceil(((1 - bucket.tokens) * this.limits.failureRefillMs) / 1000) };
-    if (this.pool.inFlight >= this.limits.inFlightPerWorker * this.pool.size) return { verdict: 'busy' };
+    if (this.refused.get(key)) {
+      // A wrong password sent again costs no bcrypt, but counts as a failure of its client all the same.
+      bucket.tokens = Math.max(0, bucket.tokens - 1);
+      return { verdict: 'invalid', pauseMs: this.pauseFor(bucket) };
+    }
+    const same = this.running.get(key);
+    if (same) return (await same.catch(() => false)) && hash !== undefined ? { verdict: 'valid' } : { verdict: 'invalid', pauseMs: this.pauseFor(bucket) };
+
+    if (bucket.tokens < 1) {
+      return { verdict: 'throttled', retryAfterS: Math.ceil(((1 - bucket.tokens) * this.limits.failureRefillMs) / 1000), pauseMs: this.pauseFor(bucket) };
+    }
+    if (this.pool.inFlight >= this.limits.inFlightPerWorker * this.pool.size) return { verdict: 'busy', pauseMs: spread(this.limits.refusalPauseMs) };
     // The token is taken now, not after the failure: a client's concurrent guesses all count.
     bucket.tokens -= 1;
     const comparing = this.pool.compare(password, hash ?? DUMMY_HASH);
@@ -88,10 +103,16 @@ export class PasswordChecks {
       } else {
         this.refused.set(key, true);
       }
-      return { verdict: ok ? 'valid' : 'invalid' };
+      return ok ? { verdict: 'valid' } : { verdict: 'invalid', pauseMs: this.pauseFor(bucket) };
     } finally {
       this.running.delete(key);
     }
+  }
+
+  /** Until the client's next try, at most refusalPauseMs; none while it has tries left. */
+  private pauseFor(bucket: Bucket): number {
+    if (bucket.tokens >= 1) return 0;
+    return spread(Math.min(this.limits.refusalPauseMs, Math.ceil((1 - bucket.tokens) * this.limits.failureRefillMs)));
   }
 
   private bucketOf(client: string): Bucket {
@@ -102,4 +123,12 @@ export class PasswordChecks {
     this.clients.set(client, bucket);
     return bucket;
   }
+}
+
+/**
+ * Between half the pause and all of it, at random: connections refused together would otherwise
+ * come back together, and their burst of requests would delay a scrape arriving with it.
+ */
+function spread(pauseMs: number): number {
+  return Math.round(pauseMs / 2 + Math.random() * (pauseMs / 2));
 }

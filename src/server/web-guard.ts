@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request, Response } from 'express';
 import type { HttpCounters } from '../self/exporter-metrics.js';
 import { BcryptPool } from './bcrypt-pool.js';
@@ -18,7 +19,8 @@ export interface WebGuardOptions {
  * Response headers, rate limit and basic auth of the web config, as express middleware. `current`
  * is asked on every request, so a reloaded web config applies to the next request. Passwords are
  * checked by PasswordChecks: bcrypt on worker threads, a credential already verified answered at
- * once, and new ones refused with 429 past a bound instead of queued.
+ * once, and new ones refused with 429 past a bound instead of queued. A refusal to a client that
+ * keeps failing is sent after a pause (a timer, no work), so it cannot ask for thousands a second.
  */
 export function webGuard(current: () => WebConfig | undefined, { counters, checks = new PasswordChecks(new BcryptPool()) }: WebGuardOptions = {}) {
   let bucket: { tokens: number; at: number; limit: WebConfig['rateLimit'] } | undefined;
@@ -46,6 +48,10 @@ export function webGuard(current: () => WebConfig | undefined, { counters, check
     const credentials = basicCredentials(req.get('authorization'));
     const outcome = credentials ? await checks.check(config.users, credentials.user, credentials.password, req.socket.remoteAddress ?? '') : undefined;
     if (outcome?.verdict === 'valid') return next();
+    if (outcome && outcome.pauseMs > 0) {
+      await sleep(outcome.pauseMs);
+      if (req.socket.destroyed) return;
+    }
     if (outcome?.verdict === 'busy') {
       if (counters) counters.authRefusedBusy++;
       res.status(429).set('Retry-After', '1').type('text/plain').send('too many password checks in progress: try again in a second\n');

@@ -77,7 +77,7 @@ describe('webGuard', () => {
   });
 
   it('keeps a verified credential however many wrong ones come after it (one eviction at a time, valid ones apart)', async () => {
-    const { pool, checks: c } = checks({ failureBurst: 1000, refusedLimit: 8, verifiedLimit: 2 });
+    const { pool, checks: c } = checks({ failureBurst: 1000, refusedLimit: 8, verifiedLimit: 2, refusalPauseMs: 0 });
     const app = await guarded(config(), { checks: c });
     expect((await app.get('/metrics', basic('prometheus', 'scrape-pw'))).status).toBe(200);
     for (let i = 0; i <= 40; i++) expect((await app.get('/metrics', basic('prometheus', `guess-${i}`))).status).toBe(401);
@@ -93,13 +93,16 @@ describe('webGuard', () => {
 
   it('throttles a client that keeps failing (429, Retry-After), without bcrypt, while its verified credential still passes', async () => {
     const counters = newHttpCounters();
-    const { pool, checks: c } = checks({ failureBurst: 3, failureRefillMs: 60_000 });
+    const { pool, checks: c } = checks({ failureBurst: 3, failureRefillMs: 60_000, refusalPauseMs: 100 });
     const app = await guarded(config(), { checks: c, counters });
     expect((await app.get('/metrics', basic('prometheus', 'scrape-pw'))).status).toBe(200);
     const statuses = [];
     for (let i = 0; i < 6; i++) statuses.push((await app.get('/metrics', basic('prometheus', `guess-${i}`))).status);
     expect(statuses).toEqual([401, 401, 401, 429, 429, 429]);
+    // Out of tries, its refusals wait: half of refusalPauseMs to all of it.
+    const asked = performance.now();
     const throttled = await app.get('/metrics', basic('prometheus', 'guess-again'));
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(49);
     expect(throttled.headers.get('retry-after')).toBe('60');
     expect(await throttled.text()).toContain('too many failed logins');
     expect(pool.comparisons).toBe(4);
@@ -111,7 +114,7 @@ describe('webGuard', () => {
     // Cost 12: each comparison takes long enough that all the guesses arrive while the first ones run.
     const slow = bcrypt.hashSync('scrape-pw', 12);
     const counters = newHttpCounters();
-    const { pool, checks: c } = checks({ inFlightPerWorker: 2 });
+    const { pool, checks: c } = checks({ inFlightPerWorker: 2, refusalPauseMs: 100 });
     const app = await guarded(config({ users: new Map([['prometheus', slow]]) }), { checks: c, counters });
     expect((await app.get('/metrics', basic('prometheus', 'scrape-pw'))).status).toBe(200);
     const guesses = Array.from({ length: 8 }, (_, i) => app.get('/metrics', basic('prometheus', `guess-${i}`)));
