@@ -17,7 +17,7 @@ it('closes a connection that sends no request within web.read_timeout (408), and
     configYaml: `web:\n  read_timeout: 1s\n  write_timeout: 5s\n  max_concurrent_scrapes: 3\npoll:\n  interval: 1s\ntarget:\n  url: http://127.0.0.1:${broker}\n`,
   });
   const starting = exporter.logs().split('\n').find((l) => l.includes('"msg":"starting"'));
-  expect(JSON.parse(starting ?? '{}').config.web).toEqual({ readTimeoutMs: 1000, writeTimeoutMs: 5000, idleTimeoutMs: 5000, maxConcurrentScrapes: 3 });
+  expect(JSON.parse(starting ?? '{}').config.web).toEqual({ readTimeoutMs: 1000, writeTimeoutMs: 5000, idleTimeoutMs: 5000, maxConcurrentScrapes: 3, maxConnections: 512 });
 
   const { port } = new URL(exporter.url);
   const silent = connect(Number(port), '127.0.0.1');

@@ -71,7 +71,7 @@ async function start(webConfig: string, clientCertificate = false): Promise<Expo
 const HASH = bcrypt.hashSync('scrape-pw', 4);
 const TLS = 'tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n';
 
-it('serves /metrics over TLS to the right user only, /-/healthy to anyone, and nothing over plain HTTP', async () => {
+it('serves /metrics over TLS to the right user only, /-/healthy to anyone, and a 400 saying why over plain HTTP', async () => {
   exporter = await start(`${TLS}basic_auth_users:\n  prometheus: ${HASH}\n`);
   expect(exporter.url.startsWith('https://')).toBe(true);
   const dispatcher = agent(readFileSync(join(dir, 'ca.pem')));
@@ -82,7 +82,9 @@ it('serves /metrics over TLS to the right user only, /-/healthy to anyone, and n
   for (const auth of [undefined, basic('prometheus', 'nope'), basic('admin', 'scrape-pw')]) expect((await get('/metrics', auth)).status).toBe(401);
   expect((await get('/')).status).toBe(401);
   expect((await get('/-/healthy')).status).toBe(200);
-  await expect(fetch(`${exporter.url.replace('https:', 'http:')}/-/healthy`)).rejects.toThrow();
+  const plain = await fetch(`${exporter.url.replace('https:', 'http:')}/-/healthy`);
+  expect(plain.status).toBe(400);
+  expect(await plain.text()).toBe('Client sent an HTTP request to an HTTPS server.\n');
 }, 60_000);
 
 it('rotates its certificate and its users without a restart, and keeps the old web config when the new one is broken', async () => {
