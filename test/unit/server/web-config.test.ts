@@ -80,8 +80,8 @@ describe('readWebConfig: files promtool check web-config accepts', () => {
     expect(promtool(path)).not.toBe(false);
   });
 
-  it('an empty file: nothing required', () => {
-    const path = file('empty.yml', '');
+  it('an empty mapping: nothing required (no TLS, no users)', () => {
+    const path = file('empty-map.yml', '{}\n');
     expect(readWebConfig(path)).toMatchObject({ tls: undefined, headers: {} });
     expect(readWebConfig(path).users.size).toBe(0);
     expect(promtool(path)).not.toBe(false);
@@ -120,6 +120,17 @@ describe('readWebConfig: files it refuses, naming the key (promtool refuses them
     const path = file('bad.yml', text);
     expect(refused(path)).toContain(`web config file ${path}: ${message.replace('DIR', dir)}`);
     expect(promtool(path)).not.toBe(true);
+  });
+
+  // Issue 24: an empty file turned basic auth off with one info line. (promtool accepts it; a
+  // file emptied by mistake, or read half written, is what this refuses.)
+  it('an empty file, or one of comments only, is refused, naming it', () => {
+    const files: [string, string][] = [['empty.yml', ''], ['blank.yml', '\n  \n'], ['comments.yml', '# basic_auth_users:\n#   prometheus: x\n']];
+    for (const [name, text] of files) {
+      expect(refused(file(name, text))).toBe(
+        `web config file ${join(dir, name)}: is empty; it would turn TLS and basic auth off. Give its settings, or start without --web.config.file to serve plain HTTP to anyone`,
+      );
+    }
   });
 
   it('an unreadable file names it', () => {

@@ -108,6 +108,11 @@ it('rotates its certificate and its users without a restart, and keeps the old w
   await eventually(async () => (exporter!.logs().includes('web config not reloaded') ? true : undefined), 20_000, 'the refusal in the log');
   expect(exporter.logs()).toContain('key \\"basic_auth_users.grafana\\": is not a bcrypt hash');
   expect(await status('grafana', 'other-pw')).toBe(200);
+  // Issue 24: emptied (or caught half written), the file is refused and auth stays on.
+  writeFileSync(join(dir, 'web.yml'), '');
+  await eventually(async () => (exporter!.logs().includes('is empty; it would turn TLS and basic auth off') ? true : undefined), 20_000, 'the empty file refused in the log');
+  expect((await undiciFetch(`${exporter.url}/metrics`, { dispatcher })).status).toBe(401);
+  expect(await status('grafana', 'other-pw')).toBe(200);
 }, 90_000);
 
 it('asks for a verified client certificate with RequireAndVerifyClientCert', async () => {
