@@ -140,7 +140,7 @@ export class Exporter {
     await this.refreshAll();
     const changed = started.length > 0 || stopped.length > 0;
     this.log.info(
-      { targets_started: started.map(nameOf), targets_stopped: stopped.map(nameOf), targets_kept: kept.map(nameOf), target_restarted: changed, restart_required: restartRequired },
+      { restart_required: restartRequired, targets_started: started.map(nameOf), targets_stopped: stopped.map(nameOf), targets_kept: kept.map(nameOf), target_restarted: changed },
       'configuration reloaded',
     );
     return { ok: true, changed, restartRequired };
