@@ -20,10 +20,16 @@ export function readConfig(flags: CliFlags, env: Record<string, string | undefin
   return loadConfig(flags, env, COLLECTORS);
 }
 
-export type ReloadOutcome = { ok: true; changed: boolean } | { ok: false; error: string };
+/** `restartRequired`: the settings read that only a restart applies, by their config key. */
+export type ReloadOutcome = { ok: true; changed: boolean; restartRequired: string[] } | { ok: false; error: string };
 
-/** Settings only a restart applies: the listener and the log's format. */
-const RESTART_ONLY: readonly (keyof ExporterConfig)[] = ['listenAddress', 'telemetryPath', 'logFormat', 'web'];
+/** Settings only a restart applies: the listener and the log's format; each with the key an operator sets. */
+const RESTART_ONLY: readonly [keyof ExporterConfig, string][] = [
+  ['listenAddress', 'web.listen_address'],
+  ['telemetryPath', 'web.telemetry_path'],
+  ['logFormat', 'log.format'],
+  ['web', 'web.read_timeout, write_timeout, idle_timeout, max_concurrent_scrapes or max_connections'],
+];
 
 /**
  * The running exporter: the configuration in force and the targets it polls, each on its own
@@ -102,8 +108,11 @@ export class Exporter {
       this.log.error({ reason: error.message }, 'configuration not reloaded: the new one cannot be used; the running one stays in force');
       return { ok: false, error: error.message };
     }
-    for (const key of RESTART_ONLY) {
-      if (!isDeepStrictEqual(next[key], this.config[key])) this.log.warn({ key, running: this.config[key], configured: next[key] }, 'this setting changes only with a restart');
+    const restartRequired: string[] = [];
+    for (const [key, name] of RESTART_ONLY) {
+      if (isDeepStrictEqual(next[key], this.config[key])) continue;
+      restartRequired.push(name);
+      this.log.warn({ key: name, running: this.config[key], configured: next[key] }, 'this setting changes only with a restart');
     }
     // Child loggers keep the level they were made with: a new level takes new targets.
     const levelChanged = next.logLevel !== this.config.logLevel;
@@ -129,14 +138,14 @@ export class Exporter {
     await Promise.all(stopped.map((t) => t.stop()));
     this.credentials = redactorOf(this.running);
     this.config = { ...next, listenAddress: this.config.listenAddress, telemetryPath: this.config.telemetryPath, logFormat: this.config.logFormat, web: this.config.web };
-    this.reloadStatus.succeeded();
+    this.reloadStatus.succeeded(Date.now(), restartRequired);
     await this.refreshAll();
     const changed = started.length > 0 || stopped.length > 0;
     this.log.info(
-      { targets_started: started.map(nameOf), targets_stopped: stopped.map(nameOf), targets_kept: kept.map(nameOf), target_restarted: changed },
+      { restart_required: restartRequired, targets_started: started.map(nameOf), targets_stopped: stopped.map(nameOf), targets_kept: kept.map(nameOf), target_restarted: changed },
       'configuration reloaded',
     );
-    return { ok: true, changed };
+    return { ok: true, changed, restartRequired };
   }
 
   /** `replacing`: the running target a reload replaces with the new one. */

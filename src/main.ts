@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   let web: WebServer | undefined;
   const app = createApp(() => running.targets, log, {
     telemetryPath: config.telemetryPath,
-    guard: webGuard(() => web?.current()),
+    guard: webGuard(() => web?.current(), { counters: http }),
     reload: () => running.reload(),
     scrapes: { maxConcurrent: config.web.maxConcurrentScrapes, counters: http },
     ownMetrics: () => running.ownMetrics(),

@@ -47,6 +47,11 @@ export const exporterMetrics = defineMetrics('exporter', {
   shardOrdinal: { name: 'rabbitmq_exporter_shard_ordinal', type: g, help: 'This replica\'s shard (--shard, 0-based; 0 when not sharded).' },
   totalShards: { name: 'rabbitmq_exporter_total_shards', type: g, help: 'How many shards the work is split into (--total-shards; 1 when not sharded).' },
   configReloadSuccessful: { name: 'rabbitmq_exporter_config_last_reload_successful', type: g, help: '1 when the last configuration load (at start-up, on SIGHUP or POST /-/reload) succeeded, 0 when it failed and the previous configuration stayed in force.' },
+  configRestartRequired: {
+    name: 'rabbitmq_exporter_config_restart_required',
+    type: g,
+    help: '1 when the configuration last loaded changes settings that only a restart applies (web.listen_address, web.telemetry_path, the other web.* keys, log.format): they keep their running values until the exporter restarts; 0 otherwise.',
+  },
   configReloadSuccessTimestamp: { name: 'rabbitmq_exporter_config_last_reload_success_timestamp_seconds', type: g, help: 'When the configuration was last loaded successfully (Unix time).' },
   requests: { name: 'rabbitmq_exporter_management_requests_total', type: 'counter', help: 'Requests sent to the management API.' },
   answersRefused: { name: 'rabbitmq_exporter_answers_refused_total', type: 'counter', labels: ['collector', 'path'], help: 'Answers of the management API refused while they arrived because they were over their cap (target.max_response_bytes for lists; the poll fails and serves nothing), by collector and path.' },
@@ -62,6 +67,17 @@ export const exporterMetrics = defineMetrics('exporter', {
     type: 'counter',
     labels: ['timeout'],
     help: 'HTTP connections closed because the client did not send its request within web.read_timeout (timeout="read") or did not take its answer within web.write_timeout (timeout="write").',
+  },
+  connectionsRefused: {
+    name: 'rabbitmq_exporter_http_connections_refused_total',
+    type: 'counter',
+    help: 'Connections to the exporter closed as soon as they were accepted because web.max_connections connections were open.',
+  },
+  authRefused: {
+    name: 'rabbitmq_exporter_http_auth_refused_total',
+    type: 'counter',
+    labels: ['reason'],
+    help: 'Requests with a password not verified before, answered 429 without checking it: too many password checks in flight (reason="checks_in_flight"), or the client failed too often lately (reason="client_failures").',
   },
 });
 

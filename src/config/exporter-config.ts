@@ -34,6 +34,7 @@ export interface WebLimits {
   writeTimeoutMs: number;
   idleTimeoutMs: number;
   maxConcurrentScrapes: number;
+  maxConnections: number;
 }
 
 export interface PollConfig {

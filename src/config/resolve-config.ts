@@ -20,6 +20,7 @@ export function resolve(config: FileConfig, specs: readonly CollectorSpec[], fil
       writeTimeoutMs: config.web.write_timeout,
       idleTimeoutMs: config.web.idle_timeout,
       maxConcurrentScrapes: config.web.max_concurrent_scrapes,
+      maxConnections: config.web.max_connections,
     },
     telemetryPath: config.web.telemetry_path,
     logLevel: config.log.level,

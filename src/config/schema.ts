@@ -136,6 +136,8 @@ const webSchema = z.strictObject({
   idle_timeout: positiveDuration.default(5_000),
   /** Scrapes of /metrics answered at once; one more is refused with 503 and Retry-After. */
   max_concurrent_scrapes: z.number().int().min(1).max(1000).default(10),
+  /** Connections open at once; one more is closed as soon as it is accepted. Below the descriptor limit (often 1,024). */
+  max_connections: z.number().int().min(1).max(100_000).default(512),
 });
 
 const pollSchema = z.strictObject({

@@ -17,10 +17,16 @@ export interface HttpCounters {
   scrapesRefused: number;
   readTimeouts: number;
   writeTimeouts: number;
+  /** Connections closed at accept because web.max_connections were open. */
+  connectionsRefused: number;
+  /** Requests answered 429 without a password check: too many checks in flight… */
+  authRefusedBusy: number;
+  /** …or the client failed too often lately. */
+  authRefusedThrottled: number;
 }
 
 export function newHttpCounters(): HttpCounters {
-  return { scrapesRefused: 0, readTimeouts: 0, writeTimeouts: 0 };
+  return { scrapesRefused: 0, readTimeouts: 0, writeTimeouts: 0, connectionsRefused: 0, authRefusedBusy: 0, authRefusedThrottled: 0 };
 }
 
 /** What the kbudde profile's own series need of a target beyond its state. */
@@ -129,6 +135,9 @@ function addServerSeries(sink: SampleSink, http: HttpCounters): void {
   sink.add(M.scrapesRefused, [], http.scrapesRefused);
   sink.add(M.httpTimeouts, ['read'], http.readTimeouts);
   sink.add(M.httpTimeouts, ['write'], http.writeTimeouts);
+  sink.add(M.connectionsRefused, [], http.connectionsRefused);
+  sink.add(M.authRefused, ['checks_in_flight'], http.authRefusedBusy);
+  sink.add(M.authRefused, ['client_failures'], http.authRefusedThrottled);
   eventLoopDelay.start();
   sink.add(M.eventLoopDelayMax, [], eventLoopDelay.maxSeconds());
 }

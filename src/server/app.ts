@@ -6,6 +6,7 @@ import type { Exposition, Format } from '../snapshot/exposition.js';
 import type { ServedTarget } from './served-target.js';
 import { landingPage, listed } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
+import { reloadEndpoint, type ReloadAnswer } from './reload-endpoint.js';
 
 export interface ScrapeBound {
   /** Scrapes in progress at once (web.max_concurrent_scrapes). */
@@ -17,7 +18,7 @@ export interface AppOptions {
   /** Where the metrics are served (--web.telemetry-path). */
   telemetryPath?: string;
   /** POST /-/reload: re-reads the configuration; without it the path answers 404. */
-  reload?: () => Promise<{ ok: true } | { ok: false; error: string }>;
+  reload?: () => Promise<ReloadAnswer>;
   /** Headers, rate limit and basic auth of --web.config.file, before every route. */
   guard?: RequestHandler;
   /** Without it, scrapes are not bounded. */
@@ -138,13 +139,16 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
     res.status(answer.status).type('html').set('Cache-Control', 'no-store').send(answer.html);
   });
 
-  if (reload) {
-    app.post('/-/reload', async (_req, res) => {
-      const outcome = await reload();
-      if (outcome.ok) res.type('text/plain').send('configuration reloaded\n');
-      else res.status(500).type('text/plain').send(`configuration not reloaded; the running one stays in force:\n${outcome.error}\n`);
-    });
-  }
+  if (reload) app.post('/-/reload', reloadEndpoint(reload));
+
+  // A known path asked with another method: 405 and the methods it takes, not "not found".
+  const allowed = new Map<string, string>([[telemetryPath, 'GET, HEAD'], [PROBE_PATH, 'GET, HEAD'], ['/-/healthy', 'GET, HEAD'], ['/-/ready', 'GET, HEAD'], ['/', 'GET, HEAD']]);
+  if (reload) allowed.set('/-/reload', 'POST');
+  app.use((req: Request, res: Response, next: express.NextFunction) => {
+    const methods = allowed.get(req.path);
+    if (!methods) return next();
+    res.status(405).set('Allow', methods).type('text/plain').send(`method ${req.method} not allowed on ${req.path}: use ${methods}\n`);
+  });
 
   app.use((req: Request, res: Response) => {
     res.status(404).type('text/plain').send(`not found: ${req.method} ${req.path}\n`);

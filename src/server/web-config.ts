@@ -121,6 +121,10 @@ export function readWebConfig(file: string): WebConfig {
   }
   const doc = parseDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0) throw new WebConfigError(`web config file ${file}: not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+  // An empty file (or one half written) would turn TLS and basic auth off without a word.
+  if (doc.contents === null) {
+    throw new WebConfigError(`web config file ${file}: is empty; it would turn TLS and basic auth off. Give its settings, or start without --web.config.file to serve plain HTTP to anyone`);
+  }
   const raw = (doc.toJS() ?? {}) as Record<string, unknown>;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {

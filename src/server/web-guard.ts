@@ -1,26 +1,28 @@
-import { createHash } from 'node:crypto';
-import bcrypt from 'bcryptjs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request, Response } from 'express';
+import type { HttpCounters } from '../self/exporter-metrics.js';
+import { BcryptPool } from './bcrypt-pool.js';
+import { PasswordChecks } from './password-checks.js';
 import type { WebConfig } from './web-config.js';
 
 /** Paths served to anyone: a liveness probe has no credentials and must not be rate limited. */
 const OPEN_PATHS = new Set(['/-/healthy']);
 
-/** A bcrypt hash of a password nobody has: unknown users cost as much as known ones (no timing oracle). */
-const DUMMY_HASH = '$2b$10$6EFAeXpR46bR2aLac95qnumXSvZiiNDFR4PDxT7SpTfgfcd12UH2q';
-
-/** Outcomes of bcrypt comparisons, by a digest of user, hash and password; bounded. */
-const CACHE_LIMIT = 1024;
+export interface WebGuardOptions {
+  /** Where refusals without a password check are counted. */
+  counters?: Pick<HttpCounters, 'authRefusedBusy' | 'authRefusedThrottled'>;
+  /** The password checks (tests give their own pool and limits). */
+  checks?: PasswordChecks;
+}
 
 /**
  * Response headers, rate limit and basic auth of the web config, as express middleware. `current`
- * is asked on every request, so a reloaded web config applies to the next request. bcrypt runs at
- * most once per (user, hash, password) and one at a time, so scrapes stay fast and wrong
- * passwords cannot take both cores.
+ * is asked on every request, so a reloaded web config applies to the next request. Passwords are
+ * checked by PasswordChecks: bcrypt on worker threads, a credential already verified answered at
+ * once, and new ones refused with 429 past a bound instead of queued. A refusal to a client that
+ * keeps failing is sent after a pause (a timer, no work), so it cannot ask for thousands a second.
  */
-export function webGuard(current: () => WebConfig | undefined) {
-  const outcomes = new Map<string, boolean>();
-  let comparing: Promise<unknown> = Promise.resolve();
+export function webGuard(current: () => WebConfig | undefined, { counters, checks = new PasswordChecks(new BcryptPool()) }: WebGuardOptions = {}) {
   let bucket: { tokens: number; at: number; limit: WebConfig['rateLimit'] } | undefined;
 
   const allowedByRate = (limit: NonNullable<WebConfig['rateLimit']>): boolean => {
@@ -34,19 +36,6 @@ export function webGuard(current: () => WebConfig | undefined) {
     return true;
   };
 
-  const verify = async (users: ReadonlyMap<string, string>, user: string, password: string): Promise<boolean> => {
-    const hash = users.get(user);
-    const key = createHash('sha256').update(`${user}\0${hash ?? ''}\0${password}`).digest('hex');
-    const known = outcomes.get(key);
-    if (known !== undefined) return known;
-    const result = comparing.then(() => bcrypt.compare(password, hash ?? DUMMY_HASH)).then((same) => same && hash !== undefined);
-    comparing = result.catch(() => undefined);
-    const ok = await result.catch(() => false);
-    if (outcomes.size >= CACHE_LIMIT) outcomes.clear();
-    outcomes.set(key, ok);
-    return ok;
-  };
-
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const config = current();
     if (!config) return next();
@@ -58,7 +47,22 @@ export function webGuard(current: () => WebConfig | undefined) {
     }
     if (config.users.size === 0) return next();
     const credentials = basicCredentials(req.get('authorization'));
-    if (credentials && (await verify(config.users, credentials.user, credentials.password))) return next();
+    const outcome = credentials ? await checks.check(config.users, credentials.user, credentials.password, req.socket.remoteAddress ?? '') : undefined;
+    if (outcome?.verdict === 'valid') return next();
+    if (outcome && outcome.pauseMs > 0) {
+      await sleep(outcome.pauseMs);
+      if (req.socket.destroyed) return;
+    }
+    if (outcome?.verdict === 'busy') {
+      if (counters) counters.authRefusedBusy++;
+      res.status(429).set('Retry-After', '1').type('text/plain').send('too many password checks in progress: try again in a second\n');
+      return;
+    }
+    if (outcome?.verdict === 'throttled') {
+      if (counters) counters.authRefusedThrottled++;
+      res.status(429).set('Retry-After', String(outcome.retryAfterS)).type('text/plain').send(`too many failed logins from this client: try again in ${outcome.retryAfterS} s\n`);
+      return;
+    }
     res.setHeader('WWW-Authenticate', 'Basic realm="rabbitmq-exporter", charset="UTF-8"');
     res.status(401).type('text/plain').send('unauthorized\n');
   };

@@ -1,11 +1,12 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { WebLimits } from '../config/exporter-config.js';
 import type { HttpCounters } from '../self/exporter-metrics.js';
+import { capConnections, TlsGate } from './connection-gate.js';
 import { enforceDeadlines, serverTimeouts } from './deadlines.js';
 import { readWebConfig, type WebConfig } from './web-config.js';
 
@@ -40,6 +41,9 @@ export class WebServer {
 
   private constructor(
     readonly server: Server | HttpsServer,
+    /** What listens: the HTTP server itself, or the gate in front of the HTTPS server. */
+    private readonly listener: NetServer | Server,
+    private readonly gate: TlsGate | undefined,
     private readonly options: WebServerOptions,
     initial: WebConfig | undefined,
   ) {
@@ -67,16 +71,19 @@ export class WebServer {
       ? createHttpsServer({ ...timeouts, ...tls.context, requestCert: tls.clientAuth !== 'NoClientCert', rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert' }, handler)
       : createHttpServer(timeouts, handler);
     enforceDeadlines(server, options.limits, options.counters, options.log);
-    const web = new WebServer(server, options, config);
+    const gate = tls ? new TlsGate(server as HttpsServer, options.limits, options.counters, options.log) : undefined;
+    if (!gate) capConnections(server, options.limits, options.counters);
+    const listener = gate?.listener ?? server;
+    const web = new WebServer(server, listener, gate, options, config);
     if (tls) server.on('secureConnection', (socket: TLSSocket) => web.checkClient(socket));
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      listener.once('error', reject);
       const done = () => {
-        server.off('error', reject);
+        listener.off('error', reject);
         resolve();
       };
-      if (options.host) server.listen(options.port, options.host, done);
-      else server.listen(options.port, done);
+      if (options.host) listener.listen(options.port, options.host, done);
+      else listener.listen(options.port, done);
     });
     return web;
   }
@@ -87,7 +94,7 @@ export class WebServer {
   }
 
   get address(): AddressInfo {
-    return this.server.address() as AddressInfo;
+    return this.listener.address() as AddressInfo;
   }
 
   get protocol(): 'http' | 'https' {
@@ -107,8 +114,9 @@ export class WebServer {
     const deadline = performance.now() + graceMs;
     const busy = () => this.inFlight.size > 0 || [...this.sockets].some((socket) => socket.writableLength > 0);
     while (busy() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
     this.server.closeAllConnections();
+    this.gate?.destroyWaiting();
     await closed;
   }
 

@@ -129,6 +129,8 @@ export async function check(pids: number[]): Promise<{ healthy: boolean; report:
           const status = await ask(endpoint, tls);
           if (status === 200) return { healthy: true, report: `${scheme}://${where}/-/healthy: 200` };
           lines.push(`${scheme}://${where}/-/healthy: ${status}`);
+          // A TLS listener answers plain HTTP with 400 ("Client sent an HTTP request to an HTTPS server."): try HTTPS.
+          if (!tls && status === 400) continue;
           break; // it speaks this protocol: the other would not do better
         } catch (error) {
           lines.push(`${scheme}://${where}/-/healthy: ${(error as Error).message}`);

@@ -47,7 +47,7 @@ async function text(e: Exporter): Promise<string> {
 it('keeps the running target when the new configuration is the same, or cannot be used', async () => {
   const { file, exporter: e } = start(config(brokers[0]!));
   const first = e.targets[0];
-  expect(await e.reload()).toEqual({ ok: true, changed: false });
+  expect(await e.reload()).toEqual({ ok: true, changed: false, restartRequired: [] });
   expect(e.targets[0]).toBe(first);
 
   writeFileSync(file, `${config(brokers[0]!)}poll_interval: 5s\n`);
@@ -57,7 +57,7 @@ it('keeps the running target when the new configuration is the same, or cannot b
   expect(await text(e)).toContain('rabbitmq_exporter_config_last_reload_successful 0');
 
   writeFileSync(file, config(brokers[0]!));
-  expect(await e.reload()).toEqual({ ok: true, changed: false });
+  expect(await e.reload()).toEqual({ ok: true, changed: false, restartRequired: [] });
   expect(await text(e)).toContain('rabbitmq_exporter_config_last_reload_successful 1');
 });
 
@@ -65,7 +65,7 @@ it('replaces a target whose settings changed: the new one polls the new broker, 
   const { file, exporter: e } = start(config(brokers[0]!));
   const first = e.targets[0]!;
   writeFileSync(file, config(brokers[1]!));
-  expect(await e.reload()).toEqual({ ok: true, changed: true });
+  expect(await e.reload()).toEqual({ ok: true, changed: true, restartRequired: [] });
   expect(e.targets[0]).not.toBe(first);
   expect(e.targets[0]!.state.url).toBe(brokers[1]!.url);
   const before = brokers[0]!.requests.length;
@@ -88,7 +88,7 @@ it("a replaced target serves the running one's data, rabbitmq_up and readiness u
     // The new target's polls of the overview get no answer: what it serves meanwhile is what it inherited.
     routes['/api/overview'] = 'stall';
     writeFileSync(file, config(broker).replace('level: silent', 'level: fatal'));
-    expect(await e.reload()).toEqual({ ok: true, changed: true });
+    expect(await e.reload()).toEqual({ ok: true, changed: true, restartRequired: [] });
     const replacement = e.targets[0]!;
     expect(replacement).not.toBe(first);
     expect(replacement.ready).toBe(true);
@@ -140,12 +140,12 @@ describe('several targets', () => {
     const { file, exporter: e } = start(several(entry('a', brokers[0]!), entry('b', brokers[1]!)));
     const [a, b] = e.targets;
     writeFileSync(file, several(entry('a', brokers[0]!), entry('b', brokers[1]!)));
-    expect(await e.reload()).toEqual({ ok: true, changed: false });
+    expect(await e.reload()).toEqual({ ok: true, changed: false, restartRequired: [] });
     expect(e.targets[0]).toBe(a);
     expect(e.targets[1]).toBe(b);
 
     writeFileSync(file, several(entry('a', brokers[0]!), entry('c', third)));
-    expect(await e.reload()).toEqual({ ok: true, changed: true });
+    expect(await e.reload()).toEqual({ ok: true, changed: true, restartRequired: [] });
     expect(names(e)).toEqual(['a', 'c']);
     expect(e.targets[0]).toBe(a);
     await sleep(300);
@@ -157,7 +157,7 @@ describe('several targets', () => {
     expect(third.requests.length).toBeGreaterThan(0);
 
     writeFileSync(file, several(entry('a', brokers[0]!, '    poll:\n      interval: 2s\n'), entry('c', third)));
-    expect(await e.reload()).toEqual({ ok: true, changed: true });
+    expect(await e.reload()).toEqual({ ok: true, changed: true, restartRequired: [] });
     expect(e.targets[0]).not.toBe(a);
     expect(e.targets[0]!.setup.poll.intervalMs).toBe(2000);
   }, 30_000);
@@ -208,4 +208,24 @@ describe('several targets', () => {
     // Two targets before and after; allow one request in flight per target at either moment.
     expect(Math.abs(resources().length - baseline)).toBeLessThanOrEqual(4);
   }, 60_000);
+});
+
+// Issue 24: a reload changing what only a restart applies answered "configuration reloaded", with
+// the success metric at 1 and nothing else saying that part was not applied.
+it('says which settings read by a reload wait for a restart, in its outcome and in a metric', async () => {
+  const { file, exporter: e } = start(config(brokers[0]!));
+  expect(await text(e)).toContain('rabbitmq_exporter_config_restart_required 0');
+  writeFileSync(file, `${config(brokers[0]!)}web:\n  listen_address: ":9999"\n  max_connections: 100\n`);
+  expect(await e.reload()).toEqual({
+    ok: true,
+    changed: false,
+    restartRequired: ['web.listen_address', 'web.read_timeout, write_timeout, idle_timeout, max_concurrent_scrapes or max_connections'],
+  });
+  const served = await text(e);
+  expect(served).toContain('rabbitmq_exporter_config_restart_required 1');
+  expect(served).toContain('rabbitmq_exporter_config_last_reload_successful 1');
+  // Written back as it runs: nothing waits for a restart any more.
+  writeFileSync(file, config(brokers[0]!));
+  expect(await e.reload()).toEqual({ ok: true, changed: false, restartRequired: [] });
+  expect(await text(e)).toContain('rabbitmq_exporter_config_restart_required 0');
 });

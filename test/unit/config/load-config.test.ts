@@ -52,7 +52,7 @@ describe('good files', () => {
     const config = load(td('good-empty.yaml'));
     expect(config.configFile).toBe(td('good-empty.yaml'));
     expect(config.listenAddress).toBe(':9419');
-    expect(config.web).toEqual({ readTimeoutMs: 10_000, writeTimeoutMs: 60_000, idleTimeoutMs: 5000, maxConcurrentScrapes: 10 });
+    expect(config.web).toEqual({ readTimeoutMs: 10_000, writeTimeoutMs: 60_000, idleTimeoutMs: 5000, maxConcurrentScrapes: 10, maxConnections: 512 });
     expect(config.logLevel).toBe('info');
     expect(config.poll).toEqual({ intervalMs: 15_000, jitter: 0.1, backoffMaxMs: 120_000 });
     expect(config.target.url).toBe('http://localhost:15672');
@@ -94,7 +94,7 @@ describe('good files', () => {
   it('a file using every key is read into every field', () => {
     const config = load(td('good-full.yaml'));
     expect(config.listenAddress).toBe('127.0.0.1:9999');
-    expect(config.web).toEqual({ readTimeoutMs: 3000, writeTimeoutMs: 20_000, idleTimeoutMs: 30_000, maxConcurrentScrapes: 4 });
+    expect(config.web).toEqual({ readTimeoutMs: 3000, writeTimeoutMs: 20_000, idleTimeoutMs: 30_000, maxConcurrentScrapes: 4, maxConnections: 300 });
     expect(config.logLevel).toBe('debug');
     expect(config.poll).toEqual({ intervalMs: 10_000, jitter: 0.2, backoffMaxMs: 300_000 });
     const t = config.target;

@@ -40,5 +40,8 @@ it('reloads on SIGHUP and POST /-/reload; a configuration that cannot be used ke
   const accepted = await fetch(`${exporter.url}/-/reload`, { method: 'POST' });
   expect(accepted.status).toBe(200);
   expect(await exporter.value('rabbitmq_exporter_config_last_reload_successful')).toBe(1);
-  expect((await fetch(`${exporter.url}/-/reload`)).status).toBe(404);
+  // A GET is the wrong method (issue 24: it answered 404).
+  const wrongMethod = await fetch(`${exporter.url}/-/reload`);
+  expect(wrongMethod.status).toBe(405);
+  expect(wrongMethod.headers.get('allow')).toBe('POST');
 }, 90_000);

@@ -70,7 +70,7 @@ describe('the container health check follows the port the exporter listens on', 
     const exporter = await startExporter({ configYaml: NO_BROKER, args: ['--web.config.file', webConfig], readyCheck: { ca: pki.ca } });
     running.push(exporter);
     const port = new URL(exporter.url).port;
-    // Plain HTTP is refused by the TLS listener; HTTPS answers.
+    // Plain HTTP gets 400 from the TLS listener; HTTPS answers.
     expect(await check([pidOf(exporter.configFile)])).toEqual({ healthy: true, report: `https://127.0.0.1:${port}/-/healthy: 200` });
   }, 60_000);
 

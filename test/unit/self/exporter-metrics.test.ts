@@ -23,7 +23,7 @@ describe('exporterFamilies', () => {
     state.register('nodes', 1000, 3000);
     state.succeeded('overview', [], 0.5, 4, 10_000);
     state.failed('nodes', 'down', 0.25, 10_000);
-    const text = Exposition.of(exporterFamilies(state, { requests: 11, bytesRead: 2048 }, { scrapesRefused: 3, readTimeouts: 1, writeTimeouts: 2 }, 12_000)).body('text').toString();
+    const text = Exposition.of(exporterFamilies(state, { requests: 11, bytesRead: 2048 }, { scrapesRefused: 3, readTimeouts: 1, writeTimeouts: 2, connectionsRefused: 5, authRefusedBusy: 6, authRefusedThrottled: 7 }, 12_000)).body('text').toString();
     const s = samples(text);
     expect(s.get('rabbitmq_up')).toBe(1);
     expect(s.get(`rabbitmq_exporter_build_info{version="${VERSION}",revision="${REVISION}",branch="${BUILD_INFO.branch}",nodejs_version="${process.version}"}`)).toBe(1);
@@ -32,6 +32,9 @@ describe('exporterFamilies', () => {
     expect(s.get('rabbitmq_exporter_scrapes_refused_total')).toBe(3);
     expect(s.get('rabbitmq_exporter_http_timeouts_total{timeout="read"}')).toBe(1);
     expect(s.get('rabbitmq_exporter_http_timeouts_total{timeout="write"}')).toBe(2);
+    expect(s.get('rabbitmq_exporter_http_connections_refused_total')).toBe(5);
+    expect(s.get('rabbitmq_exporter_http_auth_refused_total{reason="checks_in_flight"}')).toBe(6);
+    expect(s.get('rabbitmq_exporter_http_auth_refused_total{reason="client_failures"}')).toBe(7);
     expect(s.get('rabbitmq_exporter_collector_success{collector="overview"}')).toBe(1);
     expect(s.get('rabbitmq_exporter_collector_success{collector="nodes"}')).toBe(0);
     expect(s.get('rabbitmq_exporter_collector_duration_seconds{collector="nodes"}')).toBe(0.25);

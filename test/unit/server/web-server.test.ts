@@ -71,7 +71,7 @@ async function start(webConfig: string, clientCertificate = false): Promise<Expo
 const HASH = bcrypt.hashSync('scrape-pw', 4);
 const TLS = 'tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n';
 
-it('serves /metrics over TLS to the right user only, /-/healthy to anyone, and nothing over plain HTTP', async () => {
+it('serves /metrics over TLS to the right user only, /-/healthy to anyone, and a 400 saying why over plain HTTP', async () => {
   exporter = await start(`${TLS}basic_auth_users:\n  prometheus: ${HASH}\n`);
   expect(exporter.url.startsWith('https://')).toBe(true);
   const dispatcher = agent(readFileSync(join(dir, 'ca.pem')));
@@ -82,7 +82,9 @@ it('serves /metrics over TLS to the right user only, /-/healthy to anyone, and n
   for (const auth of [undefined, basic('prometheus', 'nope'), basic('admin', 'scrape-pw')]) expect((await get('/metrics', auth)).status).toBe(401);
   expect((await get('/')).status).toBe(401);
   expect((await get('/-/healthy')).status).toBe(200);
-  await expect(fetch(`${exporter.url.replace('https:', 'http:')}/-/healthy`)).rejects.toThrow();
+  const plain = await fetch(`${exporter.url.replace('https:', 'http:')}/-/healthy`);
+  expect(plain.status).toBe(400);
+  expect(await plain.text()).toBe('Client sent an HTTP request to an HTTPS server.\n');
 }, 60_000);
 
 it('rotates its certificate and its users without a restart, and keeps the old web config when the new one is broken', async () => {
@@ -105,6 +107,11 @@ it('rotates its certificate and its users without a restart, and keeps the old w
   writeFileSync(join(dir, 'web.yml'), `${TLS}basic_auth_users:\n  grafana: not-a-hash\n`);
   await eventually(async () => (exporter!.logs().includes('web config not reloaded') ? true : undefined), 20_000, 'the refusal in the log');
   expect(exporter.logs()).toContain('key \\"basic_auth_users.grafana\\": is not a bcrypt hash');
+  expect(await status('grafana', 'other-pw')).toBe(200);
+  // Issue 24: emptied (or caught half written), the file is refused and auth stays on.
+  writeFileSync(join(dir, 'web.yml'), '');
+  await eventually(async () => (exporter!.logs().includes('is empty; it would turn TLS and basic auth off') ? true : undefined), 20_000, 'the empty file refused in the log');
+  expect((await undiciFetch(`${exporter.url}/metrics`, { dispatcher })).status).toBe(401);
   expect(await status('grafana', 'other-pw')).toBe(200);
 }, 90_000);
 

@@ -38,7 +38,7 @@ it('a reload that changes sharding restarts the target on its new share and repo
     // The shard that does not own the target's name: its cluster-wide series go.
     const other = 1 - shardOf('default', 2);
     writeFileSync(file, config(`sharding:\n  shard: ${other}\n  total_shards: 2\n`));
-    expect(await exporter.reload()).toEqual({ ok: true, changed: true });
+    expect(await exporter.reload()).toEqual({ ok: true, changed: true, restartRequired: [] });
     const second = exporter.targets[0]!;
     expect(second).not.toBe(first);
     expect(second.share.ownsClusterSeries).toBe(false);

@@ -1,0 +1,178 @@
+/**
+ * Auth benchmark (`npm run bench:auth`): the built exporter (dist/src/main.js) with a web config
+ * holding one basic-auth user (a cost-10 bcrypt hash, as `htpasswd -nBC 10` makes), its broker a
+ * closed port (the snapshot is small: what is measured is the HTTP side). A scraper with the
+ * valid credential sends sequential scrapes of /metrics, 50 ms apart, over one keep-alive
+ * connection, and times each to its last byte; so does a liveness probe on /-/healthy. Phases:
+ *  - quiet: nobody else;
+ *  - attack from one address: BENCH_AUTH_CONNECTIONS (50) connections from 127.0.0.1 sending a
+ *    new wrong password on every request, back to back (attackers.ts, a process at nice 19);
+ *  - attack from many addresses: the same, each connection from its own 127.0.0.x, so per-client
+ *    throttling does not stop them and the bound on checks in flight does.
+ * Writes bench/results/auth.md and auth.json (commit, machine, command).
+ */
+import { fork, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import bcrypt from 'bcryptjs';
+import { exporterCommit } from '../run/report.js';
+import { EXPORTER_MAIN, S } from '../run/settings.js';
+import { cpuSeconds, freePort, log, logAs, percentile, sleep } from '../run/util.js';
+
+logAs('auth');
+
+const CONNECTIONS = Number(process.env.BENCH_AUTH_CONNECTIONS ?? 50);
+/** Timed scrapes per phase and round; the phases take turns, round after round, so each sees the machine's load alike. */
+const SCRAPES = Number(process.env.BENCH_AUTH_SCRAPES ?? 100);
+const ROUNDS = Number(process.env.BENCH_AUTH_ROUNDS ?? 4);
+const SCRAPE_GAP_MS = 50;
+const USER = 'prometheus';
+const PASSWORD = 'the-right-password';
+
+interface Phase {
+  name: string;
+  scrapeMs: number[];
+  healthyMs: number[];
+  failedScrapes: number;
+  attackers?: Record<string, number>;
+  attackSeconds?: number;
+  exporterCpuSeconds: number;
+}
+
+async function main(): Promise<void> {
+  const commit = exporterCommit();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-auth-'));
+  const webConfig = path.join(work, 'web.yml');
+  fs.writeFileSync(webConfig, `basic_auth_users:\n  ${USER}: ${bcrypt.hashSync(PASSWORD, 10)}\n`);
+  const config = path.join(work, 'config.yaml');
+  fs.writeFileSync(config, `target:\n  url: http://127.0.0.1:${await freePort()}\n`);
+  const port = await freePort();
+  const child = spawn(process.execPath, [EXPORTER_MAIN, '--config', config, '--web.config.file', webConfig, '--web.listen-address', `127.0.0.1:${port}`], {
+    stdio: ['ignore', fs.openSync(path.join(work, 'exporter.log'), 'w'), 'inherit'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
+  process.on('exit', () => child.kill('SIGTERM'));
+  const url = `http://127.0.0.1:${port}`;
+  const authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+  const scraper = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const prober = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+  const timed = (agent: http.Agent, pathname: string, headers: http.OutgoingHttpHeaders = {}) =>
+    new Promise<{ ms: number; status: number; body: string }>((resolve, reject) => {
+      const start = performance.now();
+      const req = http.get(`${url}${pathname}`, { agent, headers, timeout: 30_000 }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.once('end', () => resolve({ ms: performance.now() - start, status: res.statusCode ?? 0, body }));
+      });
+      req.once('timeout', () => req.destroy(new Error('timed out after 30 s')));
+      req.once('error', reject);
+    });
+
+  for (let i = 0; ; i++) {
+    try {
+      if ((await timed(prober, '/-/healthy')).status === 200) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (i > 200) throw new Error('the exporter did not start');
+    await sleep(100);
+  }
+  // The valid credential is verified once before anything is measured, as by a running Prometheus.
+  if ((await timed(scraper, '/metrics', { authorization })).status !== 200) throw new Error('the valid credential was refused');
+
+  async function measure(phase: Phase, attack?: 'one' | 'many'): Promise<void> {
+    log(`phase: ${phase.name}`);
+    const worker = attack
+      ? fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'attackers.js'), [JSON.stringify({ url, connections: CONNECTIONS, addresses: attack, user: USER })])
+      : undefined;
+    if (worker?.pid) os.setPriority(worker.pid, 19);
+    const attackStart = performance.now();
+    // Attackers reach their pace (and exhaust their throttling burst) before scrapes are timed.
+    if (worker) await sleep(3000);
+    const cpuBefore = cpuSeconds(child.pid!);
+    for (let i = 0; i < SCRAPES; i++) {
+      try {
+        const [scrape, healthy] = await Promise.all([timed(scraper, '/metrics', { authorization }), timed(prober, '/-/healthy')]);
+        if (scrape.status === 200) phase.scrapeMs.push(scrape.ms);
+        else phase.failedScrapes++;
+        phase.healthyMs.push(healthy.ms);
+      } catch {
+        phase.failedScrapes++;
+      }
+      await sleep(SCRAPE_GAP_MS);
+    }
+    phase.exporterCpuSeconds += cpuSeconds(child.pid!) - cpuBefore;
+    if (worker) {
+      const answers = await new Promise<Record<string, number>>((resolve) => {
+        worker.once('message', (answers) => resolve(answers as Record<string, number>));
+        worker.send('stop');
+      });
+      phase.attackers ??= {};
+      for (const [status, n] of Object.entries(answers)) phase.attackers[status] = (phase.attackers[status] ?? 0) + n;
+      phase.attackSeconds = (phase.attackSeconds ?? 0) + (performance.now() - attackStart) / 1000;
+      await new Promise((resolve) => (worker.exitCode === null ? worker.once('exit', resolve) : resolve(undefined)));
+    }
+  }
+
+  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  const phase = (name: string): Phase => ({ name, scrapeMs: [], healthyMs: [], failedScrapes: 0, exporterCpuSeconds: 0 });
+  const phases = [phase('quiet'), phase(`${CONNECTIONS} wrong-password connections, one address`), phase(`${CONNECTIONS} wrong-password connections, ${CONNECTIONS} addresses`)];
+  for (let round = 0; round < ROUNDS; round++) {
+    await measure(phases[0]!);
+    await measure(phases[1]!, 'one');
+    await measure(phases[2]!, 'many');
+  }
+  child.kill('SIGTERM');
+  write(phases, commit, load);
+}
+
+function write(phases: Phase[], commit: string, load: string): void {
+  const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : 'n/a');
+  const quietP99 = percentile(phases[0]!.scrapeMs, 99);
+  const cpus = os.cpus();
+  const command = ['BENCH_AUTH_CONNECTIONS', 'BENCH_AUTH_SCRAPES', 'BENCH_AUTH_ROUNDS'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`).concat(['npm run bench:auth']).join(' ');
+  const header = ['phase', 'authenticated /metrics p50 / p99 / max (n)', 'p99 / quiet p99', '/-/healthy p50 / p99 / max', 'scrapes failed', "attackers' answers (per second)", 'exporter CPU'];
+  const rows = phases.map((p) => {
+    const seconds = p.attackSeconds ?? 0;
+    const answers = p.attackers ? Object.entries(p.attackers).map(([status, n]) => `${status}: ${n} (${(n / seconds).toFixed(0)}/s)`).join(', ') : '-';
+    const timedSeconds = (ROUNDS * SCRAPES * SCRAPE_GAP_MS) / 1000;
+    return [
+      p.name,
+      `${ms(percentile(p.scrapeMs, 50))} / ${ms(percentile(p.scrapeMs, 99))} / ${ms(Math.max(...p.scrapeMs))} (${p.scrapeMs.length})`,
+      `${(percentile(p.scrapeMs, 99) / quietP99).toFixed(2)}×`,
+      `${ms(percentile(p.healthyMs, 50))} / ${ms(percentile(p.healthyMs, 99))} / ${ms(Math.max(...p.healthyMs))}`,
+      String(p.failedScrapes),
+      answers,
+      `${p.exporterCpuSeconds.toFixed(1)} s over ~${timedSeconds.toFixed(0)}+ s`,
+    ];
+  });
+  const lines = [
+    '# Auth benchmark: authenticated scrapes under wrong-password floods',
+    '',
+    `Run ${new Date().toISOString()}; exporter at ${commit}.`,
+    `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; load average ${load} before, ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} after (1, 5, 15 min; other work shares this machine).`,
+    `Command (from the repository root): \`${command}\`.`,
+    '',
+    `How: the built exporter with a web config of one basic-auth user (cost-10 bcrypt hash), its broker a closed port. ${ROUNDS} rounds of the three phases in turn, each phase ${SCRAPES} sequential scrapes of /metrics with the valid credential (verified once before the phases; the scraper's address is 127.0.0.1 too), ${SCRAPE_GAP_MS} ms apart over one keep-alive connection, each with a /-/healthy request beside it, timed to the last byte. ` +
+      `Attackers: a process of their own at nice 19 (they stand for clients elsewhere), ${CONNECTIONS} keep-alive connections each sending a new wrong password on every request, back to back, from 127.0.0.1 or each from its own 127.0.0.x; they start 3 s before the timed scrapes and stop after them (their answers are counted over that whole time). Target: p99 under attack within 2× of the quiet p99.`,
+    '',
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+    '',
+  ];
+  fs.mkdirSync(S.resultsDir, { recursive: true });
+  fs.writeFileSync(path.join(S.resultsDir, 'auth.md'), lines.join('\n'));
+  fs.writeFileSync(path.join(S.resultsDir, 'auth.json'), `${JSON.stringify({ commit, load, command, phases }, null, 2)}\n`);
+  console.log(lines.join('\n'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
