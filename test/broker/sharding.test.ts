@@ -16,8 +16,8 @@ const enc = encodeURIComponent;
 const VHOSTS = ['shard-orders', 'shard-billing', 'shard-search', 'shard-audit', 'shard-mail', 'shard-reports'];
 const QUEUE = 'work';
 
-/** The replica's own series: every replica serves its own, whatever its shard. */
-const own = (series: string) => series.startsWith('rabbitmq_exporter_');
+/** The replica's own series (its collectors', its process's): every replica serves its own, whatever its shard. */
+const own = (series: string) => /^(rabbitmq_exporter_|process_|nodejs_)/.test(series);
 
 describeWithBroker('shards against a real RabbitMQ: the union is one exporter, the intersection empty', (broker) => {
   const models: amqp.ChannelModel[] = [];
