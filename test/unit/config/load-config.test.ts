@@ -225,7 +225,7 @@ describe('bad files', () => {
 
   it('a directory as config file is refused', () => {
     const error = configError(() => load(tmp));
-    expect(error.message).toBe(`config file ${tmp}: cannot be read (EISDIR)`);
+    expect(error.message).toBe(`config file ${tmp}: cannot be read (not a regular file but a directory)`);
   });
 
   // Was a bug (readConfigTree's set, src/config/sources.ts): when the environment set a key below a
