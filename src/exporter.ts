@@ -143,7 +143,8 @@ export class Exporter {
       return old && !levelChanged && sameSetup(old.setup, setup) ? old : undefined;
     };
     const { all, made: started } = await runInSlices(makeTargets(next.targets, unchanged, (setup) => this.newTarget(setup), () => false));
-    const keptSet = new Set(all.filter((t) => !started.includes(t)));
+    const made = new Set(started);
+    const keptSet = new Set(all.filter((t) => !made.has(t)));
     const kept = [...keptSet];
     const stopped = [...previous.values()].filter((t) => !keptSet.has(t));
     this.running = all;

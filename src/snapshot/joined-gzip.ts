@@ -40,7 +40,7 @@ export function deflatePart(part: object, format: string, bytes: () => Buffer | 
 
 /**
  * Parts up to this size are deflated at once on the event loop (well under a millisecond). A
- * stream holds ~300 kB of zlib state from its creation until it ends: 10,000 targets each
+ * stream holds 256 kB of deflate state (zlib's formula) from its creation until it ends: 10,000 targets each
  * rebuilding a snapshot of small parts queued tens of thousands of streams for zlib's four
  * threads and took the process past 3 GB.
  */
