@@ -4,8 +4,9 @@ import type { CliFlags } from './cli/args.js';
 import { ConfigError } from './config/config-error.js';
 import { COLLECTORS } from './collectors/registry.js';
 import type { ExporterConfig, TargetSetup } from './config/exporter-config.js';
-import { loadConfig } from './config/load-config.js';
+import { loadConfig, loadConfigFromDisk } from './config/load-config.js';
 import { targetCredentials } from './config/redacted-config.js';
+import { runInSlices } from './config/run-in-slices.js';
 import { Redactor } from './redaction/redactor.js';
 import type { ProcessMetrics } from './self/process-metrics.js';
 import { ReloadStatus } from './self/reload-status.js';
@@ -14,10 +15,16 @@ import { newHttpCounters, processWideFamilies, type HttpCounters } from './self/
 import { Exposition } from './snapshot/exposition.js';
 import type { ProcessFamilies } from './snapshot/snapshot-store.js';
 import { Target, type TargetOptions } from './target.js';
+import { makeTargets, namesForLog, startTargets } from './target-fleet.js';
 
-/** The configuration in force for these flags and environment, with every collector the exporter has. */
+/** The configuration in force for these flags and environment, with every collector the exporter has (read synchronously: tests). */
 export function readConfig(flags: CliFlags, env: Record<string, string | undefined>): ExporterConfig {
   return loadConfig(flags, env, COLLECTORS);
+}
+
+/** readConfig as the running exporter reads it: its files asynchronously, under deadlines, its targets in slices. */
+export function readConfigFromDisk(flags: CliFlags, env: Record<string, string | undefined>): Promise<ExporterConfig> {
+  return loadConfigFromDisk(flags, env, COLLECTORS);
 }
 
 /** `restartRequired`: the settings read that only a restart applies, by their config key. */
@@ -39,6 +46,7 @@ const RESTART_ONLY: readonly [keyof ExporterConfig, string][] = [
  * one keeps running untouched, a changed one is replaced whole (the new one starts, the old one
  * stops: its polls cancelled, its connection pool closed; the new one serves the old one's last
  * data, rabbitmq_up and readiness until its own polls replace them), a removed one is stopped.
+ * Targets are made and started in slices (target-fleet.ts), so the server answers meanwhile.
  */
 export class Exporter {
   readonly reloadStatus = new ReloadStatus();
@@ -46,6 +54,8 @@ export class Exporter {
   private running: Target[];
   private credentials: Redactor;
   private reloading: Promise<ReloadOutcome> | undefined;
+  private starting: Promise<void> | undefined;
+  private stopping = false;
 
   constructor(
     private config: ExporterConfig,
@@ -60,8 +70,9 @@ export class Exporter {
       // One target: /metrics is its snapshot, as it always was. Several: see ownMetrics().
       inTargetSnapshots: () => this.running.length === 1,
     };
-    this.running = config.targets.map((setup) => new Target(setup, this.processFamilies, log, http, this.targetOptions()));
-    this.credentials = redactorOf(this.running);
+    // Made by start(); the log's guard knows their credentials from now on.
+    this.running = [];
+    this.credentials = new Redactor(config.targets.map((setup) => targetCredentials(setup.target)));
   }
 
   get targets(): readonly Target[] {
@@ -79,27 +90,46 @@ export class Exporter {
     return Exposition.of([...processWideFamilies(this.http, this.config.naming), ...(await this.processFamilies.families())], Infinity, now);
   }
 
-  start(): void {
-    for (const target of this.running) target.start();
+  /**
+   * Makes the targets (each served as soon as it is made), then starts them; resolves when all
+   * are started. The first slice runs before this returns: a few targets are made at once.
+   */
+  start(): Promise<void> {
+    this.starting ??= (async () => {
+      const { all } = await runInSlices(makeTargets(this.config.targets, () => undefined, (setup) => this.newTarget(setup), () => this.stopping, (t) => this.running.push(t)));
+      await runInSlices(startTargets(all, () => this.stopping));
+    })();
+    return this.starting;
   }
 
-  /** Re-reads the configuration; concurrent calls share one reload. */
+  /** Re-reads the configuration (after start-up has made the targets); concurrent calls share one reload. */
   reload(): Promise<ReloadOutcome> {
-    this.reloading ??= this.reloadOnce().finally(() => {
+    this.reloading ??= (async () => {
+      await this.starting;
+      return this.reloadOnce();
+    })().finally(() => {
       this.reloading = undefined;
     });
     return this.reloading;
   }
 
+  /** Stops making targets, then stops every target made. */
   async stop(): Promise<void> {
+    this.stopping = true;
+    await this.starting;
     await this.reloading;
     await Promise.all(this.running.map((t) => t.stop()));
+  }
+
+  /** `replacing`: the running target of the same name a reload replaces. */
+  private newTarget(setup: TargetSetup, replacing?: Target): Target {
+    return new Target(setup, this.processFamilies, this.log, this.http, this.targetOptions(replacing));
   }
 
   private async reloadOnce(): Promise<ReloadOutcome> {
     let next: ExporterConfig;
     try {
-      next = readConfig(this.flags, this.env);
+      next = await readConfigFromDisk(this.flags, this.env);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       this.reloadStatus.failed();
@@ -118,31 +148,37 @@ export class Exporter {
     const levelChanged = next.logLevel !== this.config.logLevel;
     this.log.level = next.logLevel;
     const previous = new Map(this.running.map((t) => [t.setup.target.name, t]));
-    const kept: Target[] = [];
-    const started: Target[] = [];
-    this.running = next.targets.map((setup) => {
+    // An unchanged target is kept as it is: its runners, pool and snapshot go on untouched.
+    const unchanged = (setup: TargetSetup) => {
       const old = previous.get(setup.target.name);
-      if (old && !levelChanged && sameSetup(old.setup, setup)) {
-        kept.push(old);
-        return old;
-      }
-      // A replaced target's last data are served until the new one's polls replace them.
-      const fresh = new Target(setup, this.processFamilies, this.log, this.http, this.targetOptions(old));
-      started.push(fresh);
-      return fresh;
-    });
-    const stopped = [...previous.values()].filter((t) => !kept.includes(t));
+      return old && !levelChanged && sameSetup(old.setup, setup) ? old : undefined;
+    };
+    // A replaced target's last data are served until the new one's polls replace them.
+    const { all, made: started } = await runInSlices(makeTargets(next.targets, unchanged, (setup) => this.newTarget(setup, previous.get(setup.target.name)), () => false));
+    const made = new Set(started);
+    const keptSet = new Set(all.filter((t) => !made.has(t)));
+    const kept = [...keptSet];
+    const stopped = [...previous.values()].filter((t) => !keptSet.has(t));
+    this.running = all;
     // The new credentials join the log's guard before their target's first request; the old ones leave after their target stopped.
     this.credentials = redactorOf([...this.running, ...stopped]);
-    for (const target of started) target.start();
+    await runInSlices(startTargets(started, () => this.stopping));
     await Promise.all(stopped.map((t) => t.stop()));
     this.credentials = redactorOf(this.running);
     this.config = { ...next, listenAddress: this.config.listenAddress, telemetryPath: this.config.telemetryPath, logFormat: this.config.logFormat, web: this.config.web };
     this.reloadStatus.succeeded(Date.now(), restartRequired);
     await this.refreshAll();
     const changed = started.length > 0 || stopped.length > 0;
+    const [s, x, k] = [namesForLog(started), namesForLog(stopped), namesForLog(kept)];
     this.log.info(
-      { restart_required: restartRequired, targets_started: started.map(nameOf), targets_stopped: stopped.map(nameOf), targets_kept: kept.map(nameOf), target_restarted: changed },
+      {
+        restart_required: restartRequired,
+        targets_started: s.names,
+        targets_stopped: x.names,
+        targets_kept: k.names,
+        ...(s.more + x.more + k.more > 0 ? { targets_not_named: { started: s.more, stopped: x.more, kept: k.more } } : {}),
+        target_restarted: changed,
+      },
       'configuration reloaded',
     );
     return { ok: true, changed, restartRequired };
@@ -153,13 +189,10 @@ export class Exporter {
     return { replacing, failureReminderMs: () => this.config.logFailureReminderMs };
   }
 
+  /** With one target, its snapshot holds the reload's outcome; with several it is on /metrics, made per scrape. */
   private async refreshAll(): Promise<void> {
-    await Promise.all(this.running.map((t) => t.store.refresh()));
+    if (this.processFamilies.inTargetSnapshots?.()) await Promise.all(this.running.map((t) => t.store.refresh()));
   }
-}
-
-function nameOf(target: Target): string {
-  return target.setup.target.name;
 }
 
 function sameSetup(a: TargetSetup, b: TargetSetup): boolean {

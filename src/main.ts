@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: modules are evaluated in import order, and Node's default for SIGHUP kills the process.
+import { signals } from './signals-installed.js';
 import { parseFlags, USAGE, type CliFlags } from './cli/args.js';
 import { hashPassword } from './cli/hash-password.js';
 import { ConfigError } from './config/config-error.js';
@@ -14,8 +16,11 @@ import { webGuard } from './server/web-guard.js';
 import { WebServer } from './server/web-server.js';
 import { newHttpCounters } from './self/exporter-metrics.js';
 import { ProcessMetrics } from './self/process-metrics.js';
-import { Exporter, readConfig } from './exporter.js';
+import { Exporter, readConfigFromDisk } from './exporter.js';
 import { VERSION, versionText } from './self/version.js';
+
+/** How long SIGTERM waits for the targets' polls to end and their pools to close: the process exits anyway. */
+const STOP_TARGETS_MS = 1000;
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'hash-password') {
@@ -34,7 +39,7 @@ async function main(): Promise<void> {
       process.stdout.write(versionText());
       return;
     }
-    config = readConfig(flags, process.env);
+    config = await readConfigFromDisk(flags, process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`rabbitmq-exporter: ${error.message}\n`);
@@ -67,6 +72,8 @@ async function main(): Promise<void> {
     scrapes: { maxConcurrent: config.web.maxConcurrentScrapes, counters: http },
     ownMetrics: () => running.ownMetrics(),
   });
+  // Targets are made in slices while the server starts listening and answers.
+  const started = running.start();
   try {
     web = await WebServer.start(app, { host, port, webConfigFile: flags.webConfigFile, log, limits: config.web, counters: http });
   } catch (error) {
@@ -81,7 +88,6 @@ async function main(): Promise<void> {
   log.info({ address: listening.address.address, port: listening.address.port, protocol: listening.protocol, web_config_file: flags.webConfigFile ?? null }, 'serving /metrics');
   // A bug in one poll must not take the exporter down with it; it is logged and polling goes on.
   process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
-  running.start();
 
   // Responses in flight finish, polls are cancelled, connections to the broker close; then exit.
   let stopping = false;
@@ -93,14 +99,16 @@ async function main(): Promise<void> {
       log.warn({ signal }, 'stopping took more than 10 s; exiting anyway');
       process.exit(1);
     }, 10_000).unref();
-    void Promise.allSettled([listening.close(5000), running.stop()]).then(() => {
+    const targetsStopped = Promise.race([running.stop(), new Promise((done) => setTimeout(done, STOP_TARGETS_MS).unref())]);
+    void Promise.allSettled([listening.close(5000), targetsStopped]).then(() => {
       log.info({ signal }, 'stopped');
       process.exit(0);
     });
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGHUP', () => {
+  signals.onStop(shutdown);
+  await started;
+  // A SIGHUP that came during start-up is applied now.
+  signals.onReload(() => {
     log.info({ signal: 'SIGHUP' }, 'reloading the configuration');
     void running.reload();
   });

@@ -128,10 +128,11 @@ export class Target implements ServedTarget {
     return targetStatus(this.state, this.brokerSelf.current, { username, passwordSource, maxResponseBytes });
   }
 
-  start(): void {
+  /** `offsetMs`: when its first polls start (a fleet's targets are spread over the interval). */
+  start(offsetMs = 0): void {
     // The broker's self-description first: it tells the others which API variant they talk to.
     this.runners.forEach((runner, i) => {
-      runner.start(runner.describesBroker ? 0 : 50 * i);
+      runner.start(offsetMs + (runner.describesBroker ? 0 : 50 * i));
     });
   }
 

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readConfigFile, type FileSource } from './config-files.js';
 import { KBUDDE_MODULE_COLLECTORS, KBUDDE_MODULES, type KbuddeModule } from '../metrics/kbudde-modules.js';
 import { ConfigError } from './config-error.js';
 
@@ -67,11 +68,14 @@ export function profileOffWarning(variables: readonly string[], configFile: stri
 
 const DEFAULT_MODULES: readonly KbuddeModule[] = ['exchange', 'node', 'overview', 'queue'];
 
+/** The files kbudde's variables name that are read while the tree is made (the TLS files go into the tree). */
+export const KBUDDE_LOGIN_FILES = ['RABBIT_USER_FILE', 'RABBIT_PASSWORD_FILE'] as const;
+
 /**
  * Writes kbudde's variables, or their defaults, onto our keys. `collectors`: the name of every
  * collector the exporter has (those no enabled module maps to are disabled, as kbudde ran none).
  */
-export function putKbuddeEnvironment(env: Env, put: PutKey, collectors: readonly string[]): void {
+export function putKbuddeEnvironment(env: Env, put: PutKey, collectors: readonly string[], files: FileSource): void {
   const given = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
   const from = (name: string) => (given(name) === undefined ? `kbudde's default of ${name}` : `environment variable ${name}`);
   const fail = (name: string, message: string): never => {
@@ -79,8 +83,8 @@ export function putKbuddeEnvironment(env: Env, put: PutKey, collectors: readonly
   };
 
   put(['target', 'url'], given('RABBIT_URL') ?? 'http://127.0.0.1:15672', from('RABBIT_URL'));
-  putLogin(env, 'USER', ['target', 'username'], put);
-  putLogin(env, 'PASSWORD', ['target', 'password'], put);
+  putLogin(env, 'USER', ['target', 'username'], put, files);
+  putLogin(env, 'PASSWORD', ['target', 'password'], put, files);
 
   const port = given('PUBLISH_PORT') ?? '9419';
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) fail('PUBLISH_PORT', `"${port}" is not a port number (0 to 65535)`);
@@ -155,16 +159,11 @@ export function putKbuddeEnvironment(env: Env, put: PutKey, collectors: readonly
  * RABBIT_USER or RABBIT_USER_FILE (RABBIT_PASSWORD, RABBIT_PASSWORD_FILE): the file, when set,
  * wins; its content is trimmed; empty means guest. Messages name the file, never its content.
  */
-function putLogin(env: Env, what: 'USER' | 'PASSWORD', path: string[], put: PutKey): void {
-  const fileVariable = `RABBIT_${what}_FILE`;
+function putLogin(env: Env, what: 'USER' | 'PASSWORD', path: string[], put: PutKey, files: FileSource): void {
+  const fileVariable: (typeof KBUDDE_LOGIN_FILES)[number] = `RABBIT_${what}_FILE`;
   const file = env[fileVariable];
   if (file !== undefined && file !== '') {
-    let content: string;
-    try {
-      content = readFileSync(file, 'utf8').trim();
-    } catch (error) {
-      throw new ConfigError(`environment variable ${fileVariable}: ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
+    const content = readConfigFile(files, file, 'secret', `environment variable ${fileVariable}`).toString('utf8').trim();
     put(path, content === '' ? 'guest' : content, `environment variable ${fileVariable}`);
     return;
   }

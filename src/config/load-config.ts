@@ -1,20 +1,56 @@
 import type { CollectorSpec } from './collector-spec.js';
+import { readAhead, readNow, type FileKind, type FileSource } from './config-files.js';
 import { ConfigError } from './config-error.js';
-import type { ExporterConfig } from './exporter-config.js';
+import type { ExporterConfig, TargetSetup } from './exporter-config.js';
+import { KBUDDE_LOGIN_FILES } from './kbudde-environment.js';
 import { formatIssues, sourceOf } from './messages.js';
 import { resolve } from './resolve-config.js';
+import { runAtOnce, runInSlices } from './run-in-slices.js';
 import { configSchema } from './schema.js';
 import { resolveSharding } from './sharding.js';
-import { readConfigTree, type ConfigFlags, type Env } from './sources.js';
+import { mapping, readConfigTree, type ConfigFlags, type ConfigTree, type Env } from './sources.js';
 import { resolveEntry } from './target-entries.js';
 
 /**
  * Flags over environment over file over defaults. Throws ConfigError naming the key and its source.
  * `collectors`: every collector the exporter has (their names, defaults and option schemas).
+ * Reads the files it names synchronously: for tests and tools; the exporter uses loadConfigFromDisk.
  */
-export function loadConfig(flags: ConfigFlags, env: Env, collectors: readonly CollectorSpec[]): ExporterConfig {
+export function loadConfig(flags: ConfigFlags, env: Env, collectors: readonly CollectorSpec[], files: FileSource = readNow): ExporterConfig {
+  return runAtOnce(configSteps(flags, readConfigTree(flags, env, collectors.map((c) => c.name), files), env, collectors, files));
+}
+
+/**
+ * loadConfig for the running exporter: the files are read asynchronously, each within a deadline,
+ * and the entries of `targets:` are resolved in slices, so /metrics and /-/healthy answer while
+ * a configuration of 10,000 targets is read.
+ */
+export async function loadConfigFromDisk(flags: ConfigFlags, env: Env, collectors: readonly CollectorSpec[]): Promise<ExporterConfig> {
+  const first = await readAhead([
+    ...(flags.config ? [[flags.config, 'config'] as const] : []),
+    ...KBUDDE_LOGIN_FILES.flatMap((variable) => (env[variable] ? [[env[variable], 'secret'] as const] : [])),
+  ]);
+  const tree = readConfigTree(flags, env, collectors.map((c) => c.name), first);
+  const files = first.with(await readAhead(filesNamedIn(tree.raw)));
+  return runInSlices(configSteps(flags, tree, env, collectors, files));
+}
+
+/** The files a configuration tree names: password files and TLS files of `target` and of each entry of `targets`. */
+export function filesNamedIn(raw: Record<string, unknown>): [string, FileKind][] {
+  const sections = [raw.target, ...(Array.isArray(raw.targets) ? raw.targets : [])].map(mapping).filter((s) => s !== undefined);
+  const named: [string, FileKind][] = [];
+  for (const section of sections) {
+    if (typeof section.password_file === 'string') named.push([section.password_file, 'secret']);
+    const tls = mapping(section.tls) ?? {};
+    for (const key of ['ca_file', 'cert_file', 'key_file']) if (typeof tls[key] === 'string') named.push([tls[key], 'tls']);
+  }
+  return named;
+}
+
+/** Validation and resolution, one step per entry of `targets:` (a caller may pause between steps). */
+function* configSteps(flags: ConfigFlags, tree: ConfigTree, env: Env, collectors: readonly CollectorSpec[], files: FileSource): Generator<void, ExporterConfig> {
   const file = flags.config;
-  const { raw, sources, shardingInFile, kbuddeVariables } = readConfigTree(flags, env, collectors.map((c) => c.name));
+  const { raw, sources, shardingInFile, kbuddeVariables } = tree;
   const schema = configSchema(collectors);
 
   // Entries of `targets:` are merged with the top level before the top level's defaults apply.
@@ -23,11 +59,19 @@ export function loadConfig(flags: ConfigFlags, env: Env, collectors: readonly Co
   if (!result.success) {
     throw new ConfigError(formatIssues(result.error.issues, file, sources, collectors.map((c) => c.name), undefined, schema));
   }
+  yield;
   const sharding = resolveSharding(result.data.sharding, env, (key) =>
     sources.has(key) || shardingInFile.has(key) ? `${sourceOf(key, file, sources)}: key "${key}"` : `the default of key "${key}"`,
   );
-  const top = resolve(result.data, collectors, file, sources);
+  const top = resolve(result.data, collectors, file, sources, files);
   const entries = result.data.targets;
-  const targets = entries === undefined ? top.targets : entries.map((_, i) => resolveEntry(pristine, i, schema, collectors, file, sources));
+  let targets: TargetSetup[] = top.targets;
+  if (entries !== undefined) {
+    targets = [];
+    for (let i = 0; i < entries.length; i++) {
+      targets.push(resolveEntry(pristine, i, schema, collectors, file, sources, files));
+      yield;
+    }
+  }
   return { ...top, sharding, kbuddeVariables, targets: targets.map((setup) => ({ ...setup, sharding, naming: top.naming, kbudde: top.kbudde })) };
 }

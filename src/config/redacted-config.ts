@@ -16,6 +16,9 @@ function pemLines(pem: string): string[] {
   return pem.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('-----') && !l.includes(':'));
 }
 
+/** Entries of `targets:` the start-up log shows one by one; beyond, it counts them (10,000 would make a line of megabytes). */
+const TARGETS_SHOWN = 20;
+
 /** The effective configuration for the start-up log: no secret, no key material. */
 export function redactedConfig(config: ExporterConfig): Record<string, unknown> {
   const several = config.targets.length > 1 || config.targets[0]?.target !== config.target;
@@ -36,11 +39,12 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
     // Each entry of `targets:`, its collectors shown only where they differ from the top level's.
     ...(several
       ? {
-          targets: config.targets.map((setup) => ({
+          targets: config.targets.slice(0, TARGETS_SHOWN).map((setup) => ({
             ...redactedTarget(setup.target),
             poll: setup.poll,
             ...(isDeepStrictEqual(setup.collectors, config.collectors) ? {} : { collectors: setup.collectors }),
           })),
+          ...(config.targets.length > TARGETS_SHOWN ? { targetsNotShown: config.targets.length - TARGETS_SHOWN } : {}),
         }
       : {}),
   };

@@ -3,15 +3,16 @@ import type { CollectorSpec } from './collector-spec.js';
 import type { ExporterConfig, PollConfig } from './exporter-config.js';
 import { sameKey, type KeyName, type KeySources } from './messages.js';
 import type { FileConfig } from './schema.js';
+import type { FileSource } from './config-files.js';
 import { checkTlsPair, resolveLogin, resolveTarget } from './target-settings.js';
 
 /** A validated tree made into the configuration in force: durations in ms, files read, defaults derived. */
-export function resolve(config: FileConfig, specs: readonly CollectorSpec[], file: string | undefined, sources: KeySources, keyName: KeyName = sameKey): ExporterConfig {
-  const login = resolveLogin(config.target, file, sources, keyName);
+export function resolve(config: FileConfig, specs: readonly CollectorSpec[], file: string | undefined, sources: KeySources, files: FileSource, keyName: KeyName = sameKey): ExporterConfig {
+  const login = resolveLogin(config.target, file, sources, keyName, files);
   checkTlsPair(config.target, file, keyName);
   const collectors = resolveCollectors(config, specs, file, sources, keyName);
   const poll: PollConfig = { intervalMs: config.poll.interval, jitter: config.poll.jitter, backoffMaxMs: config.poll.backoff_max };
-  const target = resolveTarget(config.target, login, file, keyName, sources);
+  const target = resolveTarget(config.target, login, file, keyName, sources, files);
   return {
     configFile: file,
     listenAddress: config.web.listen_address,

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
+import { readConfigFile, readNow, type FileSource } from './config-files.js';
 import { ConfigError } from './config-error.js';
 import { kbuddeVariablesIn, putKbuddeEnvironment } from './kbudde-environment.js';
 import { closestKey } from './key-suggestion.js';
@@ -39,9 +39,9 @@ export interface ConfigTree {
  * The YAML file (none: an empty tree) with environment and flags written into it before
  * validation, so every value passes the same checks; messages then name where a bad value came from.
  */
-export function readConfigTree(flags: ConfigFlags, env: Env, collectors: readonly string[] = []): ConfigTree {
+export function readConfigTree(flags: ConfigFlags, env: Env, collectors: readonly string[] = [], files: FileSource = readNow): ConfigTree {
   const file = flags.config;
-  const raw = file ? readYaml(file) : {};
+  const raw = file ? readYaml(file, files) : {};
   const sources = new Map<string, string>();
   const shardingInFile = new Set(Object.keys(mapping(raw.sharding) ?? {}).map((key) => `sharding.${key}`));
   const put = (path: string[], value: unknown, source: string) => {
@@ -64,7 +64,7 @@ export function readConfigTree(flags: ConfigFlags, env: Env, collectors: readonl
     if (file) kbuddeVariables.ignored = kbuddeVariablesIn(env);
     else {
       kbuddeVariables.read = kbuddeVariablesIn(env);
-      putKbuddeEnvironment(env, put, collectors);
+      putKbuddeEnvironment(env, put, collectors, files);
     }
   } else {
     kbuddeVariables.profileOff = kbuddeVariablesIn(env);
@@ -108,13 +108,8 @@ export function mapping(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-function readYaml(file: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError(`config file ${file}: cannot be read: ${readFailure(error)} (flag --config.file)`);
-  }
+function readYaml(file: string, files: FileSource): Record<string, unknown> {
+  const text = readConfigFile(files, file, 'config', 'config file', (why) => `config file ${file}: cannot be read: ${why} (flag --config.file)`).toString('utf8');
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
@@ -128,13 +123,6 @@ function readYaml(file: string): Record<string, unknown> {
     throw new ConfigError(`config file ${file}: the top level must be a mapping of keys (web, log, poll, sharding, target, targets, collectors)`);
   }
   return value as Record<string, unknown>;
-}
-
-/** Why a file could not be read, in words (ENOENT → no such file). */
-export function readFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  const words: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a directory', ENOTDIR: 'a part of the path is not a directory', ELOOP: 'too many symbolic links' };
-  return (code !== undefined ? words[code] : undefined) ?? (code ?? (error as Error).message);
 }
 
 /** The dotted path of the key on a (1-based) line, from the indentation of the lines above it. */

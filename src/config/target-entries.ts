@@ -4,6 +4,7 @@ import type { TargetSetup } from './exporter-config.js';
 import { formatIssues, type KeyName, type KeySources } from './messages.js';
 import { resolve } from './resolve-config.js';
 import type { configSchema } from './schema.js';
+import type { FileSource } from './config-files.js';
 import { mapping } from './sources.js';
 
 /**
@@ -18,6 +19,7 @@ export function resolveEntry(
   specs: readonly CollectorSpec[],
   file: string | undefined,
   sources: KeySources,
+  files: FileSource,
 ): TargetSetup {
   const entry = (pristine.targets as Record<string, unknown>[])[i] as Record<string, unknown>;
   const { name, poll, collectors, ...own } = entry as { name: string; poll?: Record<string, unknown>; collectors?: Record<string, unknown> } & Record<string, unknown>;
@@ -61,7 +63,7 @@ export function resolveEntry(
 
   const result = schema.safeParse(merged);
   if (!result.success) throw new ConfigError(formatIssues(result.error.issues, file, sources, specs.map((s) => s.name), keyName, schema));
-  const resolved = resolve(result.data, specs, file, sources, keyName);
+  const resolved = resolve(result.data, specs, file, sources, files, keyName);
   return { ...resolved.targets[0]!, target: { ...resolved.target, name } };
 }
 

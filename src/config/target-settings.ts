@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readConfigFile, type FileSource } from './config-files.js';
 import { ConfigError } from './config-error.js';
 import type { TargetConfig } from './exporter-config.js';
 import { sourceOf, type KeyName, type KeySources } from './messages.js';
@@ -20,7 +20,7 @@ export interface Login {
  * The login of a target section: user name and password from the keys, the URL or a password
  * file. Credentials in the URL are accepted but moved out of it, so the URL can be logged.
  */
-export function resolveLogin(target: TargetSection, file: string | undefined, sources: KeySources, keyName: KeyName): Login {
+export function resolveLogin(target: TargetSection, file: string | undefined, sources: KeySources, keyName: KeyName, files: FileSource): Login {
   const fromEntry = (dotted: string) => keyName(dotted) !== dotted;
   const url = new URL(target.url);
   let username = target.username;
@@ -43,7 +43,10 @@ export function resolveLogin(target: TargetSection, file: string | undefined, so
       throw new ConfigError(`${file ? `config file ${file}` : 'configuration'}: keys "${keyName('target.password')}" and "${keyName('target.password_file')}": set one, not both`);
     }
     const from = sourceOf('target.password_file', file, sources, keyName);
-    password = readSecret(target.password_file, `${from}: key "${keyName('target.password_file')}"`);
+    password = readConfigFile(files, target.password_file, 'secret', `${from}: key "${keyName('target.password_file')}"`)
+      .toString('utf8')
+      // A trailing newline is how most secret files end; it is not part of the password.
+      .replace(/\r?\n$/, '');
     passwordSource = `file ${target.password_file}`;
   }
   const finalPassword = password ?? 'guest';
@@ -64,15 +67,11 @@ export function checkTlsPair(target: TargetSection, file: string | undefined, ke
 }
 
 /** The whole target: its login, TLS files read, timeouts and bounds. */
-export function resolveTarget(target: TargetSection, login: Login, file: string | undefined, keyName: KeyName, sources: KeySources = new Map()): TargetConfig {
+export function resolveTarget(target: TargetSection, login: Login, file: string | undefined, keyName: KeyName, sources: KeySources, files: FileSource): TargetConfig {
   const readTls = (key: 'ca_file' | 'cert_file' | 'key_file') => {
     const path = target.tls[key];
     if (path === undefined) return undefined;
-    try {
-      return readFileSync(path);
-    } catch (error) {
-      throw new ConfigError(`${sourceOf(`target.tls.${key}`, file, sources, keyName)}: key "${keyName(`target.tls.${key}`)}": ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
+    return readConfigFile(files, path, 'tls', `${sourceOf(`target.tls.${key}`, file, sources, keyName)}: key "${keyName(`target.tls.${key}`)}"`);
   };
   return {
     name: 'default',
@@ -102,14 +101,5 @@ function safeDecode(text: string): string {
     return decodeURIComponent(text);
   } catch {
     return text;
-  }
-}
-
-function readSecret(path: string, where: string): string {
-  try {
-    // A trailing newline is how most secret files end; it is not part of the password.
-    return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
-  } catch (error) {
-    throw new ConfigError(`${where}: ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
 }

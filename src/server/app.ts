@@ -7,6 +7,7 @@ import type { ServedTarget } from './served-target.js';
 import { landingPage, listed } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
 import { reloadEndpoint, type ReloadAnswer } from './reload-endpoint.js';
+import { knownTargets } from './unknown-target.js';
 
 export interface ScrapeBound {
   /** Scrapes in progress at once (web.max_concurrent_scrapes). */
@@ -73,8 +74,8 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
   app.get(PROBE_PATH, async (req: Request, res: Response) => {
     const all = targets();
     const names = all.map((t) => t.name);
-    const known = `configured targets: ${names.join(', ') || '(none)'}`;
     const asked = req.query.target;
+    const known = knownTargets(names, typeof asked === 'string' ? asked : undefined);
     if (asked === undefined || asked === '') {
       res.status(400).type('text/plain').send(`missing parameter "target": ask ${PROBE_PATH}?target=NAME (${known})\n`);
       return;

@@ -183,9 +183,9 @@ describe("kbudde's environment variables", () => {
     expect(bad({ RABBIT_CONNECTION: 'lb' })).toMatch(/^environment variable RABBIT_CONNECTION: "lb" is neither direct nor loadbalancer/);
     expect(bad({ EXCLUDE_METRICS: 'recv_oct,recv oct' })).toMatch(/^environment variable EXCLUDE_METRICS: "recv oct" is not a management API field key/);
     expect(bad({ RABBIT_URL: 'ftp://mq:21' })).toMatch(/environment variable RABBIT_URL: key "target.url": must be an http:\/\/ or https:\/\/ URL/);
-    expect(bad({ RABBIT_USER_FILE: join(dir, 'absent') })).toMatch(/^environment variable RABBIT_USER_FILE: .*absent cannot be read \(ENOENT\)/);
-    expect(bad({ RABBIT_PASSWORD_FILE: join(dir, 'absent') })).toMatch(/^environment variable RABBIT_PASSWORD_FILE: .*absent cannot be read \(ENOENT\)/);
-    expect(bad({ CAFILE: join(dir, 'absent.pem') })).toMatch(/^environment variable CAFILE: key "target.tls.ca_file": .*absent.pem cannot be read \(ENOENT\)/);
+    expect(bad({ RABBIT_USER_FILE: join(dir, 'absent') })).toMatch(/^environment variable RABBIT_USER_FILE: .*absent cannot be read \(no such file\)/);
+    expect(bad({ RABBIT_PASSWORD_FILE: join(dir, 'absent') })).toMatch(/^environment variable RABBIT_PASSWORD_FILE: .*absent cannot be read \(no such file\)/);
+    expect(bad({ CAFILE: join(dir, 'absent.pem') })).toMatch(/^environment variable CAFILE: key "target.tls.ca_file": .*absent.pem cannot be read \(no such file\)/);
     expect(bad({ CERTFILE: file('only-cert.pem', 'CERT') })).toMatch(/^environment variable CERTFILE: a client certificate needs both files; KEYFILE's client-key.pem does not exist/);
   });
 

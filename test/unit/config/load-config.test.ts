@@ -238,7 +238,7 @@ describe('bad files', () => {
 
   it('a directory as config file is refused', () => {
     const error = configError(() => load(tmp));
-    expect(error.message).toBe(`config file ${tmp}: cannot be read: it is a directory (flag --config.file)`);
+    expect(error.message).toBe(`config file ${tmp}: cannot be read: not a regular file but a directory (flag --config.file)`);
   });
 
   // Was a bug (readConfigTree's set, src/config/sources.ts): when the environment set a key below a
@@ -353,7 +353,7 @@ describe('precedence: flags over environment over file over defaults', () => {
     const missing = join(tmp, 'no-such-secret');
     const error = configError(() => load(undefined, { RABBITMQ_PASSWORD_FILE: missing }));
     expect(error.message).toBe(
-      `environment variable RABBITMQ_PASSWORD_FILE: key "target.password_file": ${missing} cannot be read (ENOENT)`,
+      `environment variable RABBITMQ_PASSWORD_FILE: key "target.password_file": ${missing} cannot be read (no such file)`,
     );
   });
 

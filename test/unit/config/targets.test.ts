@@ -179,7 +179,7 @@ describe('targets: errors name the entry and its key', () => {
   it('credentials: one of password and password_file per entry, and a readable file', () => {
     expect(problem('targets:\n  - name: a\n    password: x\n    password_file: /nonexistent\n')).toContain('keys "targets[0].password" and "targets[0].password_file": set one, not both');
     expect(problem('targets:\n  - name: a\n  - name: b\n    password_file: /nonexistent/secret\n')).toBe(
-      `config file ${file()}: key "targets[1].password_file": /nonexistent/secret cannot be read (ENOENT)`,
+      `config file ${file()}: key "targets[1].password_file": /nonexistent/secret cannot be read (no such file)`,
     );
     expect(problem('targets:\n  - name: a\n    tls:\n      cert_file: /x.pem\n')).toContain('keys "targets[0].tls.cert_file" and "targets[0].tls.key_file": give both or neither');
   });

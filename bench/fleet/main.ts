@@ -1,0 +1,174 @@
+/**
+ * Fleet benchmark (`npm run bench:fleet`): the built exporter (dist/src/main.js) with N targets in
+ * `targets:` (default 10,000; BENCH_FLEET_TARGETS) whose brokers are unreachable loopback ports
+ * (every poll fails at once: idle targets, the fleet's own cost), and once with one such target
+ * for the baseline. Per run: time to listen and to /-/ready, /-/healthy latency (asked every
+ * 100 ms from spawn to exit, one at a time), RSS (VmRSS every 200 ms, VmHWM), RSS after two
+ * intervals, a no-change POST /-/reload, the size of a 404 for an unknown /probe target, and the
+ * time from SIGTERM to exit. Memory per idle target: (RSS at N - RSS at 1) / (N - 1).
+ * Writes bench/results/fleet.md and fleet.json with commit, machine and command.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { S } from '../run/settings.js';
+
+const TARGETS = Number(process.env.BENCH_FLEET_TARGETS ?? 10_000);
+const INTERVAL_S = Number(process.env.BENCH_FLEET_INTERVAL_S ?? 15);
+const PORT_BASE = 19_500;
+
+interface Run {
+  targets: number;
+  listenSeconds: number;
+  readySeconds: number;
+  healthy: { n: number; p50Ms: number; p99Ms: number; maxMs: number; over100: number; failed: number };
+  rssPeakBytes: number;
+  hwmBytes: number;
+  rssSteadyBytes: number;
+  reloadSeconds: number;
+  reloadStatus: number;
+  notFoundBytes: number;
+  sigtermSeconds: number;
+  exitCode: number | null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const status = (pid: number, key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+
+function configFile(targets: number): string {
+  const entries = Array.from({ length: targets }, (_, i) => `  - name: broker-${i}\n    url: http://127.0.0.1:1\n`);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bench-fleet-')), 'config.yaml');
+  fs.writeFileSync(file, `log:\n  level: error\npoll:\n  interval: ${INTERVAL_S}s\ntargets:\n${entries.join('')}`);
+  return file;
+}
+
+async function timed(url: string, init?: RequestInit): Promise<{ ms: number; status: number; bytes: number }> {
+  const start = performance.now();
+  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(120_000) });
+  const bytes = (await response.arrayBuffer()).byteLength;
+  return { ms: performance.now() - start, status: response.status, bytes };
+}
+
+async function measure(targets: number, port: number): Promise<Run> {
+  const config = configFile(targets);
+  const base = `http://127.0.0.1:${port}`;
+  const spawned = performance.now();
+  const child = spawn(process.execPath, ['dist/src/main.js', '--config', config, '--web.listen-address', `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const pid = child.pid!;
+  let running = true;
+  let rssPeak = 0;
+  const sampler = (async () => {
+    while (running) {
+      try {
+        rssPeak = Math.max(rssPeak, status(pid, 'VmRSS'));
+      } catch {}
+      await sleep(200);
+    }
+  })();
+  // /-/healthy, one at a time every 100 ms; before the first answer the port is not open yet.
+  const latencies: number[] = [];
+  let failed = 0;
+  let listenSeconds = Number.NaN;
+  const prober = (async () => {
+    while (running) {
+      const asked = performance.now();
+      try {
+        const r = await timed(`${base}/-/healthy`);
+        if (Number.isNaN(listenSeconds)) listenSeconds = (performance.now() - spawned) / 1000;
+        latencies.push(r.ms);
+      } catch {
+        if (!Number.isNaN(listenSeconds)) failed++;
+      }
+      await sleep(Math.max(0, 100 - (performance.now() - asked)));
+    }
+  })();
+  let readySeconds = Number.NaN;
+  // Given up after 5 minutes: the table then says NaN.
+  while (performance.now() - spawned < 300_000) {
+    try {
+      if ((await fetch(`${base}/-/ready`, { signal: AbortSignal.timeout(10_000) })).status === 200) {
+        readySeconds = (performance.now() - spawned) / 1000;
+        break;
+      }
+    } catch {}
+    await sleep(200);
+  }
+  await sleep(2 * INTERVAL_S * 1000);
+  const rssSteady = status(pid, 'VmRSS');
+  const reload = await timed(`${base}/-/reload`, { method: 'POST' });
+  const notFound = await timed(`${base}/probe?target=no-such-broker`);
+  await sleep(2000);
+  const hwm = status(pid, 'VmHWM');
+  const termSent = performance.now();
+  child.kill('SIGTERM');
+  const exitCode = await exited;
+  const sigtermSeconds = (performance.now() - termSent) / 1000;
+  running = false;
+  await Promise.all([sampler, prober]);
+  fs.rmSync(path.dirname(config), { recursive: true, force: true });
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
+  return {
+    targets,
+    listenSeconds,
+    readySeconds,
+    healthy: { n: sorted.length, p50Ms: q(0.5), p99Ms: q(0.99), maxMs: sorted.at(-1) ?? Number.NaN, over100: sorted.filter((ms) => ms > 100).length, failed },
+    rssPeakBytes: Math.max(rssPeak, hwm),
+    hwmBytes: hwm,
+    rssSteadyBytes: rssSteady,
+    reloadSeconds: reload.ms / 1000,
+    reloadStatus: reload.status,
+    notFoundBytes: notFound.bytes,
+    sigtermSeconds,
+    exitCode,
+  };
+}
+
+async function main(): Promise<void> {
+  const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const one = await measure(1, PORT_BASE);
+  const fleet = await measure(TARGETS, PORT_BASE + 1);
+  const loadAfter = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const perTargetBytes = (fleet.rssSteadyBytes - one.rssSteadyBytes) / (TARGETS - 1);
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8' }).trim() !== '';
+  const cpus = os.cpus();
+  const mb = (b: number) => `${(b / 1e6).toFixed(0)} MB`;
+  const s = (x: number) => `${x.toFixed(2)} s`;
+  const ms = (x: number) => `${x.toFixed(0)} ms`;
+  const row = (r: Run) => [
+    r.targets.toLocaleString('en'),
+    s(r.listenSeconds),
+    s(r.readySeconds),
+    `${ms(r.healthy.p50Ms)} / ${ms(r.healthy.p99Ms)} / ${ms(r.healthy.maxMs)} (${r.healthy.n}; ${r.healthy.over100} over 100 ms, ${r.healthy.failed} failed)`,
+    mb(r.rssPeakBytes),
+    mb(r.rssSteadyBytes),
+    `${s(r.reloadSeconds)} (${r.reloadStatus})`,
+    `${r.notFoundBytes} B`,
+    `${s(r.sigtermSeconds)} (exit ${r.exitCode})`,
+  ];
+  const header = ['targets', 'listening after', '/-/ready after', '/-/healthy p50 / p99 / max, spawn to exit (n)', 'RSS peak', `RSS after 2 intervals`, 'no-change reload', '404 body', 'SIGTERM to exit'];
+  const command = [...['BENCH_FLEET_TARGETS', 'BENCH_FLEET_INTERVAL_S'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`), 'npm run bench:fleet'].join(' ');
+  const lines = [
+    `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; load average ${load} before, ${loadAfter} after (1, 5, 15 min; other work shares this machine).`,
+    `Exporter at ${commit}${dirty ? ' (with uncommitted changes in src/)' : ''}. Command: \`${command}\` (targets on an unreachable loopback port: every poll fails at once; poll interval ${INTERVAL_S} s, every default collector).`,
+    '',
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    `| ${row(one).join(' | ')} |`,
+    `| ${row(fleet).join(' | ')} |`,
+    '',
+    `Memory per idle target: ${(perTargetBytes / 1024).toFixed(0)} kB ((RSS at ${TARGETS.toLocaleString('en')} − RSS at 1) / ${(TARGETS - 1).toLocaleString('en')}, each after two intervals).`,
+  ];
+  fs.mkdirSync(S.resultsDir, { recursive: true });
+  fs.writeFileSync(path.join(S.resultsDir, 'fleet.md'), `${lines.join('\n')}\n`);
+  fs.writeFileSync(path.join(S.resultsDir, 'fleet.json'), `${JSON.stringify({ commit, dirty, command, load, loadAfter, intervalSeconds: INTERVAL_S, perTargetBytes, runs: [one, fleet] }, null, 2)}\n`);
+  console.log(lines.join('\n'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

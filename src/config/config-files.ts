@@ -1,0 +1,173 @@
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { ConfigError } from './config-error.js';
+
+/**
+ * The files a configuration names (the YAML file, password files, TLS files), read with bounds: a
+ * path that is not a regular file (a FIFO, /dev/zero, a socket) is refused before it is opened, a
+ * file above its kind's cap is refused before it is read, and a read that does not finish within
+ * READ_DEADLINE_MS (a hung network mount) is given up. Messages name the path, never the content.
+ */
+export type FileKind = 'config' | 'secret' | 'tls';
+
+export const FILE_CAPS: Readonly<Record<FileKind, number>> = {
+  config: 4 * 1024 * 1024,
+  secret: 64 * 1024,
+  // CA bundles run to a few hundred kB (Mozilla's is about 220 kB).
+  tls: 1024 * 1024,
+};
+
+export const READ_DEADLINE_MS = 5000;
+
+/** Where the loader gets a file's bytes. Throws FileRefused (its message: why) or an errno error. */
+export interface FileSource {
+  read(path: string, kind: FileKind): Buffer;
+}
+
+export class FileRefused extends Error {}
+
+/**
+ * The file's bytes, or ConfigError `${where}: ${path} cannot be read (why)`: `where` names the key
+ * and where it was set. `message` words it otherwise.
+ */
+export function readConfigFile(
+  files: FileSource,
+  path: string,
+  kind: FileKind,
+  where: string,
+  message = (why: string) => `${where}: ${path} cannot be read (${why})`,
+): Buffer {
+  try {
+    return files.read(path, kind);
+  } catch (error) {
+    throw new ConfigError(message(error instanceof FileRefused ? error.message : readFailure(error)));
+  }
+}
+
+/** Reads synchronously, with the same refusals (no deadline): for tests and tools. */
+export const readNow: FileSource = {
+  read(path, kind) {
+    refuse(statSync(path), kind);
+    const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      // The path may have been replaced between stat and open.
+      const buffer = bufferFor(fstatSync(fd), kind);
+      let length = 0;
+      for (let n = -1; n !== 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
+      return checkedLength(buffer, length);
+    } finally {
+      closeSync(fd);
+    }
+  },
+};
+
+/** What was read ahead (readAhead): a file not read ahead is a bug, refused as such. */
+export class FilesReadAhead implements FileSource {
+  constructor(private readonly results: ReadonlyMap<string, Buffer | Error> = new Map()) {}
+
+  read(path: string, kind: FileKind): Buffer {
+    const result = this.results.get(key(path, kind));
+    if (result === undefined) throw new FileRefused('not read ahead of the configuration: a bug, please report it');
+    if (result instanceof Error) throw result;
+    return result;
+  }
+
+  /** These files and those. */
+  with(other: FilesReadAhead): FilesReadAhead {
+    return new FilesReadAhead(new Map([...this.results, ...other.results]));
+  }
+}
+
+// A read that hangs keeps its thread of libuv's pool; the next reload waits on the same read
+// instead of starting another, so a hung mount holds at most one thread per path.
+const inFlight = new Map<string, Promise<Buffer>>();
+
+/** Reads the files asynchronously, each within `deadlineMs`: serving goes on while they are read. */
+export async function readAhead(
+  files: Iterable<readonly [string, FileKind]>,
+  deadlineMs = READ_DEADLINE_MS,
+  read: (path: string, kind: FileKind) => Promise<Buffer> = readLater,
+): Promise<FilesReadAhead> {
+  const wanted = new Map<string, readonly [string, FileKind]>();
+  for (const [path, kind] of files) wanted.set(key(path, kind), [path, kind]);
+  const results = new Map<string, Buffer | Error>();
+  await Promise.all(
+    [...wanted].map(async ([k, [path, kind]]) => {
+      results.set(k, await withDeadline(sharedRead(path, kind, read), deadlineMs).catch((error: Error) => error));
+    }),
+  );
+  return new FilesReadAhead(results);
+}
+
+function sharedRead(path: string, kind: FileKind, read: typeof readLater): Promise<Buffer> {
+  const k = key(path, kind);
+  let pending = inFlight.get(k);
+  if (!pending) {
+    pending = read(path, kind).finally(() => inFlight.delete(k));
+    inFlight.set(k, pending);
+  }
+  return pending;
+}
+
+async function readLater(path: string, kind: FileKind): Promise<Buffer> {
+  refuse(await stat(path), kind);
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const buffer = bufferFor(await handle.stat(), kind);
+    let length = 0;
+    for (let n = -1; n !== 0 && length < buffer.length; length += n) ({ bytesRead: n } = await handle.read(buffer, length, buffer.length - length, null));
+    return checkedLength(buffer, length);
+  } finally {
+    await handle.close();
+  }
+}
+
+function withDeadline<T>(pending: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FileRefused(`no answer within ${ms / 1000} s: a hung mount?`)), ms);
+  });
+  return Promise.race([pending, late]).finally(() => clearTimeout(timer));
+}
+
+function refuse(stats: Stats, kind: FileKind): void {
+  if (!stats.isFile()) throw new FileRefused(`not a regular file but ${what(stats)}`);
+  if (stats.size > FILE_CAPS[kind]) throw new FileRefused(tooLarge(kind));
+}
+
+/** Room for the size the file has, and one byte more to see that it grew. */
+function bufferFor(stats: Stats, kind: FileKind): Buffer {
+  refuse(stats, kind);
+  return Buffer.alloc(stats.size + 1);
+}
+
+function checkedLength(buffer: Buffer, length: number): Buffer {
+  if (length === buffer.length) throw new FileRefused('it grew while it was read; try again');
+  return buffer.subarray(0, length);
+}
+
+function tooLarge(kind: FileKind): string {
+  const cap = FILE_CAPS[kind];
+  const size = cap >= 1024 * 1024 ? `${cap / (1024 * 1024)} MiB` : `${cap / 1024} KiB`;
+  return `larger than ${size}, the most a ${kind === 'config' ? 'configuration file' : kind === 'secret' ? 'password file' : 'TLS file'} may hold`;
+}
+
+function what(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isDirectory()) return 'a directory';
+  return 'not a file';
+}
+
+function key(path: string, kind: FileKind): string {
+  return `${kind}\0${path}`;
+}
+
+/** Why a file could not be read, in words (ENOENT → no such file). */
+export function readFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'it is a directory', ENOTDIR: 'a part of the path is not a directory', ELOOP: 'too many symbolic links' };
+  return (code !== undefined ? words[code] : undefined) ?? (code ?? (error as Error).message);
+}

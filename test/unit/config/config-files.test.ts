@@ -1,0 +1,107 @@
+// Issue 24: a password file that is a FIFO froze the process (readFileSync waits for a writer), and
+// RABBITMQ_PASSWORD_FILE=/dev/zero grew to gigabytes without a word. Files are now refused when
+// they are not regular files or are above their kind's cap, and read asynchronously under a deadline.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
+import { ConfigError } from '../../../src/config/config-error.js';
+import { FILE_CAPS, readAhead, readNow } from '../../../src/config/config-files.js';
+import { filesNamedIn, loadConfig, loadConfigFromDisk } from '../../../src/config/load-config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'rmqexp-files-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const fifo = join(dir, 'password.fifo');
+execFileSync('mkfifo', [fifo]);
+
+function yamlFile(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+async function refusal(load: () => unknown): Promise<string> {
+  try {
+    await load();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError, but the configuration loaded');
+}
+
+describe.each([
+  ['read synchronously (tests, tools)', loadConfig],
+  ['read ahead, asynchronously (the exporter)', loadConfigFromDisk],
+] as const)('%s', (_, load) => {
+  it('refuses a FIFO as password file at once, naming the key and the path', async () => {
+    const config = yamlFile('fifo.yaml', `targets:\n  - name: a\n    url: http://127.0.0.1:1\n    password_file: ${fifo}\n`);
+    const message = await refusal(() => load({ config }, {}, COLLECTORS));
+    expect(message).toBe(`config file ${config}: key "targets[0].password_file": ${fifo} cannot be read (not a regular file but a FIFO)`);
+  });
+
+  it('refuses /dev/zero as RABBITMQ_PASSWORD_FILE', async () => {
+    const message = await refusal(() => load({}, { RABBITMQ_PASSWORD_FILE: '/dev/zero' }, COLLECTORS));
+    expect(message).toBe('environment variable RABBITMQ_PASSWORD_FILE: key "target.password_file": /dev/zero cannot be read (not a regular file but a character device)');
+  });
+
+  it('refuses a password file above 64 KiB, and never quotes it', async () => {
+    const big = yamlFile('big-secret', 'x'.repeat(FILE_CAPS.secret + 1));
+    const message = await refusal(() => load({}, { RABBITMQ_PASSWORD_FILE: big }, COLLECTORS));
+    expect(message).toBe(`environment variable RABBITMQ_PASSWORD_FILE: key "target.password_file": ${big} cannot be read (larger than 64 KiB, the most a password file may hold)`);
+  });
+
+  it('reads a password file of exactly 64 KiB, and a TLS file named by a target entry', async () => {
+    const secret = yamlFile('secret', `${'s'.repeat(FILE_CAPS.secret - 1)}\n`);
+    const ca = yamlFile('ca.pem', '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    const config = yamlFile('ok.yaml', `targets:\n  - name: a\n    url: https://127.0.0.1:1\n    password_file: ${secret}\n    tls:\n      ca_file: ${ca}\n`);
+    const loaded = await load({ config }, {}, COLLECTORS);
+    expect(loaded.targets[0]!.target.password).toBe('s'.repeat(FILE_CAPS.secret - 1));
+    expect(loaded.targets[0]!.target.tls.ca?.toString()).toContain('MIIB');
+  });
+
+  it('refuses a config file above 4 MiB and a config file that is a FIFO', async () => {
+    const huge = yamlFile('huge.yaml', `# ${'x'.repeat(FILE_CAPS.config)}\n`);
+    expect(await refusal(() => load({ config: huge }, {}, COLLECTORS))).toBe(`config file ${huge}: cannot be read: larger than 4 MiB, the most a configuration file may hold (flag --config.file)`);
+    expect(await refusal(() => load({ config: fifo }, {}, COLLECTORS))).toBe(`config file ${fifo}: cannot be read: not a regular file but a FIFO (flag --config.file)`);
+  });
+});
+
+describe('reading ahead', () => {
+  it('gives up a read that does not answer within the deadline, and shares it with the next reload', async () => {
+    let reads = 0;
+    const hung = () => {
+      reads++;
+      return new Promise<Buffer>(() => {});
+    };
+    const started = Date.now();
+    const first = await readAhead([['/mnt/hung/secret', 'secret']], 50, hung);
+    expect(() => first.read('/mnt/hung/secret', 'secret')).toThrow('no answer within 0.05 s');
+    expect(Date.now() - started).toBeLessThan(2000);
+    await readAhead([['/mnt/hung/secret', 'secret']], 50, hung);
+    // A hung read keeps a thread of libuv's pool: the second reload waits on the same one.
+    expect(reads).toBe(1);
+  });
+
+  it('knows every file a configuration tree names', () => {
+    const raw = {
+      target: { password_file: '/run/top', tls: { ca_file: '/etc/ca.pem' } },
+      targets: [{ name: 'a', password_file: '/run/a', tls: { cert_file: '/etc/a.crt', key_file: '/etc/a.key' } }, { name: 'b' }, 'not a mapping'],
+    };
+    expect(filesNamedIn(raw)).toEqual([
+      ['/run/top', 'secret'],
+      ['/etc/ca.pem', 'tls'],
+      ['/run/a', 'secret'],
+      ['/etc/a.crt', 'tls'],
+      ['/etc/a.key', 'tls'],
+    ]);
+  });
+
+  it('reads the same bytes as the synchronous reader', async () => {
+    const file = yamlFile('same', 'secret\n');
+    const ahead = await readAhead([[file, 'secret']]);
+    expect(ahead.read(file, 'secret')).toEqual(readNow.read(file, 'secret'));
+  });
+});
