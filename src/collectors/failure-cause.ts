@@ -1,4 +1,5 @@
 import { ManagementError } from '../client/errors.js';
+import { PartCutOff } from './optional-part.js';
 import type { FailureCause } from '../state/target-state.js';
 
 /** The errors in an error's chain of causes, the error first. */
@@ -10,6 +11,8 @@ function chainOf(error: unknown): Error[] {
 
 /** What kind of trouble a failed poll met: the landing page names the likely cause and setting from it. */
 export function failureCause(error: unknown, pollDeadlinePassed: boolean): FailureCause {
+  // Parts end at the cut-off, a tenth before the deadline itself: that is the poll's deadline too.
+  if (error instanceof PartCutOff) return { kind: 'poll_deadline' };
   if (!(error instanceof ManagementError)) return { kind: pollDeadlinePassed ? 'poll_deadline' : 'other' };
   switch (error.kind) {
     case 'http_status':

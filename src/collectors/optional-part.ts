@@ -37,8 +37,8 @@ export function failureReason(error: unknown, cutOff: AbortSignal | undefined): 
 
 /** A part still running when the cut-off came. */
 export class PartCutOff extends Error {
-  constructor(part: string) {
-    super(`${part}: still running when the poll had to end (its deadline is near)`);
+  constructor(part: string, options?: ErrorOptions) {
+    super(`${part}: still running when the poll had to end (its deadline is near)`, options);
   }
 }
 

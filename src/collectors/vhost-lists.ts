@@ -6,7 +6,7 @@ import type { LeftOutRequest } from '../state/target-state.js';
 import { carried } from './carried.js';
 import type { CollectContext, RequestLimits } from './collector.js';
 import { failureCause } from './failure-cause.js';
-import { failureReason, partsCutOff, partTimeoutMs } from './optional-part.js';
+import { failureReason, PartCutOff, partsCutOff, partTimeoutMs } from './optional-part.js';
 import { whoAmI } from './optional-requests.js';
 
 /**
@@ -56,7 +56,10 @@ export class VhostReader {
   private readonly cutOff: AbortSignal | undefined;
   private readonly requestTimeoutMs: number | undefined;
   private answered = 0;
-  private firstError: unknown;
+  /** The first failure that was a vhost's own (its deadline, a refusal), not the poll's cut-off. */
+  private firstOwnError: unknown;
+  /** A request the poll's cut-off ended, when no vhost failed on its own. */
+  private firstCutOff: unknown;
   /** Whether this poll reads per vhost at all (order() was called). */
   private perVhost = false;
 
@@ -126,8 +129,10 @@ export class VhostReader {
       const user = meaning !== undefined ? await whoAmI(this.ctx) : undefined;
       // Refused while /api/whoami fails too: the credentials are wrong, not this vhost's permissions.
       if (meaning === 'refused' && user === undefined) throw error;
-      this.firstError ??= error;
-      this.failed(vhost, failureReason(error, this.cutOff), error, user?.name);
+      const reason = failureReason(error, this.cutOff);
+      if (reason === 'poll_deadline') this.firstCutOff ??= error;
+      else this.firstOwnError ??= error;
+      this.failed(vhost, reason, error, user?.name);
       return undefined;
     }
   }
@@ -195,7 +200,13 @@ export class VhostReader {
     // A poll that read one list (the vhost filter or their number changed): nothing of earlier per-vhost reads stands.
     if (!this.perVhost) this.health.vhosts.clear();
     const failing = [...this.health.vhosts.values()].filter((status) => status.failure).length;
-    if (this.answered === 0 && failing > 0) throw this.firstError ?? new Error(`the ${this.options.what} of no vhost could be read: every vhost failed and waits to be asked again`);
+    if (this.answered === 0 && failing > 0) {
+      // A vhost's own failure says more than the cut-off that ended the others; a poll whose
+      // vhosts were all cut off failed on its deadline, whichever timer fired first.
+      if (this.firstOwnError !== undefined) throw this.firstOwnError;
+      if (this.firstCutOff !== undefined) throw new PartCutOff(`the ${this.options.what} lists`, { cause: this.firstCutOff });
+      throw new Error(`the ${this.options.what} of no vhost could be read: every vhost failed and waits to be asked again`);
+    }
     const { sink } = this.ctx;
     const maxAgeMs = this.ctx.limits?.maxAgeMs ?? Infinity;
     const now = performance.now();

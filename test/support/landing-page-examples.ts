@@ -3,8 +3,9 @@
  * runners, state) polling simulated brokers over HTTP, for the landing page's browser test and its
  * screenshots in docs/:
  * - `orders`, healthy: every collector answers;
- * - `billing`, degraded: its queue lists stall past their per-vhost deadline (a third of the 1 s
- *   `collectors.queues.timeout` here), every vhost, so the poll fails; and
+ * - `billing`, degraded: its queue lists stall past their per-vhost deadline (300 ms of
+ *   `collectors.queues.vhost_timeout`), every vhost, so the poll fails; the poll's own deadline (10 s)
+ *   is far enough that the vhosts' deadlines end them, not the poll's cut-off, on a loaded machine too; and
  *   /api/feature-flags is refused to the user (before 3.13 it needs the administrator tag);
  * - `analytics`, down: a wrong password, so /api/overview answers 401.
  */
@@ -57,7 +58,8 @@ targets:
     password: ${troubled.password}
     collectors:
       queues:
-        timeout: 1s
+        timeout: 10s
+        vhost_timeout: 300ms
   - name: analytics
     url: ${healthy.url}
     password: ${WRONG_PASSWORD}

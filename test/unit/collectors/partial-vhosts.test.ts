@@ -7,7 +7,9 @@ import { channelsCollector } from '../../../src/collectors/channels.js';
 import type { AnyCollector } from '../../../src/collectors/collector.js';
 import { connectionsCollector } from '../../../src/collectors/connections.js';
 import { consumersCollector } from '../../../src/collectors/consumers.js';
-import { fakeApi, type FakeRoute } from '../../support/fake-broker-api.js';
+import { failureCause } from '../../../src/collectors/failure-cause.js';
+import { PartCutOff } from '../../../src/collectors/optional-part.js';
+import { fakeApi, STALL, type FakeRoute } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { runCollector, type RunResult } from '../../support/run-collector.js';
 
@@ -85,6 +87,20 @@ describe.each(CASES)('%s of a list of vhosts: one failing vhost', (name, c) => {
     };
     const all = Object.fromEntries(VHOSTS.map((v) => [c.path(v), failing]));
     await expect(runCollector(c.collector, { api: fakeApi(routes(all)), options })).rejects.toMatchObject({ kind: 'timeout' });
+  });
+
+  it("every vhost cut off by the poll's end fails the poll on its deadline, whichever timer fired first; a vhost's own failure is named before the cut-off", async () => {
+    // Each vhost's own deadline (10 s) is far past the poll's (300 ms): the cut-off ends them all.
+    const slow = { ...options, vhost_timeout: '10s' };
+    const stalled = Object.fromEntries(VHOSTS.map((v) => [c.path(v), STALL]));
+    const cutOff = await runCollector(c.collector, { api: fakeApi(routes(stalled)), options: slow, limits: { timeoutMs: 300, maxAgeMs: 60_000 } }).catch((e: unknown) => e);
+    expect(cutOff).toBeInstanceOf(PartCutOff);
+    expect(failureCause(cutOff, false)).toEqual({ kind: 'poll_deadline' });
+    const timedOut = () => {
+      throw new ManagementError('timeout', c.path('a'), 'no complete answer within 10 ms');
+    };
+    const mixed = await runCollector(c.collector, { api: fakeApi(routes({ ...stalled, [c.path('a')]: timedOut })), options: slow, limits: { timeoutMs: 300, maxAgeMs: 60_000 } }).catch((e: unknown) => e);
+    expect(failureCause(mixed, false)).toEqual({ kind: 'request_timeout' });
   });
 });
 
