@@ -96,6 +96,11 @@ export class WebServer {
     return this.config;
   }
 
+  /** Each address's HTTP(S) server, in the order of `addresses`. */
+  get servers(): (Server | HttpsServer)[] {
+    return this.fronts.map((f) => f.server);
+  }
+
   /** Where it listens, in the order of `addresses` (a port 0 resolved to the one the system chose). */
   get addresses(): AddressInfo[] {
     return this.fronts.map((f) => f.listener.address() as AddressInfo);
