@@ -1,9 +1,11 @@
 # syntax=docker/dockerfile:1
-# Base: the Node.js the project is tested on (.ci/run: Node 20 on Debian 12 "bookworm"), pinned to
-# its full version. Not pinned by digest: the digest can only be read from a registry, which was out
-# of reach when this was written; pin it in your own build (FROM node:...@sha256:...) if you
-# need byte-for-byte rebuilds. A test keeps both stages on the same image and on the Node major of
-# package.json's engines (test/unit/project/dockerfile.test.ts).
+# Base: Node 26, the Active LTS line (Node 20 reached its end of life in April 2026; 24 is in
+# maintenance), on Debian 12 "bookworm" as CI, pinned to the full version .ci/run tests (LTS_NODE,
+# fetched from the npm registry's `node` package). Not pinned by digest: the digest can only be read
+# from a registry, which was out of reach when this was written; pin it in your own build
+# (FROM node:...@sha256:...) if you need byte-for-byte rebuilds. A test keeps both stages on the
+# same image, on the version .ci/run tests and inside package.json's engines
+# (test/unit/project/dockerfile.test.ts).
 #
 # Build stage: compile TypeScript, then keep only the production dependencies. Dependencies are
 # installed from package.json and package-lock.json alone, before the sources are copied, so a
@@ -12,7 +14,7 @@
 # stays out of the build context (.dockerignore). npm ci skips the missing workspace;
 # --ignore-scripts skips `prepare`, whose `npm run build` would also build the storefront, so the
 # exporter is built alone (no dependency has install scripts).
-FROM node:20.20.2-bookworm-slim AS build
+FROM node:26.10.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -26,14 +28,14 @@ RUN REVISION="$REVISION" BRANCH="$BRANCH" npm run build:exporter \
  && npm prune --omit=dev --no-audit --no-fund
 
 # Runtime stage: Node, the compiled exporter and its production dependencies; no compiler, no tests.
-FROM node:20.20.2-bookworm-slim
+FROM node:26.10.0-bookworm-slim
 ARG REVISION=unknown
 LABEL org.opencontainers.image.title="rabbitmq-exporter" \
       org.opencontainers.image.description="Prometheus exporter for RabbitMQ's management HTTP API" \
       org.opencontainers.image.version="0.1.0" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.licenses="Apache-2.0" \
-      org.opencontainers.image.base.name="docker.io/library/node:20.20.2-bookworm-slim"
+      org.opencontainers.image.base.name="docker.io/library/node:26.10.0-bookworm-slim"
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json

@@ -32,7 +32,7 @@ export type ReloadOutcome = { ok: true; changed: boolean; restartRequired: strin
 
 /** Settings only a restart applies: the listener and the log's format; each with the key an operator sets. */
 const RESTART_ONLY: readonly [keyof ExporterConfig, string][] = [
-  ['listenAddress', 'web.listen_address'],
+  ['listenAddresses', 'web.listen_address'],
   ['telemetryPath', 'web.telemetry_path'],
   ['logFormat', 'log.format'],
   ['web', 'web.read_timeout, write_timeout, idle_timeout, max_concurrent_scrapes or max_connections'],
@@ -165,7 +165,7 @@ export class Exporter {
     await runInSlices(startTargets(started, () => this.stopping));
     await Promise.all(stopped.map((t) => t.stop()));
     this.credentials = redactorOf(this.running);
-    this.config = { ...next, listenAddress: this.config.listenAddress, telemetryPath: this.config.telemetryPath, logFormat: this.config.logFormat, web: this.config.web };
+    this.config = { ...next, listenAddresses: this.config.listenAddresses, telemetryPath: this.config.telemetryPath, logFormat: this.config.logFormat, web: this.config.web };
     this.reloadStatus.succeeded(Date.now(), restartRequired);
     await this.refreshAll();
     const changed = started.length > 0 || stopped.length > 0;

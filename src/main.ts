@@ -17,7 +17,8 @@ import { WebServer } from './server/web-server.js';
 import { newHttpCounters } from './self/exporter-metrics.js';
 import { ProcessMetrics } from './self/process-metrics.js';
 import { Exporter, readConfigFromDisk } from './exporter.js';
-import { VERSION, versionText } from './self/version.js';
+import { versionText } from './self/version.js';
+import { startingFields } from './starting-line.js';
 
 /** How long SIGTERM waits for the targets' polls to end and their pools to close: the process exits anyway. */
 const STOP_TARGETS_MS = 1000;
@@ -52,7 +53,9 @@ async function main(): Promise<void> {
   const startingRedactor = new Redactor(config.targets.map((setup) => targetCredentials(setup.target)));
   let exporter: Exporter | undefined;
   const log = createLogger(config.logLevel, { format: config.logFormat, redactor: () => exporter?.redactor ?? startingRedactor });
-  log.info({ version: VERSION, config: redactedConfig(config) }, 'starting');
+  // A short line at info, as the exporter-toolkit's exporters start; the whole configuration in force (no secret) at debug.
+  log.info(startingFields(config, flags), 'starting');
+  log.debug({ config: redactedConfig(config) }, 'configuration in force');
   const profileOff = profileOffWarning(config.kbuddeVariables?.profileOff ?? [], config.configFile);
   if (profileOff) log.warn(profileOff.fields, profileOff.message);
   const ignored = config.kbuddeVariables?.ignored ?? [];
@@ -63,7 +66,6 @@ async function main(): Promise<void> {
   const http = newHttpCounters();
   exporter = new Exporter(config, flags, process.env, new ProcessMetrics(), log, http);
   const running = exporter;
-  const { host, port } = parseListenAddress(config.listenAddress);
   let web: WebServer | undefined;
   const app = createApp(() => running.targets, log, {
     telemetryPath: config.telemetryPath,
@@ -75,17 +77,20 @@ async function main(): Promise<void> {
   // Targets are made in slices while the server starts listening and answers.
   const started = running.start();
   try {
-    web = await WebServer.start(app, { host, port, webConfigFile: flags.webConfigFile, log, limits: config.web, counters: http });
+    const addresses = config.listenAddresses.map((text) => parseListenAddress(text));
+    web = await WebServer.start(app, { addresses, webConfigFile: flags.webConfigFile, log, limits: config.web, counters: http });
   } catch (error) {
     if (error instanceof WebConfigError) {
       process.stderr.write(`rabbitmq-exporter: ${error.message}\n`);
       process.exit(2);
     }
-    log.fatal({ err: error, listen_address: config.listenAddress }, 'cannot listen');
+    log.fatal({ err: error, listen_addresses: config.listenAddresses }, 'cannot listen');
     process.exit(1);
   }
   const listening = web;
-  log.info({ address: listening.address.address, port: listening.address.port, protocol: listening.protocol, web_config_file: flags.webConfigFile ?? null }, 'serving /metrics');
+  for (const { address, port } of listening.addresses) {
+    log.info({ address, port, protocol: listening.protocol, web_config_file: flags.webConfigFile ?? null }, 'serving /metrics');
+  }
   // A bug in one poll must not take the exporter down with it; it is logged and polling goes on.
   process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
 

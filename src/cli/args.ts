@@ -13,7 +13,8 @@ export const USAGE = `Usage: rabbitmq-exporter [flags]
 
 Flags (they override the environment, which overrides the config file):
   --config.file FILE             YAML configuration file (see config.example.yaml); --config FILE too
-  --web.listen-address HOST:PORT address to serve /metrics on (default :9419)
+  --web.listen-address HOST:PORT address to serve /metrics on (default :9419); repeat it to listen
+                                 on several, each with the same TLS and users
   --web.config.file FILE         TLS and basic auth, in the Prometheus exporter-toolkit format
   --web.telemetry-path PATH      path of the metrics (default /metrics)
   --log.level LEVEL              trace, debug, info, warn, error, fatal or silent (default info)
@@ -55,7 +56,7 @@ export function parseFlags(argv: readonly string[]): CliFlags {
       options: {
         'config.file': { type: 'string' },
         config: { type: 'string' },
-        'web.listen-address': { type: 'string' },
+        'web.listen-address': { type: 'string', multiple: true },
         'web.config.file': { type: 'string' },
         'web.telemetry-path': { type: 'string' },
         'log.level': { type: 'string' },
@@ -74,7 +75,7 @@ export function parseFlags(argv: readonly string[]): CliFlags {
     }
     return {
       config,
-      listenAddress: values['web.listen-address'],
+      listenAddresses: values['web.listen-address'],
       webConfigFile: values['web.config.file'],
       telemetryPath: values['web.telemetry-path'],
       logLevel: values['log.level'],

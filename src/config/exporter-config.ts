@@ -65,7 +65,8 @@ export interface TargetSetup {
 
 export interface ExporterConfig {
   configFile?: string;
-  listenAddress: string;
+  /** web.listen_address / --web.listen-address: every address served, at least one. */
+  listenAddresses: string[];
   web: WebLimits;
   telemetryPath: string;
   logLevel: string;

@@ -24,7 +24,7 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
   const several = config.targets.length > 1 || config.targets[0]?.target !== config.target;
   return {
     configFile: config.configFile ?? null,
-    listenAddress: config.listenAddress,
+    listenAddresses: config.listenAddresses,
     web: config.web,
     telemetryPath: config.telemetryPath,
     logLevel: config.logLevel,

@@ -15,7 +15,7 @@ export function resolve(config: FileConfig, specs: readonly CollectorSpec[], fil
   const target = resolveTarget(config.target, login, file, keyName, sources, files);
   return {
     configFile: file,
-    listenAddress: config.web.listen_address,
+    listenAddresses: config.web.listen_address,
     web: {
       readTimeoutMs: config.web.read_timeout,
       writeTimeoutMs: config.web.write_timeout,

@@ -47,14 +47,24 @@ export function parseListenAddress(text: string): { host: string; port: number }
   return { host: match[1] ?? match[2] ?? '', port };
 }
 
-const listenAddress = z.string().refine((text) => {
-  try {
-    parseListenAddress(text);
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be HOST:PORT or :PORT, e.g. :9419');
+/** One address (`":9419"`) or a list of them, each served alike (the exporter-toolkit's repeated --web.listen-address); a list once parsed. */
+const listenAddresses = z
+  .union([z.string(), z.array(z.string())], { error: 'must be HOST:PORT or :PORT, e.g. :9419, or a list of them, e.g. [":9419", "127.0.0.1:9420"]' })
+  .superRefine((value, ctx) => {
+    const list = typeof value === 'string' ? [value] : value;
+    if (list.length === 0) ctx.addIssue({ code: 'custom', message: 'lists no address: give at least one, e.g. :9419' });
+    for (const [i, text] of list.entries()) {
+      const path = typeof value === 'string' ? [] : [i];
+      try {
+        parseListenAddress(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', path, message: `must be HOST:PORT or :PORT, e.g. :9419 (not ${JSON.stringify(text)})` });
+        continue;
+      }
+      if (list.indexOf(text) !== i) ctx.addIssue({ code: 'custom', path, message: `${JSON.stringify(text)} is listed twice` });
+    }
+  })
+  .transform((value) => (typeof value === 'string' ? [value] : value));
 
 /**
  * What is wrong with a broker URL, or undefined when it parses cleanly. The URL may hold a
@@ -126,7 +136,7 @@ const targetSchema = z.strictObject({
 
 /** The HTTP side: deadlines for clients and a bound on scrapes, so slow or stuck clients cannot pin memory. */
 const webSchema = z.strictObject({
-  listen_address: listenAddress.default(':9419'),
+  listen_address: listenAddresses.default([':9419']),
   telemetry_path: z.string().regex(/^\/[^?#\s]*$/, 'must be a path starting with /, e.g. /metrics').refine((p) => !RESERVED_PATHS.has(p), `must not be one of ${[...RESERVED_PATHS].join(', ')}`).default('/metrics'),
   /** A client has this long to send its whole request (headers included); then it gets 408 and is disconnected. */
   read_timeout: positiveDuration.default(10_000),

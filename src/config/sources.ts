@@ -7,7 +7,8 @@ import { closestKey } from './key-suggestion.js';
 /** What the command line may set of the configuration (parsed in src/cli/args.ts). */
 export interface ConfigFlags {
   config?: string;
-  listenAddress?: string;
+  /** `--web.listen-address`, once per address. */
+  listenAddresses?: readonly string[];
   telemetryPath?: string;
   logLevel?: string;
   logFormat?: string;
@@ -84,7 +85,13 @@ export function readConfigTree(flags: ConfigFlags, env: Env, collectors: readonl
   set(['target', 'password'], env.RABBITMQ_PASSWORD, 'environment variable RABBITMQ_PASSWORD');
   set(['target', 'password_file'], env.RABBITMQ_PASSWORD_FILE, 'environment variable RABBITMQ_PASSWORD_FILE');
   set(['naming'], env.EXPORTER_NAMING, 'environment variable EXPORTER_NAMING');
-  set(['web', 'listen_address'], flags.listenAddress, 'flag --web.listen-address');
+  const listen = flags.listenAddresses ?? [];
+  // One flag sets the key as the file's single address would; several, a list whose entries each name the flag.
+  if (listen.length === 1) put(['web', 'listen_address'], listen[0], 'flag --web.listen-address');
+  if (listen.length > 1) {
+    put(['web', 'listen_address'], [...listen], 'flag --web.listen-address');
+    for (const i of listen.keys()) sources.set(`web.listen_address[${i}]`, 'flag --web.listen-address');
+  }
   set(['naming'], flags.naming, 'flag --naming');
   set(['log', 'level'], flags.logLevel, 'flag --log.level');
   set(['log', 'format'], flags.logFormat, 'flag --log.format');

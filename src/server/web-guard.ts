@@ -5,8 +5,12 @@ import { BcryptPool } from './bcrypt-pool.js';
 import { PasswordChecks } from './password-checks.js';
 import type { WebConfig } from './web-config.js';
 
-/** Paths served to anyone: a liveness probe has no credentials and must not be rate limited. */
-const OPEN_PATHS = new Set(['/-/healthy']);
+/**
+ * Paths served to anyone, without the rate limit: Kubernetes' probes carry no credentials (a
+ * probe's headers are plain text in the pod spec, never a Secret). They tell only what a probe's
+ * status tells: the process runs (/-/healthy), every target has finished its first poll (/-/ready).
+ */
+export const UNAUTHENTICATED_PATHS: ReadonlySet<string> = new Set(['/-/healthy', '/-/ready']);
 
 export interface WebGuardOptions {
   /** Where refusals without a password check are counted. */
@@ -40,7 +44,7 @@ export function webGuard(current: () => WebConfig | undefined, { counters, check
     const config = current();
     if (!config) return next();
     for (const [name, value] of Object.entries(config.headers)) res.setHeader(name, value);
-    if (OPEN_PATHS.has(req.path)) return next();
+    if (UNAUTHENTICATED_PATHS.has(req.path)) return next();
     if (config.rateLimit && !allowedByRate(config.rateLimit)) {
       res.status(429).type('text/plain').send('too many requests\n');
       return;

@@ -10,9 +10,15 @@ import { capConnections, TlsGate } from './connection-gate.js';
 import { enforceDeadlines, serverTimeouts } from './deadlines.js';
 import { readWebConfig, type WebConfig } from './web-config.js';
 
-export interface WebServerOptions {
+/** One address to listen on (`--web.listen-address`, repeated; web.listen_address, a list). */
+export interface ListenAddress {
   host: string;
   port: number;
+}
+
+export interface WebServerOptions {
+  /** Every address is served alike: the same handler, TLS, users and limits. */
+  addresses: readonly ListenAddress[];
   /** `--web.config.file`: TLS and basic auth; none serves plain HTTP to anyone. */
   webConfigFile?: string;
   log: Logger;
@@ -23,8 +29,17 @@ export interface WebServerOptions {
   counters: HttpCounters;
 }
 
+/** What listens on one address: its HTTP(S) server, and the gate in front of an HTTPS one. */
+interface Front {
+  server: Server | HttpsServer;
+  /** What listens: the HTTP server itself, or the gate in front of the HTTPS server. */
+  listener: NetServer | Server;
+  gate: TlsGate | undefined;
+}
+
 /**
- * The listening socket: HTTP, or HTTPS when the web config has a tls_server_config. The web
+ * The listening sockets, one per address (as the exporter-toolkit listens on each
+ * --web.listen-address): HTTP, or HTTPS when the web config has a tls_server_config. The web
  * config file and the files it names are watched; a change is read and applied without a
  * restart (certificates rotate, users change). A new file that cannot be used keeps the old one
  * running and is logged; so is one that switches TLS on or off or changes client_auth_type,
@@ -40,51 +55,39 @@ export class WebServer {
   private stopping = false;
 
   private constructor(
-    readonly server: Server | HttpsServer,
-    /** What listens: the HTTP server itself, or the gate in front of the HTTPS server. */
-    private readonly listener: NetServer | Server,
-    private readonly gate: TlsGate | undefined,
+    private readonly fronts: readonly Front[],
     private readonly options: WebServerOptions,
     initial: WebConfig | undefined,
   ) {
     this.config = initial;
     this.watch();
-    server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-      if (this.stopping) res.setHeader('Connection', 'close');
-      this.inFlight.add(res);
-      const done = () => this.inFlight.delete(res);
-      res.once('finish', done);
-      res.once('close', done);
-    });
-    server.on(server instanceof HttpsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.once('close', () => this.sockets.delete(socket));
-    });
+    for (const { server } of fronts) {
+      server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+        if (this.stopping) res.setHeader('Connection', 'close');
+        this.inFlight.add(res);
+        const done = () => this.inFlight.delete(res);
+        res.once('finish', done);
+        res.once('close', done);
+      });
+      server.on(server instanceof HttpsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+      });
+      if (server instanceof HttpsServer) server.on('secureConnection', (socket: TLSSocket) => this.checkClient(socket));
+    }
   }
 
-  /** Reads the web config (throws WebConfigError) and starts listening. */
+  /** Reads the web config (throws WebConfigError) and starts listening on every address; one that fails closes those already listening. */
   static async start(handler: RequestListener, options: WebServerOptions): Promise<WebServer> {
     const config = options.webConfigFile ? readWebConfig(options.webConfigFile) : undefined;
-    const tls = config?.tls;
-    const timeouts = serverTimeouts(options.limits);
-    const server = tls
-      ? createHttpsServer({ ...timeouts, ...tls.context, requestCert: tls.clientAuth !== 'NoClientCert', rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert' }, handler)
-      : createHttpServer(timeouts, handler);
-    enforceDeadlines(server, options.limits, options.counters, options.log);
-    const gate = tls ? new TlsGate(server as HttpsServer, options.limits, options.counters, options.log) : undefined;
-    if (!gate) capConnections(server, options.limits, options.counters);
-    const listener = gate?.listener ?? server;
-    const web = new WebServer(server, listener, gate, options, config);
-    if (tls) server.on('secureConnection', (socket: TLSSocket) => web.checkClient(socket));
-    await new Promise<void>((resolve, reject) => {
-      listener.once('error', reject);
-      const done = () => {
-        listener.off('error', reject);
-        resolve();
-      };
-      if (options.host) listener.listen(options.port, options.host, done);
-      else listener.listen(options.port, done);
-    });
+    const fronts = options.addresses.map(() => front(handler, config, options));
+    const web = new WebServer(fronts, options, config);
+    try {
+      for (const [i, { listener }] of fronts.entries()) await listen(listener, options.addresses[i]!);
+    } catch (error) {
+      await web.close(0);
+      throw error;
+    }
     return web;
   }
 
@@ -93,8 +96,14 @@ export class WebServer {
     return this.config;
   }
 
-  get address(): AddressInfo {
-    return this.listener.address() as AddressInfo;
+  /** Each address's HTTP(S) server, in the order of `addresses`. */
+  get servers(): (Server | HttpsServer)[] {
+    return this.fronts.map((f) => f.server);
+  }
+
+  /** Where it listens, in the order of `addresses` (a port 0 resolved to the one the system chose). */
+  get addresses(): AddressInfo[] {
+    return this.fronts.map((f) => f.listener.address() as AddressInfo);
   }
 
   get protocol(): 'http' | 'https' {
@@ -114,10 +123,12 @@ export class WebServer {
     const deadline = performance.now() + graceMs;
     const busy = () => this.inFlight.size > 0 || [...this.sockets].some((socket) => socket.writableLength > 0);
     while (busy() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    const closed = new Promise<void>((resolve) => this.listener.close(() => resolve()));
-    this.server.closeAllConnections();
-    this.gate?.destroyWaiting();
-    await closed;
+    const closed = this.fronts.map(({ listener }) => new Promise<void>((resolve) => (listener.listening ? listener.close(() => resolve()) : resolve())));
+    for (const { server, gate } of this.fronts) {
+      server.closeAllConnections();
+      gate?.destroyWaiting();
+    }
+    await Promise.all(closed);
   }
 
   /** Client certificate rules Node's options cannot say: any certificate, verified if given, allowed SANs. */
@@ -171,7 +182,7 @@ export class WebServer {
     }
     if (next.tls) {
       try {
-        (this.server as HttpsServer).setSecureContext(next.tls.context);
+        for (const { server } of this.fronts) (server as HttpsServer).setSecureContext(next.tls.context);
       } catch (error) {
         // A certificate written before its key: the next change of the files tries again.
         log.error({ err: { message: (error as Error).message } }, 'web config not reloaded: its certificate and key cannot be used together');
@@ -182,4 +193,29 @@ export class WebServer {
     this.watch();
     log.info({ file: webConfigFile, tls: Boolean(next.tls), users: next.users.size }, 'web config reloaded');
   }
+}
+
+/** One address's server: HTTPS behind its gate when the web config has TLS, else HTTP; its deadlines and connection cap. */
+function front(handler: RequestListener, config: WebConfig | undefined, options: WebServerOptions): Front {
+  const tls = config?.tls;
+  const timeouts = serverTimeouts(options.limits);
+  const server = tls
+    ? createHttpsServer({ ...timeouts, ...tls.context, requestCert: tls.clientAuth !== 'NoClientCert', rejectUnauthorized: tls.clientAuth === 'RequireAndVerifyClientCert' }, handler)
+    : createHttpServer(timeouts, handler);
+  enforceDeadlines(server, options.limits, options.counters, options.log);
+  const gate = tls ? new TlsGate(server as HttpsServer, options.limits, options.counters, options.log) : undefined;
+  if (!gate) capConnections(server, options.limits, options.counters);
+  return { server, listener: gate?.listener ?? server, gate };
+}
+
+function listen(listener: NetServer | Server, { host, port }: ListenAddress): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    const done = () => {
+      listener.off('error', reject);
+      resolve();
+    };
+    if (host) listener.listen(port, host, done);
+    else listener.listen(port, done);
+  });
 }

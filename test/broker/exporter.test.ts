@@ -28,6 +28,8 @@ collectors:
 `,
       // The password comes from the environment; the file above is overridden by it.
       env: { RABBITMQ_PASSWORD: broker.password },
+      // At debug the configuration in force is logged too (password redacted): the secret checks below see it.
+      args: ['--log.level', 'debug'],
     });
   });
 

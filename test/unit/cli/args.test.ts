@@ -6,7 +6,7 @@ describe('parseFlags', () => {
   it('no flags', () => {
     expect(parseFlags([])).toEqual({
       config: undefined,
-      listenAddress: undefined,
+      listenAddresses: undefined,
       webConfigFile: undefined,
       telemetryPath: undefined,
       logLevel: undefined,
@@ -30,6 +30,10 @@ describe('parseFlags', () => {
     expect(parseFlags(['--no-collector.queues']).collectors).toEqual({ queues: false });
   });
 
+  it('--web.listen-address may be repeated: each address, in order', () => {
+    expect(parseFlags(['--web.listen-address', ':9419', '--web.listen-address=127.0.0.1:9420']).listenAddresses).toEqual([':9419', '127.0.0.1:9420']);
+  });
+
   it('every flag, in both --flag value and --flag=value forms', () => {
     expect(
       parseFlags([
@@ -37,7 +41,7 @@ describe('parseFlags', () => {
         '--log.level', 'debug', '--log.format=logfmt', '--poll.interval=2s', '--version',
       ]),
     ).toEqual({
-      config: 'c.yaml', listenAddress: ':9500', webConfigFile: 'web.yml', telemetryPath: '/prom',
+      config: 'c.yaml', listenAddresses: [':9500'], webConfigFile: 'web.yml', telemetryPath: '/prom',
       logLevel: 'debug', logFormat: 'logfmt', pollInterval: '2s', collectors: {}, help: false, version: true,
     });
   });

@@ -36,7 +36,7 @@ describe("kbudde's environment variables", () => {
     expect(config.target.url).toBe('http://127.0.0.1:15672');
     expect(config.target.username).toBe('guest');
     expect(config.target.password).toBe('guest');
-    expect(config.listenAddress).toBe(':9419');
+    expect(config.listenAddresses).toEqual([':9419']);
     expect(config.logFormat).toBe('logfmt');
     expect(config.logLevel).toBe('info');
     // RABBIT_EXPORTERS=exchange,node,overview,queue: the collectors of those modules only, no memory breakdown.
@@ -82,7 +82,7 @@ describe("kbudde's environment variables", () => {
     expect(config.target.username).toBe('monitor');
     expect(config.target.password).toBe('s3cret');
     expect(config.target.passwordSource).toBe('environment variable RABBIT_PASSWORD');
-    expect(config.listenAddress).toBe('127.0.0.1:9500');
+    expect(config.listenAddresses).toEqual(['127.0.0.1:9500']);
     expect(config.logFormat).toBe('json');
     expect(config.logLevel).toBe('warn');
     expect(options(config, 'queues').queues).toEqual({ include: '^orders', exclude: 'tmp$' });
@@ -105,7 +105,7 @@ describe("kbudde's environment variables", () => {
   it('reads SKIPVERIFY as kbudde did, an IPv6 PUBLISH_ADDR in brackets, empty values as unset, RABBIT_TIMEOUT=0 as our deadlines', () => {
     expect(kbudde({ SKIPVERIFY: '1' }).target.tls.insecureSkipVerify).toBe(true);
     expect(kbudde({ SKIPVERIFY: 'false' }).target.tls.insecureSkipVerify).toBe(false);
-    expect(kbudde({ PUBLISH_ADDR: '::1' }).listenAddress).toBe('[::1]:9419');
+    expect(kbudde({ PUBLISH_ADDR: '::1' }).listenAddresses).toEqual(['[::1]:9419']);
     expect(kbudde({ RABBIT_USER: '', RABBIT_URL: '' }).target).toMatchObject({ username: 'guest', url: 'http://127.0.0.1:15672' });
     expect(kbudde({ RABBIT_TIMEOUT: '0' }).target.timeouts).toMatchObject({ totalMs: 60_000, headersMs: 30_000 });
     expect(kbudde({ LOG_LEVEL: 'panic' }).logLevel).toBe('fatal');
@@ -136,7 +136,7 @@ describe("kbudde's environment variables", () => {
     expect(load(['--naming=kbudde'], env).target.url).toBe('http://kbudde:15672');
     const withFile = load([], { ...env, ...KBUDDE }, 'target:\n  url: http://file:15672\n');
     expect(withFile.target.url).toBe('http://file:15672');
-    expect(withFile.listenAddress).toBe(':9419');
+    expect(withFile.listenAddresses).toEqual([':9419']);
     expect(withFile.kbuddeVariables).toEqual({ read: [], ignored: ['RABBIT_URL', 'PUBLISH_PORT'], profileOff: [] });
     expect(load([], env, 'naming: kbudde\n').kbuddeVariables?.ignored).toEqual(['RABBIT_URL', 'PUBLISH_PORT']);
     // The file keeps this exporter's defaults: every collector it enables by default.
@@ -167,7 +167,7 @@ describe("kbudde's environment variables", () => {
     const config = load(['--web.listen-address=:9600', '--log.level=debug'], { ...KBUDDE, RABBIT_URL: 'http://a:15672', RABBITMQ_URL: 'http://b:15672', RABBIT_PASSWORD: 'p1', RABBITMQ_PASSWORD: 'p2', PUBLISH_PORT: '9500', LOG_LEVEL: 'error' });
     expect(config.target.url).toBe('http://b:15672');
     expect(config.target.password).toBe('p2');
-    expect(config.listenAddress).toBe(':9600');
+    expect(config.listenAddresses).toEqual([':9600']);
     expect(config.logLevel).toBe('debug');
   });
 

@@ -51,7 +51,7 @@ describe('good files', () => {
   it('an empty file gives every default', () => {
     const config = load(td('good-empty.yaml'));
     expect(config.configFile).toBe(td('good-empty.yaml'));
-    expect(config.listenAddress).toBe(':9419');
+    expect(config.listenAddresses).toEqual([':9419']);
     expect(config.web).toEqual({ readTimeoutMs: 10_000, writeTimeoutMs: 60_000, idleTimeoutMs: 5000, maxConcurrentScrapes: 10, maxConnections: 512 });
     expect(config.logLevel).toBe('info');
     expect(config.poll).toEqual({ intervalMs: 15_000, jitter: 0.1, backoffMaxMs: 120_000 });
@@ -93,7 +93,7 @@ describe('good files', () => {
 
   it('a file using every key is read into every field', () => {
     const config = load(td('good-full.yaml'));
-    expect(config.listenAddress).toBe('127.0.0.1:9999');
+    expect(config.listenAddresses).toEqual(['127.0.0.1:9999']);
     expect(config.web).toEqual({ readTimeoutMs: 3000, writeTimeoutMs: 20_000, idleTimeoutMs: 30_000, maxConcurrentScrapes: 4, maxConnections: 300 });
     expect(config.logLevel).toBe('debug');
     expect(config.poll).toEqual({ intervalMs: 10_000, jitter: 0.2, backoffMaxMs: 300_000 });
@@ -277,8 +277,8 @@ describe('precedence: flags over environment over file over defaults', () => {
   });
 
   it('flags --web.listen-address and --log.level over the file', () => {
-    const config = load(td('good-full.yaml'), {}, { listenAddress: ':9500', logLevel: 'warn' });
-    expect(config.listenAddress).toBe(':9500');
+    const config = load(td('good-full.yaml'), {}, { listenAddresses: [':9500'], logLevel: 'warn' });
+    expect(config.listenAddresses).toEqual([':9500']);
     expect(config.logLevel).toBe('warn');
   });
 
@@ -290,8 +290,31 @@ describe('precedence: flags over environment over file over defaults', () => {
   });
 
   it('a bad listen address flag names the flag', () => {
-    const error = configError(() => load(undefined, {}, { listenAddress: 'localhost' }));
-    expect(error.message).toContain('flag --web.listen-address: key "web.listen_address"');
+    const error = configError(() => load(undefined, {}, { listenAddresses: ['localhost'] }));
+    expect(error.message).toBe('invalid configuration:\n  flag --web.listen-address: key "web.listen_address": must be HOST:PORT or :PORT, e.g. :9419 (not "localhost")');
+  });
+
+  it('--web.listen-address repeated: every address, in order; a bad one names the flag and its position', () => {
+    expect(load(undefined, {}, { listenAddresses: ['127.0.0.1:9419', '[::1]:9420'] }).listenAddresses).toEqual(['127.0.0.1:9419', '[::1]:9420']);
+    // Flags replace the file's list whole, as they replace any other key.
+    const file = join(tmp, 'listen-list.yaml');
+    writeFileSync(file, 'web:\n  listen_address: [":9500", ":9501"]\n');
+    expect(load(file).listenAddresses).toEqual([':9500', ':9501']);
+    expect(load(file, {}, { listenAddresses: [':9600'] }).listenAddresses).toEqual([':9600']);
+    expect(configError(() => load(undefined, {}, { listenAddresses: [':9419', 'localhost:x'] })).message).toBe(
+      'invalid configuration:\n  flag --web.listen-address: key "web.listen_address[1]": must be HOST:PORT or :PORT, e.g. :9419 (not "localhost:x")',
+    );
+    expect(configError(() => load(undefined, {}, { listenAddresses: [':9419', ':9419'] })).message).toContain('flag --web.listen-address: key "web.listen_address[1]": ":9419" is listed twice');
+  });
+
+  it("web.listen_address in the file: one address or a list; an empty list or a number is refused with the file's name", () => {
+    const file = join(tmp, 'listen-bad.yaml');
+    writeFileSync(file, 'web:\n  listen_address: []\n');
+    expect(configError(() => load(file)).message).toBe(`invalid configuration:\n  config file ${file}: key "web.listen_address": lists no address: give at least one, e.g. :9419`);
+    writeFileSync(file, 'web:\n  listen_address: [":9500", 9501]\n');
+    expect(configError(() => load(file)).message).toContain(`config file ${file}: key "web.listen_address": must be HOST:PORT or :PORT, e.g. :9419, or a list of them`);
+    writeFileSync(file, 'web:\n  listen_address: "127.0.0.1:9419"\n');
+    expect(load(file).listenAddresses).toEqual(['127.0.0.1:9419']);
   });
 
   it('RABBITMQ_URL over the file target.url', () => {
@@ -489,10 +512,10 @@ describe('redactedConfig', () => {
   });
 
   it('keeps the useful parts', () => {
-    const redacted = redactedConfig(load(td('good-full.yaml'))) as { target: { url: string; passwordSource: string }; listenAddress: string };
+    const redacted = redactedConfig(load(td('good-full.yaml'))) as { target: { url: string; passwordSource: string }; listenAddresses: string[] };
     expect(redacted.target.url).toBe('https://mq.example:15671/rabbit');
     expect(redacted.target.passwordSource).toBe('config file');
-    expect(redacted.listenAddress).toBe('127.0.0.1:9999');
+    expect(redacted.listenAddresses).toEqual(['127.0.0.1:9999']);
   });
 });
 

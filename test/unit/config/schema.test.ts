@@ -64,7 +64,7 @@ describe('schema pieces', () => {
 
   it('the whole schema fills defaults from an empty object', () => {
     const parsed = configSchema(COLLECTORS).parse({});
-    expect(parsed.web.listen_address).toBe(':9419');
+    expect(parsed.web.listen_address).toEqual([':9419']);
     expect(parsed.poll.interval).toBe(15_000);
     expect(parsed.poll.max_age).toBeUndefined();
     expect(parsed.target.tls.insecure_skip_verify).toBe(false);

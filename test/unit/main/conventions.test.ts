@@ -15,7 +15,7 @@ it('--web.telemetry-path moves the metrics; --log.format logfmt; build_info name
   const broker = await closedPort();
   exporter = await startExporter({
     configYaml: `target:\n  url: http://127.0.0.1:${broker}\n`,
-    args: ['--web.telemetry-path', '/prom', '--log.format', 'logfmt'],
+    args: ['--web.telemetry-path', '/prom', '--log.format', 'logfmt', '--log.level', 'debug'],
     metricsPath: '/prom',
   });
   const { status, text } = await exporter.metrics();
@@ -29,8 +29,11 @@ it('--web.telemetry-path moves the metrics; --log.format logfmt; build_info name
   expect(build).toContain(`revision="${revision}",branch="${branch}",nodejs_version="${process.version}"`);
 
   const starting = exporter.logs().split('\n').find((l) => l.includes('msg=starting'));
-  expect(starting).toMatch(/^ts=\S+ level=info msg=starting service=rabbitmq-exporter version=\S+ /);
-  expect(starting).toContain('config.target.password=<redacted>');
+  expect(starting).toMatch(/^ts=\S+ level=info msg=starting service=rabbitmq-exporter version=\S+ revision=\S+ /);
+  expect(starting).not.toMatch(/ config\./);
+  const details = exporter.logs().split('\n').find((l) => l.includes('msg="configuration in force"'));
+  expect(details).toMatch(/^ts=\S+ level=debug /);
+  expect(details).toContain('config.target.password=<redacted>');
   expect(exporter.logs()).not.toMatch(/^\{/m);
 }, 60_000);
 

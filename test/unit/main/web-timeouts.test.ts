@@ -15,9 +15,10 @@ it('closes a connection that sends no request within web.read_timeout (408), and
   const broker = await closedPort();
   exporter = await startExporter({
     configYaml: `web:\n  read_timeout: 1s\n  write_timeout: 5s\n  max_concurrent_scrapes: 3\npoll:\n  interval: 1s\ntarget:\n  url: http://127.0.0.1:${broker}\n`,
+    args: ['--log.level', 'debug'],
   });
-  const starting = exporter.logs().split('\n').find((l) => l.includes('"msg":"starting"'));
-  expect(JSON.parse(starting ?? '{}').config.web).toEqual({ readTimeoutMs: 1000, writeTimeoutMs: 5000, idleTimeoutMs: 5000, maxConcurrentScrapes: 3, maxConnections: 512 });
+  const details = exporter.logs().split('\n').find((l) => l.includes('"msg":"configuration in force"'));
+  expect(JSON.parse(details ?? '{}').config.web).toEqual({ readTimeoutMs: 1000, writeTimeoutMs: 5000, idleTimeoutMs: 5000, maxConcurrentScrapes: 3, maxConnections: 512 });
 
   const { port } = new URL(exporter.url);
   const silent = connect(Number(port), '127.0.0.1');

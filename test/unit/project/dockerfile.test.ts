@@ -44,20 +44,27 @@ const inFinal = (keyword: string) => instructions.filter((i) => i.stage === fina
 const index = (predicate: (i: Instruction) => boolean) => instructions.findIndex(predicate);
 
 describe('Dockerfile', () => {
-  it('builds on the Node.js the project is tested on, pinned to a full version, the same in every stage', () => {
+  it('builds on the newest Node line engines names, at the full version .ci/run tests, the same in every stage', () => {
     const images = froms.map((f) => f.args.split(' ')[0] as string);
     expect(images.length).toBeGreaterThanOrEqual(2);
     expect(new Set(images).size, 'every stage on the same base').toBe(1);
     const image = images[0] as string;
-    const tag = /^node:(\d+)\.(\d+)\.(\d+)-[a-z0-9.-]+(@sha256:[0-9a-f]{64})?$/.exec(image);
+    const tag = /^node:(\d+\.\d+\.\d+)-[a-z0-9.-]+(@sha256:[0-9a-f]{64})?$/.exec(image);
     expect(tag, `${image}: node:MAJOR.MINOR.PATCH-VARIANT`).not.toBeNull();
-    const [major, minor] = [Number(tag?.[1]), Number(tag?.[2])];
-    // engines ">=20.18": the oldest supported Node, the one .ci/run tests; the image uses its major.
-    const engines = /^>=(\d+)\.(\d+)$/.exec(pkg.engines.node);
-    expect(engines, `engines.node ${pkg.engines.node}`).not.toBeNull();
-    expect(major).toBe(Number(engines?.[1]));
-    expect(minor).toBeGreaterThanOrEqual(Number(engines?.[2]));
-    expect(readFileSync('.ci/run', 'utf8')).toContain(`Node ${major}`);
+    const version = tag?.[1] as string;
+    // engines "^20.18.0 || ^26.10.0": the Node lines the tests run on; the image is on the newest.
+    const lines = pkg.engines.node.split('||').map((range) => /^\s*\^(\d+)\.(\d+)\.(\d+)\s*$/.exec(range));
+    expect(lines.every(Boolean), `engines.node ${pkg.engines.node}: ^MAJOR.MINOR.PATCH ranges joined by ||`).toBe(true);
+    const newest = lines.map((m) => [Number(m?.[1]), Number(m?.[2]), Number(m?.[3])]).sort((a, b) => (b[0] as number) - (a[0] as number))[0] as number[];
+    const [major, minor] = version.split('.').map(Number) as [number, number];
+    expect(major, 'the image is on the newest Node line of engines').toBe(newest[0]);
+    expect(minor).toBeGreaterThanOrEqual(newest[1] as number);
+    // .ci/run runs the whole test command again on exactly this version.
+    const ci = readFileSync('.ci/run', 'utf8');
+    expect(/^LTS_NODE=(\S+)$/m.exec(ci)?.[1], '.ci/run LTS_NODE').toBe(version);
+    expect(ci).toMatch(/PATH="\$lts_bin:\$PATH" REQUIRE_BROKER=1 npm test/);
+    // The storefront is tested by the same command, so it declares the same lines.
+    expect(JSON.parse(readFileSync('storefront/package.json', 'utf8')).engines.node).toBe(pkg.engines.node);
   });
 
   it('installs the dependencies from the manifests alone, before the sources are copied (layer cache)', () => {

@@ -33,15 +33,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function serve(tls: boolean, limits: Partial<WebLimits> = {}): Promise<{ port: number; counters: HttpCounters }> {
   const counters = newHttpCounters();
   const web = await WebServer.start((_req, res) => res.end('ok\n'), {
-    host: '127.0.0.1',
-    port: 0,
+    addresses: [{ host: '127.0.0.1', port: 0 }],
     webConfigFile: tls ? join(dir, 'web.yml') : undefined,
     log: pino({ level: 'silent' }),
     limits: { ...LIMITS, ...limits },
     counters,
   });
   servers.push(web);
-  return { port: web.address.port, counters };
+  return { port: web.addresses[0]!.port, counters };
 }
 
 /** Opens a TCP connection, optionally writes `send`; resolves with what came back and how long until the server closed it. */

@@ -54,8 +54,10 @@ describe('webGuard', () => {
     }
   });
 
-  it('serves /-/healthy to anyone', async () => {
-    expect((await (await guarded(config(), checks())).get('/-/healthy')).status).toBe(200);
+  it('serves /-/healthy and /-/ready to anyone (probes), nothing else', async () => {
+    const app = await guarded(config(), checks());
+    for (const path of ['/-/healthy', '/-/ready']) expect((await app.get(path)).status, path).toBe(200);
+    for (const path of ['/', '/metrics', '/probe', '/-/reload', '/-/ready/x', '/-/healthyx']) expect((await app.get(path)).status, path).toBe(401);
   });
 
   it('never runs bcrypt on the main thread: the workers compare', async () => {

@@ -45,8 +45,9 @@ function publishLarge() {
 
 const served = { name: state.name, ready: true, exposition: (gzipFormat) => store.forScrape(gzipFormat), status: () => undefined };
 const app = createApp(() => [served], log, { scrapes: { maxConcurrent: web.maxConcurrentScrapes, counters } });
-const { server } = await WebServer.start(app, { host: '127.0.0.1', port: 0, log, limits: web, counters });
-process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+const listening = await WebServer.start(app, { addresses: [{ host: '127.0.0.1', port: 0 }], log, limits: web, counters });
+const [server] = listening.servers;
+process.stdout.write(`${JSON.stringify({ port: listening.addresses[0].port })}\n`);
 
 const connections = () => new Promise((resolve, reject) => server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
 
