@@ -55,7 +55,8 @@ export async function startDemoCluster(): Promise<DemoCluster> {
   spreadOverNodes(sim.data);
   const started = Date.now();
   const tick = () => {
-    applyTraffic(sim.data, (Date.now() - started) / 1000);
+    const now = Date.now();
+    applyTraffic(sim.data, (now - started) / 1000, now / 1000);
     sim.changed();
   };
   tick();

@@ -9,13 +9,15 @@ import type { SimulatedData } from '../test/support/management-simulator.js';
 
 type Rec = Record<string, unknown>;
 
-/** One queue's traffic: messages per second in, the depth wave's height and period, its phase. */
+/** One queue's traffic: messages per second in, the depth wave's height and period, its phase, how it is consumed. */
 export interface QueueFlow {
   publishPerSecond: number;
   waveMessages: number;
   periodSeconds: number;
   phase: number;
   unacked: number;
+  /** Consumed in auto-ack mode (deliver_no_ack, nothing unacknowledged), else with manual acks. */
+  autoAck: boolean;
 }
 
 /**
@@ -24,16 +26,19 @@ export interface QueueFlow {
  * so deliveries never go backwards.
  */
 export function queueFlow(i: number): QueueFlow {
-  if (i % 5 === 4) return { publishPerSecond: 0, waveMessages: 0, periodSeconds: 1, phase: 0, unacked: 0 };
+  if (i % 5 === 4) return { publishPerSecond: 0, waveMessages: 0, periodSeconds: 1, phase: 0, unacked: 0, autoAck: false };
   const publishPerSecond = 1 + (i % 12);
   const periodSeconds = 120 + (i % 7) * 60;
   const waveMessages = Math.floor((0.9 * publishPerSecond * periodSeconds) / Math.PI);
-  return { publishPerSecond, waveMessages, periodSeconds, phase: ((i * 37) % 100) / 100, unacked: i % 4 };
+  const autoAck = i % 4 === 1;
+  return { publishPerSecond, waveMessages, periodSeconds, phase: ((i * 37) % 100) / 100, unacked: autoAck ? 0 : i % 4, autoAck };
 }
 
 export interface QueueFigures {
   published: number;
   delivered: number;
+  /** Of `delivered`, those in auto-ack mode. */
+  deliveredAutoAck: number;
   ready: number;
   unacked: number;
   publishRate: number;
@@ -55,7 +60,8 @@ export function queueFigures(i: number, seconds: number): QueueFigures {
   const published = before + Math.floor(start + f.publishPerSecond * seconds);
   const delivered = before + Math.floor(start + f.publishPerSecond * seconds - depth);
   const ready = Math.round(depth);
-  return { published, delivered, ready, unacked: f.unacked, publishRate: f.publishPerSecond, deliverRate: f.publishPerSecond - depthRate, depthRate };
+  const deliveredAutoAck = f.autoAck ? delivered : 0;
+  return { published, delivered, deliveredAutoAck, ready, unacked: f.unacked, publishRate: f.publishPerSecond, deliverRate: f.publishPerSecond - depthRate, depthRate };
 }
 
 const rate = (value: number) => ({ rate: Math.round(value * 10) / 10 });
@@ -74,11 +80,12 @@ function statsOf(record: Rec): Rec {
 /** Figures of several queues added up (a vhost's, an exchange's, the cluster's). */
 type Sums = QueueFigures;
 
-const noSums = (): Sums => ({ published: 0, delivered: 0, ready: 0, unacked: 0, publishRate: 0, deliverRate: 0, depthRate: 0 });
+const noSums = (): Sums => ({ published: 0, delivered: 0, deliveredAutoAck: 0, ready: 0, unacked: 0, publishRate: 0, deliverRate: 0, depthRate: 0 });
 
 function addTo(sums: Sums, q: QueueFigures): void {
   sums.published += q.published;
   sums.delivered += q.delivered;
+  sums.deliveredAutoAck += q.deliveredAutoAck;
   sums.ready += q.ready;
   sums.unacked += q.unacked;
   sums.publishRate += q.publishRate;
@@ -86,7 +93,18 @@ function addTo(sums: Sums, q: QueueFigures): void {
   sums.depthRate += q.depthRate;
 }
 
-function writeQueue(record: Rec, q: QueueFigures): void {
+/** deliver_get, split into deliver (manual ack) and deliver_no_ack, acks and redeliveries; rates in the same shares. */
+function writeDeliveries(stats: Rec, q: QueueFigures): void {
+  const autoShare = q.delivered > 0 ? q.deliveredAutoAck / q.delivered : 0;
+  const manual = q.delivered - q.deliveredAutoAck;
+  counter(stats, 'deliver_get', q.delivered, q.deliverRate);
+  counter(stats, 'deliver', manual, q.deliverRate * (1 - autoShare));
+  counter(stats, 'deliver_no_ack', q.deliveredAutoAck, q.deliverRate * autoShare);
+  counter(stats, 'ack', Math.max(0, manual - q.unacked), q.deliverRate * (1 - autoShare));
+  counter(stats, 'redeliver', Math.floor(manual / 1000), (q.deliverRate * (1 - autoShare)) / 1000);
+}
+
+function writeQueue(record: Rec, q: QueueFigures, nowSeconds: number): void {
   record.messages_ready = q.ready;
   record.messages_unacknowledged = q.unacked;
   record.messages = q.ready + q.unacked;
@@ -97,22 +115,22 @@ function writeQueue(record: Rec, q: QueueFigures): void {
   record.message_bytes_ready = q.ready * 512;
   record.message_bytes_unacknowledged = q.unacked * 512;
   record.memory = 20_000 + q.ready * 600;
+  // The head message waited about as long as the queue takes to publish its depth.
+  if (q.ready > 0) record.head_message_timestamp = Math.floor(nowSeconds - q.ready / Math.max(1, q.publishRate));
+  else delete record.head_message_timestamp;
   const stats = statsOf(record);
   counter(stats, 'publish', q.published, q.publishRate);
-  counter(stats, 'deliver_get', q.delivered, q.deliverRate);
-  counter(stats, 'deliver', q.delivered, q.deliverRate);
-  counter(stats, 'ack', Math.max(0, q.delivered - q.unacked), q.deliverRate);
-  counter(stats, 'redeliver', Math.floor(q.delivered / 1000), q.deliverRate / 1000);
+  writeDeliveries(stats, q);
 }
 
-/** Writes the figures of `seconds` after the start into the simulator's records. */
-export function applyTraffic(data: SimulatedData, seconds: number): void {
+/** Writes the figures of `seconds` after the start into the simulator's records; `nowSeconds`: that moment's Unix time. */
+export function applyTraffic(data: SimulatedData, seconds: number, nowSeconds: number): void {
   const total = noSums();
   const perExchange = data.exchanges.map(noSums);
   const perVhost = new Map<unknown, Sums>();
   data.queues.forEach((record, i) => {
     const q = queueFigures(i, seconds);
-    writeQueue(record, q);
+    writeQueue(record, q, nowSeconds);
     addTo(total, q);
     const exchange = perExchange[i % Math.max(1, perExchange.length)];
     if (exchange) addTo(exchange, q);
@@ -128,10 +146,11 @@ export function applyTraffic(data: SimulatedData, seconds: number): void {
     vhost.messages_ready_details = rate(sums.depthRate);
     vhost.messages_unacknowledged = sums.unacked;
     vhost.messages_unacknowledged_details = rate(0);
+    counter(vhost, 'recv_oct', sums.published * 512, sums.publishRate * 512);
+    counter(vhost, 'send_oct', sums.delivered * 512, sums.deliverRate * 512);
     const stats = statsOf(vhost);
     counter(stats, 'publish', sums.published, sums.publishRate);
-    counter(stats, 'deliver_get', sums.delivered, sums.deliverRate);
-    counter(stats, 'ack', Math.max(0, sums.delivered - sums.unacked), sums.deliverRate);
+    writeDeliveries(stats, sums);
   }
   data.exchanges.forEach((record, i) => {
     const sums = perExchange[i]!;
@@ -151,10 +170,7 @@ export function applyTraffic(data: SimulatedData, seconds: number): void {
   const stats = statsOf(overview);
   counter(stats, 'publish', total.published, total.publishRate);
   counter(stats, 'confirm', total.published, total.publishRate);
-  counter(stats, 'deliver_get', total.delivered, total.deliverRate);
-  counter(stats, 'deliver', total.delivered, total.deliverRate);
-  counter(stats, 'ack', Math.max(0, total.delivered - total.unacked), total.deliverRate);
-  counter(stats, 'redeliver', Math.floor(total.delivered / 1000), total.deliverRate / 1000);
+  writeDeliveries(stats, total);
   counter(stats, 'disk_writes', Math.floor(total.published / 4), total.publishRate / 4);
   counter(stats, 'disk_reads', Math.floor(total.delivered / 20), total.deliverRate / 20);
   applyClientTraffic(data, total, seconds);
@@ -170,11 +186,18 @@ function applyClientTraffic(data: SimulatedData, total: Sums, seconds: number): 
     c.recv_cnt = Math.floor(total.published * share(data.connections.length));
     c.send_cnt = Math.floor(total.delivered * share(data.connections.length));
   }
-  for (const ch of data.channels) {
+  // Odd channels publish, even ones consume.
+  const half = share(Math.ceil(data.channels.length / 2));
+  data.channels.forEach((ch, i) => {
     const stats = statsOf(ch);
-    counter(stats, 'publish', Math.floor(total.published * share(data.channels.length)), total.publishRate * share(data.channels.length));
-    counter(stats, 'confirm', Math.floor(total.published * share(data.channels.length)), total.publishRate * share(data.channels.length));
-  }
+    if (i % 2 === 1) {
+      counter(stats, 'publish', Math.floor(total.published * half), total.publishRate * half);
+      counter(stats, 'confirm', Math.floor(total.published * half), total.publishRate * half);
+    } else {
+      const part = (n: number) => Math.floor(n * half);
+      writeDeliveries(stats, { ...total, delivered: part(total.delivered), deliveredAutoAck: part(total.deliveredAutoAck), unacked: part(total.unacked), deliverRate: total.deliverRate * half });
+    }
+  });
   const churn = (data.overview.churn_rates ?? {}) as Rec;
   counter(churn, 'connection_created', data.connections.length + Math.floor(seconds / 30), 1 / 30);
   counter(churn, 'connection_closed', Math.floor(seconds / 30), 1 / 30);
@@ -210,5 +233,10 @@ function applyNodeTraffic(data: SimulatedData, total: Sums, seconds: number): vo
     counter(node, 'queue_index_read_count', Math.floor((total.delivered / n) / 20), busy / 20);
     counter(node, 'connection_created', Math.floor((data.connections.length + seconds / 30) / n), 1 / 30 / n);
     counter(node, 'channel_created', Math.floor((data.channels.length + seconds / 10) / n), 0.1 / n);
+    const links = Array.isArray(node.cluster_links) ? (node.cluster_links as Rec[]) : [];
+    for (const link of links) {
+      link.send_bytes = Math.floor((seconds + 3600) * 2e4 + k * 1e6);
+      link.recv_bytes = Math.floor((seconds + 3600) * 1.8e4 + k * 1e6);
+    }
   });
 }

@@ -37,7 +37,7 @@ describe('the demo traffic', () => {
 
   it('writes the records: overview totals are the sums of the queues, counters grow between two moments', () => {
     const data = simulatedData({ queues: QUEUES, vhosts: 3, exchanges: 10, connections: 4 });
-    applyTraffic(data, 100);
+    applyTraffic(data, 100, 1_800_000_100);
     const sum = (field: string) => data.queues.reduce((n, q) => n + (q[field] as number), 0);
     const totals = data.overview.queue_totals as Record<string, number>;
     expect(totals.messages_ready).toBe(sum('messages_ready'));
@@ -45,10 +45,13 @@ describe('the demo traffic', () => {
     const publishedAt100 = (data.overview.message_stats as Record<string, number>).publish;
     const bytesAt100 = data.connections[0]!.recv_oct as number;
     const nodeIoAt100 = data.nodes[0]!.io_write_count as number;
-    applyTraffic(data, 130);
+    applyTraffic(data, 130, 1_800_000_130);
     expect((data.overview.message_stats as Record<string, number>).publish).toBeGreaterThan(publishedAt100 as number);
     expect(data.connections[0]!.recv_oct as number).toBeGreaterThan(bytesAt100);
     expect(data.nodes[0]!.io_write_count as number).toBeGreaterThan(nodeIoAt100);
+    const stats = data.overview.message_stats as Record<string, number>;
+    expect(stats.deliver_no_ack).toBeGreaterThan(0);
+    expect(stats.deliver! + stats.deliver_no_ack!).toBe(stats.deliver_get);
     const exchangeIn = data.exchanges.reduce((n, x) => n + ((x.message_stats as Record<string, number>).publish_in ?? 0), 0);
     expect(exchangeIn).toBe((data.overview.message_stats as Record<string, number>).publish);
   });
