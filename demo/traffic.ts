@@ -194,8 +194,11 @@ function applyClientTraffic(data: SimulatedData, total: Sums, seconds: number): 
       counter(stats, 'publish', Math.floor(total.published * half), total.publishRate * half);
       counter(stats, 'confirm', Math.floor(total.published * half), total.publishRate * half);
     } else {
+      // Each kind of delivery shared out by itself, so that no counter goes back by a rounding.
       const part = (n: number) => Math.floor(n * half);
-      writeDeliveries(stats, { ...total, delivered: part(total.delivered), deliveredAutoAck: part(total.deliveredAutoAck), unacked: part(total.unacked), deliverRate: total.deliverRate * half });
+      const autoAck = part(total.deliveredAutoAck);
+      const delivered = part(total.delivered - total.deliveredAutoAck) + autoAck;
+      writeDeliveries(stats, { ...total, delivered, deliveredAutoAck: autoAck, unacked: part(total.unacked), deliverRate: total.deliverRate * half });
     }
   });
   const churn = (data.overview.churn_rates ?? {}) as Rec;
