@@ -17,6 +17,11 @@ export interface BrokerInfo {
   variant: ApiVariant;
   /** management.disable_stats = true: no message_stats, queue_totals, churn or node stats. */
   statisticsDisabled: boolean;
+  /**
+   * Which simulator answered, when the "broker" says it is one (`simulation`, a field no RabbitMQ
+   * sends; the exporter's demo does): its data are made up. Absent for a real broker.
+   */
+  simulation?: string;
 }
 
 export function parseVersion(version: string): [number, number, number] {
@@ -53,5 +58,6 @@ export function brokerInfoFromOverview(overview: Record<string, unknown>): Broke
     node: text(overview.node),
     variant: variantOf(managementVersion),
     statisticsDisabled,
+    ...(text(overview.simulation) ? { simulation: text(overview.simulation) } : {}),
   };
 }

@@ -13,6 +13,7 @@ export const overviewMetrics = defineMetrics('overview', {
     names: { kbudde: { name: 'rabbitmq_version_info', labels: ['rabbitmq', 'erlang', 'node', 'cluster'], labelFrom: { rabbitmq: 'rabbitmq_version', erlang: 'erlang_version' } } },
     help: 'Versions the broker reports in /api/overview; value 1.',
   },
+  simulated: { name: 'rabbitmq_simulated_info', type: g, labels: ['simulation'], help: 'Present only when the cluster is not real: the management API answering is a simulator (the exporter\'s demo, npm run demo) and every other series of it is made up; value 1.' },
   statisticsEnabled: { name: 'rabbitmq_management_statistics_enabled', type: g, help: '1 when the management plugin collects statistics, 0 when management.disable_stats is on (message rates, queue totals and node statistics are then absent).' },
   listener: { name: 'rabbitmq_listener_info', type: g, labels: ['node', 'protocol', 'ip_address', 'port'], help: 'A listener a node has open, from /api/overview; value 1.' },
   statsDbEventQueue: { source: { field: 'statistics_db_event_queue' }, name: 'rabbitmq_management_stats_db_event_queue', type: g, help: 'Statistics events waiting to be processed by the management database; a growing value means the statistics lag.' },

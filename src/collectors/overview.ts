@@ -41,6 +41,7 @@ export const overviewCollector: Collector<z.infer<typeof options>> = {
       product_name: broker.productName,
       product_version: broker.productVersion,
     }, 1);
+    if (broker.simulation) sink.add(M.simulated, [broker.simulation], 1);
     sink.add(M.statisticsEnabled, [], broker.statisticsDisabled ? 0 : 1);
     emitRecord(sink, table, overview, '', { rates: ctx.options.rates });
     const listeners = Array.isArray(overview.listeners) ? (overview.listeners as Listener[]) : [];

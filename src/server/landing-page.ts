@@ -1,6 +1,7 @@
 import { VERDICT_RANK, type TargetStatus, type Verdict, type VerdictLevel } from '../state/target-status.js';
 import { VERSION } from '../self/version.js';
 import type { ServedTarget } from './served-target.js';
+import { SIMULATED_STYLE, simulatedBanner } from './simulated-banner.js';
 import { escapeHtml, targetSection } from './target-section.js';
 
 /** Targets shown in detail on one page: 10,000 tables would make a page of tens of megabytes. */
@@ -49,7 +50,8 @@ tr.condition-failing{background:#fde0e0}tr.condition-failing .condition{color:#b
 tr.condition-partial{background:#fff1d0}tr.condition-partial .condition{color:#8a5300;font-weight:bold}
 tr.condition-pending{color:#777}
 .counts span{margin-right:1em}.count-down{color:#c62828}.count-degraded{color:#b36b00}.count-healthy{color:#2e7d32}
-small{color:#666;font-weight:normal}`;
+small{color:#666;font-weight:normal}
+${SIMULATED_STYLE}`;
 
 function page(body: string, status = 200): LandingPage {
   return {
@@ -104,7 +106,8 @@ export function landingPage(targets: readonly LandingTarget[], options: LandingP
   if (options.target !== undefined) {
     const one = targets.find((t) => t.name === options.target);
     if (!one) return page(`${links}<p class="error">No target is named ${quoted(options.target)}.</p>`, 404);
-    return page(`${links}\n${targetSection(one.status(), now, probePath)}`);
+    const status = one.status();
+    return page(`${simulatedBanner([status])}${links}\n${targetSection(status, now, probePath)}`);
   }
 
   const last = Math.max(1, Math.ceil(targets.length / TARGETS_PER_PAGE));
@@ -116,6 +119,7 @@ export function landingPage(targets: readonly LandingTarget[], options: LandingP
   const sorted = [...targets].sort((a, b) => VERDICT_RANK[a.verdict.level] - VERDICT_RANK[b.verdict.level] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const shown = sorted.slice((current - 1) * TARGETS_PER_PAGE, current * TARGETS_PER_PAGE);
   const nav = pager(current, last);
-  const sections = shown.map((t) => targetSection(t.status(), now, probePath)).join('\n');
-  return page(`${links}\n${about}\n${counts(targets)}\n${nav}\n${sections}\n${nav}`);
+  const statuses = shown.map((t) => t.status());
+  const sections = statuses.map((s) => targetSection(s, now, probePath)).join('\n');
+  return page(`${simulatedBanner(statuses)}${links}\n${about}\n${counts(targets)}\n${nav}\n${sections}\n${nav}`);
 }

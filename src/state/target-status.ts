@@ -33,6 +33,8 @@ export interface BrokerIdentity {
   readonly productVersion: string;
   readonly clusterName: string;
   readonly node: string;
+  /** Which simulator answered instead of a broker (absent for a real one): the page says so. */
+  readonly simulation?: string;
 }
 
 /** Who the exporter is to the broker and its limits: for the page's hints. Never the password. */
@@ -153,7 +155,7 @@ export function targetStatus(state: TargetState, broker?: BrokerIdentity, access
     downReason: state.up ? undefined : state.upDecidedBy?.lastError,
     upCollector: state.upDecidedBy?.name,
     verdict: targetVerdict(state),
-    broker: broker && { productName: broker.productName, productVersion: broker.productVersion, clusterName: broker.clusterName, node: broker.node },
+    broker: broker && { productName: broker.productName, productVersion: broker.productVersion, clusterName: broker.clusterName, node: broker.node, ...(broker.simulation ? { simulation: broker.simulation } : {}) },
     access,
     collectors,
   };

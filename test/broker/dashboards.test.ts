@@ -11,7 +11,7 @@ import { recordingRules } from '../../src/tools/dashboards/recording-rules.js';
 import { RULES_FILE } from '../../src/tools/dashboards/rule-files.js';
 import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
-import { dashboardJson, panelTargets, regexValues, substitute, variableValues } from './support/dashboard-queries.js';
+import { dashboardJson, panelsWithoutData, panelTargets, regexValues, variableValues } from './support/dashboard-queries.js';
 import { atLeast } from './support/versions.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
@@ -143,27 +143,8 @@ describeWithBroker('shipped dashboards and rules on a real Prometheus', (broker)
     const vars = await variables();
     const targets = panelTargets(DASHBOARDS);
     expect(targets.length).toBeGreaterThan(80);
-    let empty: string[] = [];
-    const errors: string[] = [];
-    // Rates need a few scrapes and the per-queue slope a few evaluations: wait for the data, not
-    // for a fixed time. A query error is final: it stops the wait and fails the test.
-    await eventually(
-      async () => {
-        empty = [];
-        for (const t of targets) {
-          const result = await prometheus.query(substitute(t.expr, vars)).catch((error: unknown) => {
-            errors.push(`${t.key}: ${String(error)}`);
-            return [];
-          });
-          if (result.length === 0) empty.push(t.key);
-        }
-        return errors.length > 0 || empty.every((k) => k in EMPTY_HERE) ? true : undefined;
-      },
-      90_000,
-      'every panel query to return data',
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}\nstill empty:\n${empty.filter((k) => !(k in EMPTY_HERE)).join('\n')}`);
-    });
+    // Rates need a few scrapes and the per-queue slope a few evaluations. A query error is final.
+    const { empty, errors } = await panelsWithoutData(prometheus, targets, vars, EMPTY_HERE, 90_000);
     expect(errors).toEqual([]);
     // The list of legitimately empty panels stays true: each of them really is empty.
     expect(empty.sort()).toEqual(Object.keys(EMPTY_HERE).sort());

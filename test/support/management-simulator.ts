@@ -12,7 +12,7 @@
  * and records with wrong types. For the collectors' tests and `npm run bench`; the real broker
  * stays the reference for values.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +70,8 @@ export interface Simulator {
   readonly requests: string[];
   /** The generated records (whole, with statistics when the variant has them). */
   readonly data: SimulatedData;
+  /** Forgets the answers made so far (they are kept per request): call after changing `data`. */
+  changed(): void;
   /** Sets (or with undefined clears) the fault of every path equal to `path` or matching it. */
   fault(path: string | RegExp, fault: Fault | undefined): void;
   /** Bytes of response bodies written so far. */
@@ -94,7 +96,9 @@ export interface SimulatedData {
 type Rec = Record<string, unknown>;
 type Query = URLSearchParams;
 
-const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url)).replace(/bench\/dist\/test\/fixtures\/$/, 'test/fixtures/');
+// Compiled copies (bench/dist/test/support, and dist/test/support for the demo) read the recordings in the source tree.
+const BESIDE = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const FIXTURES = existsSync(BESIDE) ? BESIDE : BESIDE.replace(/(?:bench\/)?dist\/test\/fixtures\/$/, 'test/fixtures/');
 const STATS_DIR = 'rabbitmq-3.10.8';
 
 function fixture<T = unknown>(dir: string, file: string): T {
@@ -428,6 +432,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return bytesSent;
     },
     hugeProgress,
+    changed: () => cache.clear(),
     fault(path, fault) {
       const i = faults.findIndex((f) => String(f.path) === String(path));
       if (i >= 0) faults.splice(i, 1);

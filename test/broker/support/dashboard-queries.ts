@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { dashboardFile } from '../../../src/tools/dashboards/dashboard-files.js';
 import type { DashboardSpec } from '../../../src/tools/dashboards/grafana.js';
+import { eventually } from '../../support/exporter-process.js';
 import type { PrometheusProcess } from '../../support/prometheus-process.js';
 
 export interface DashboardJson {
@@ -65,4 +66,38 @@ export function documentedProbeScrapeConfig(targets: readonly string[], exporter
   if (documented === undefined) throw new Error('no /probe scrape config in docs/configuration.md');
   if (!documented.includes('targets: [orders, billing]')) throw new Error('the /probe scrape config of docs/configuration.md no longer lists [orders, billing]');
   return documented.replace('targets: [orders, billing]', `targets: [${targets.join(', ')}]`).replaceAll('rabbitmq-exporter:9419', exporterHost);
+}
+
+/**
+ * Runs every panel query until each returns data but those of `allowedEmpty` (rates need a few
+ * scrapes: waits for the data, not for a time); a query error stops the wait. Returns the panels
+ * still empty and the query errors; fails naming the panels without data after `timeoutMs`.
+ */
+export async function panelsWithoutData(
+  prometheus: PrometheusProcess,
+  targets: readonly PanelTarget[],
+  vars: Record<string, string>,
+  allowedEmpty: Readonly<Record<string, string>>,
+  timeoutMs: number,
+): Promise<{ empty: string[]; errors: string[] }> {
+  let empty: string[] = [];
+  const errors: string[] = [];
+  await eventually(
+    async () => {
+      empty = [];
+      for (const t of targets) {
+        const result = await prometheus.query(substitute(t.expr, vars)).catch((error: unknown) => {
+          errors.push(`${t.key}: ${String(error)}`);
+          return [];
+        });
+        if (result.length === 0) empty.push(t.key);
+      }
+      return errors.length > 0 || empty.every((k) => k in allowedEmpty) ? true : undefined;
+    },
+    timeoutMs,
+    'every panel query to return data',
+  ).catch((error: unknown) => {
+    throw new Error(`${String(error)}\nstill empty:\n${empty.filter((k) => !(k in allowedEmpty)).join('\n')}`);
+  });
+  return { empty, errors };
 }
