@@ -1,22 +1,22 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { BrokerSelf } from './broker/broker-self.js';
-import { ManagementClient } from './client/management-client.js';
-import type { AnyCollector } from './collectors/collector.js';
+import { ManagementClient } from './broker/management-client.js';
+import type { AnyCollector } from './collectors/kit/collector.js';
 import { collectorByName } from './collectors/registry.js';
 import type { TargetSetup } from './config/exporter-config.js';
 import { targetCredentials } from './config/redacted-config.js';
-import { Redactor } from './redaction/redactor.js';
-import { ONE_SHARD, TargetShare } from './shard/shard-assignment.js';
-import { CollectorRunner } from './scheduler/collector-runner.js';
-import { PollFailureLog } from './scheduler/failure-log.js';
-import { kbuddeModulesOf, type KbuddeModule } from './metrics/kbudde-modules.js';
-import { newHttpCounters, type HttpCounters } from './self/exporter-metrics.js';
-import { SnapshotStore, type ProcessFamilies } from './snapshot/snapshot-store.js';
+import { Redactor } from './broker/redactor.js';
+import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
+import { CollectorRunner } from './pipeline/collector-runner.js';
+import { PollFailureLog } from './pipeline/failure-log.js';
+import { kbuddeModulesOf, type KbuddeModule } from './profiles/kbudde/modules.js';
+import { newHttpCounters, type HttpCounters } from './pipeline/own-series.js';
+import { SnapshotStore, type ProcessFamilies } from './pipeline/snapshot-store.js';
 import type { ServedTarget } from './server/served-target.js';
-import type { Format } from './snapshot/exposition.js';
-import { TargetState } from './state/target-state.js';
-import { targetStatus, targetVerdict, type TargetStatus, type Verdict } from './state/target-status.js';
+import type { Format } from './pipeline/exposition.js';
+import { TargetState } from './pipeline/target-state.js';
+import { targetStatus, targetVerdict, type TargetStatus, type Verdict } from './pipeline/target-status.js';
 
 export interface TargetOptions {
   /** The running target of the same name a reload replaces: what it served is served until this one's polls replace it. */

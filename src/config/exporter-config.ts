@@ -1,5 +1,5 @@
-import type { NamingProfileName } from '../metrics/naming-profile.js';
-import type { ShardConfig } from '../shard/shard-assignment.js';
+import type { NamingProfileName } from '../model/naming-profile.js';
+import type { ShardConfig } from '../model/shard-assignment.js';
 
 /** The resolved configuration: what loadConfig() returns and the rest of the exporter reads. */
 

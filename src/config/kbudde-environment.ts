@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readConfigFile, type FileSource } from './config-files.js';
-import { KBUDDE_MODULE_COLLECTORS, KBUDDE_MODULES, type KbuddeModule } from '../metrics/kbudde-modules.js';
+import { KBUDDE_MODULE_COLLECTORS, KBUDDE_MODULES, type KbuddeModule } from '../profiles/kbudde/modules.js';
 import { ConfigError } from './config-error.js';
 
 type Env = Record<string, string | undefined>;

@@ -2,13 +2,13 @@
 // series must equal what the management API itself lists at the same moment.
 import * as amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ManagementClient } from '../../src/client/management-client.js';
-import { channelsCollector } from '../../src/collectors/channels.js';
-import { connectionsCollector } from '../../src/collectors/connections.js';
-import { consumersCollector } from '../../src/collectors/consumers.js';
-import { streamsCollector } from '../../src/collectors/streams.js';
-import type { AnyCollector } from '../../src/collectors/collector.js';
-import type { SinkProfile } from '../../src/render/sample-sink.js';
+import type { ManagementClient } from '../../src/broker/management-client.js';
+import { channelsCollector } from '../../src/collectors/channels/collector.js';
+import { connectionsCollector } from '../../src/collectors/connections/collector.js';
+import { consumersCollector } from '../../src/collectors/consumers/collector.js';
+import { streamsCollector } from '../../src/collectors/streams/collector.js';
+import type { AnyCollector } from '../../src/collectors/kit/collector.js';
+import type { SinkProfile } from '../../src/model/sample-sink.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
 import { managementApi, managementRequest } from './support/management-api.js';

@@ -1,6 +1,6 @@
 // The federation collector against the private RabbitMQ node (test/broker/support; federation plugins enabled).
 import { afterAll, expect, it } from 'vitest';
-import { federationCollector } from '../../src/collectors/federation.js';
+import { federationCollector } from '../../src/collectors/federation/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { eventually } from '../support/exporter-process.js';
 import { describeWithBroker } from './support/with-broker.js';

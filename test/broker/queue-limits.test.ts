@@ -2,7 +2,7 @@
 // smaller of a queue's argument and its policy's limit, as the API reports both; and the same
 // numbers under kbudde's names.
 import { afterAll, expect, it } from 'vitest';
-import { queuesCollector } from '../../src/collectors/queues.js';
+import { queuesCollector } from '../../src/collectors/queues/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { eventually } from '../support/exporter-process.js';
 import { managementRequest } from './support/management-api.js';

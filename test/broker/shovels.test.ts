@@ -1,6 +1,6 @@
 // The shovels collector against the private RabbitMQ node (test/broker/support; shovel plugins enabled).
 import { afterAll, expect, it } from 'vitest';
-import { shovelsCollector } from '../../src/collectors/shovels.js';
+import { shovelsCollector } from '../../src/collectors/shovels/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { eventually } from '../support/exporter-process.js';
 import { describeWithBroker } from './support/with-broker.js';

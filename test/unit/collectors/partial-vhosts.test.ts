@@ -1,12 +1,12 @@
 // Issue 32: the collectors that read a list of vhosts one request each (connections, channels,
 // consumers) serve the vhosts that answered when one does not, hold the failed one's series from
-// the last poll until max_age, and say which vhost failed and why (src/collectors/vhost-lists.ts).
+// the last poll until max_age, and say which vhost failed and why (src/collectors/kit/vhost-lists.ts).
 import { describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { channelsCollector } from '../../../src/collectors/channels.js';
-import type { AnyCollector } from '../../../src/collectors/collector.js';
-import { connectionsCollector } from '../../../src/collectors/connections.js';
-import { consumersCollector } from '../../../src/collectors/consumers.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { channelsCollector } from '../../../src/collectors/channels/collector.js';
+import type { AnyCollector } from '../../../src/collectors/kit/collector.js';
+import { connectionsCollector } from '../../../src/collectors/connections/collector.js';
+import { consumersCollector } from '../../../src/collectors/consumers/collector.js';
 import { fakeApi, type FakeRoute } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { runCollector, type RunResult } from '../../support/run-collector.js';

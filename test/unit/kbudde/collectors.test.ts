@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { brokerInfoFromOverview } from '../../../src/broker/broker-info.js';
-import { catalogue } from '../../../src/catalogue/catalogue.js';
+import { catalogue } from '../../../src/collectors/catalogue.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
-import { SampleSink } from '../../../src/render/sample-sink.js';
-import { concatFamilies } from '../../../src/render/text-format.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { concatFamilies } from '../../../src/model/text-format.js';
 import { fixtureBroker } from '../../support/fixture-broker.js';
 import { runCollector } from '../../support/run-collector.js';
 

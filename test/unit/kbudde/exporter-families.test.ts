@@ -3,10 +3,10 @@
 // rabbitmq_exporter_build_info with kbudde's labels; names, types and labels as in families.json.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { exporterMetrics, kbuddeExporterMetrics } from '../../../src/catalogue/exporter.js';
-import { kbuddeModulesOf } from '../../../src/metrics/kbudde-modules.js';
-import { isPerValue, profiledFamily as profiledRow, type ProfiledFamily } from '../../../src/metrics/naming-profile.js';
-import type { MetricDef } from '../../../src/metrics/metric-def.js';
+import { exporterMetrics, kbuddeExporterMetrics } from '../../../src/collectors/exporter/metrics.js';
+import { kbuddeModulesOf } from '../../../src/profiles/kbudde/modules.js';
+import { isPerValue, profiledFamily as profiledRow, type ProfiledFamily } from '../../../src/model/naming-profile.js';
+import type { MetricDef } from '../../../src/model/metric-def.js';
 
 /** The family a row is served as (these rows are served as one family, not one per label value). */
 function profiledFamily(profile: 'kbudde', def: MetricDef): ProfiledFamily | undefined {
@@ -14,10 +14,10 @@ function profiledFamily(profile: 'kbudde', def: MetricDef): ProfiledFamily | und
   if (row && isPerValue(row)) throw new Error(`${def.name} is served as one family per label value`);
   return row;
 }
-import { exporterFamilies, newHttpCounters, type KbuddeTargetView } from '../../../src/self/exporter-metrics.js';
-import { BUILD_INFO, REVISION, VERSION } from '../../../src/self/version.js';
-import { Exposition } from '../../../src/snapshot/exposition.js';
-import { TargetState } from '../../../src/state/target-state.js';
+import { exporterFamilies, newHttpCounters, type KbuddeTargetView } from '../../../src/pipeline/own-series.js';
+import { BUILD_INFO, REVISION, VERSION } from '../../../src/pipeline/version.js';
+import { Exposition } from '../../../src/pipeline/exposition.js';
+import { TargetState } from '../../../src/pipeline/target-state.js';
 import { samples } from '../../support/parse-exposition.js';
 
 const kbuddeFamilies = (JSON.parse(readFileSync('test/fixtures/kbudde/families.json', 'utf8')) as { families: { name: string; type: string; labels: string[]; module: string }[] }).families;

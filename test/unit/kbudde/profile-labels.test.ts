@@ -2,11 +2,11 @@
 // node on families without a node label, a native label under another name, RABBIT_CONNECTION=loadbalancer
 // (self="lb") and EXCLUDE_METRICS (families left out).
 import { describe, expect, it } from 'vitest';
-import { catalogue } from '../../../src/catalogue/catalogue.js';
+import { catalogue } from '../../../src/collectors/catalogue.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
-import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { isPerValue, profiledFamily as profiledRow, type ProfiledFamily } from '../../../src/metrics/naming-profile.js';
-import type { MetricDef } from '../../../src/metrics/metric-def.js';
+import { defineMetrics } from '../../../src/model/metric-def.js';
+import { isPerValue, profiledFamily as profiledRow, type ProfiledFamily } from '../../../src/model/naming-profile.js';
+import type { MetricDef } from '../../../src/model/metric-def.js';
 
 /** The family a row is served as (these rows are served as one family, not one per label value). */
 function profiledFamily(profile: 'kbudde', def: MetricDef): ProfiledFamily | undefined {
@@ -14,8 +14,8 @@ function profiledFamily(profile: 'kbudde', def: MetricDef): ProfiledFamily | und
   if (row && isPerValue(row)) throw new Error(`${def.name} is served as one family per label value`);
   return row;
 }
-import { SampleSink } from '../../../src/render/sample-sink.js';
-import { concatFamilies } from '../../../src/render/text-format.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { concatFamilies } from '../../../src/model/text-format.js';
 
 const all = catalogue(COLLECTORS);
 const byName = (name: string) => all.find((d) => d.name === name)!;
