@@ -1,4 +1,4 @@
-import type { NamingProfileName } from '../model/naming-profile.js';
+import type { NamingProfileName } from '../profiles/profiles.js';
 import type { ShardConfig } from '../model/shard-assignment.js';
 
 /** The resolved configuration: what loadConfig() returns and the rest of the exporter reads. */

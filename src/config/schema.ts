@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_LIST_CAP_BYTES } from '../broker/answer-caps.js';
 import type { CollectorSpec } from './collector-spec.js';
 import { parseDuration } from './duration.js';
-import { NAMING_PROFILES } from '../model/naming-profile.js';
+import { NAMING_PROFILES } from '../profiles/profiles.js';
 
 /** A duration in the file (`15s`); milliseconds once parsed. */
 export const duration = z

@@ -1,5 +1,5 @@
 import type { MetricDef } from './metric-def.js';
-import type { NamingProfileName, ProfiledFamily } from './naming-profile.js';
+import type { NamingProfile, ProfiledFamily } from './naming-profile.js';
 import { boundedLabelValue } from './label-value.js';
 import { escapeLabelValue } from './text-format.js';
 
@@ -8,7 +8,7 @@ import { escapeLabelValue } from './text-format.js';
  * the cluster's name and the node that answered /api/overview (both from BrokerInfo).
  */
 export interface SinkProfile {
-  readonly name: Exclude<NamingProfileName, 'native'>;
+  readonly names: NamingProfile;
   readonly clusterName: string;
   readonly node: string;
   /** `self` is "lb" on every series: the node answering changes from request to request (kbudde's RABBIT_CONNECTION=loadbalancer). */

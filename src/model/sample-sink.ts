@@ -1,5 +1,5 @@
 import type { MetricDef } from './metric-def.js';
-import { isPerValue, labelFieldsRead, profiledFamily, type ProfiledFamily } from './naming-profile.js';
+import { isPerValue, labelFieldsRead, type ProfiledFamily } from './naming-profile.js';
 import { Relabeling, scaledValue, type SinkProfile } from './relabeling.js';
 import { type FamilyHeader, formatValue, renderLabels, type RenderedFamily } from './text-format.js';
 
@@ -147,7 +147,7 @@ export class SampleSink implements DropCounter, SampleWriter {
    * native names): a collector that asks for `columns=` asks for these too.
    */
   labelFields(defs: readonly MetricDef[]): string[] {
-    return this.profile ? labelFieldsRead(this.profile.name, defs) : [];
+    return this.profile ? labelFieldsRead(this.profile.names, defs) : [];
   }
 
   private inScope(def: MetricDef, labelValues: readonly string[]): boolean {
@@ -208,7 +208,7 @@ export class SampleSink implements DropCounter, SampleWriter {
 
   /** The family `def`'s sample with these labels is served as under the profile, if any. */
   private profiled(def: MetricDef, renderedLabels: string): ProfiledFamily | undefined {
-    const row = profiledFamily(this.profile!.name, def);
+    const row = this.profile!.names.served(def);
     if (!row || !isPerValue(row)) return row;
     return row.families.get(this.relabeling!.valueOf(renderedLabels, row.label));
   }

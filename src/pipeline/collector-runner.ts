@@ -8,7 +8,8 @@ import type { ManagementClient } from '../broker/management-client.js';
 import type { AnyCollector, BrokerApi, RequestLimits } from '../collectors/kit/collector.js';
 import type { CollectorConfig, KbuddeSettings } from '../config/exporter-config.js';
 import type { MetricDef } from '../model/metric-def.js';
-import type { NamingProfileName } from '../model/naming-profile.js';
+import type { NamingProfile } from '../model/naming-profile.js';
+import { renaming, type NamingProfileName } from '../profiles/profiles.js';
 import { SampleSink, type SinkProfile } from '../model/sample-sink.js';
 import type { TargetShare } from '../model/shard-assignment.js';
 import { failureCause } from '../broker/failure-cause.js';
@@ -74,6 +75,8 @@ export class CollectorRunner {
   private readonly carryOver = new Map<string, unknown>();
   private readonly log: Logger;
   private readonly excluded: ReadonlySet<MetricDef>;
+  /** The target's naming profile, chosen once; undefined: the native names. */
+  private readonly names: NamingProfile | undefined;
 
   constructor(
     private readonly collector: AnyCollector,
@@ -81,6 +84,7 @@ export class CollectorRunner {
     private readonly deps: RunnerDeps,
   ) {
     this.log = deps.log.child({ collector: collector.name });
+    this.names = renaming(deps.naming);
     this.excluded = excludedFamilies(collector.metrics, deps.kbudde?.excludeMetrics ?? []);
     deps.state.register(collector.name, config.intervalMs, config.maxAgeMs, { decidesUp: collector.describesBroker === true, timeoutMs: config.timeoutMs });
   }
@@ -146,10 +150,10 @@ export class CollectorRunner {
 
   /** The profile the poll's samples are written under; undefined for the native names. */
   private sinkProfile(broker: BrokerInfo): SinkProfile | undefined {
-    const naming = this.deps.naming;
-    if (naming === undefined || naming === 'native') return undefined;
+    const names = this.names;
+    if (!names) return undefined;
     const loadBalanced = this.deps.kbudde?.connection === 'loadbalancer';
-    return { name: naming, clusterName: broker.clusterName, node: broker.node, loadBalanced, excluded: this.excluded };
+    return { names, clusterName: broker.clusterName, node: broker.node, loadBalanced, excluded: this.excluded };
   }
 
   /** One poll; never throws. */

@@ -1,7 +1,7 @@
 import { exporterMetrics as M, kbuddeExporterMetrics as K } from '../collectors/exporter/metrics.js';
 import type { KbuddeModule } from '../profiles/kbudde/modules.js';
 import type { RenderedFamily } from '../model/text-format.js';
-import type { NamingProfileName } from '../model/naming-profile.js';
+import { renaming, type NamingProfileName } from '../profiles/profiles.js';
 import { DROP_REASONS, SampleSink } from '../model/sample-sink.js';
 import type { TargetState } from './target-state.js';
 import { BUILD_INFO, VERSION } from './version.js';
@@ -128,7 +128,8 @@ export function processWideFamilies(http: HttpCounters, naming: NamingProfileNam
  * `broker`: the cluster and node its cluster and node labels carry (empty until known, as in kbudde).
  */
 function ownSink(naming: NamingProfileName, broker: { clusterName: string; node: string } | undefined): SampleSink {
-  return naming === 'native' ? new SampleSink() : new SampleSink(undefined, { name: naming, clusterName: broker?.clusterName ?? '', node: broker?.node ?? '' });
+  const names = renaming(naming);
+  return names ? new SampleSink(undefined, { names, clusterName: broker?.clusterName ?? '', node: broker?.node ?? '' }) : new SampleSink();
 }
 
 function addServerSeries(sink: SampleSink, http: HttpCounters): void {

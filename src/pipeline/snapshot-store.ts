@@ -1,5 +1,5 @@
 import type { RenderedFamily } from '../model/text-format.js';
-import type { NamingProfileName } from '../model/naming-profile.js';
+import type { NamingProfileName } from '../profiles/profiles.js';
 import { exporterFamilies, type ClientCounters, type HttpCounters, type KbuddeTargetView } from './own-series.js';
 
 import { Exposition, type Format } from './exposition.js';

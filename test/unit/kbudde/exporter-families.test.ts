@@ -5,12 +5,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { exporterMetrics, kbuddeExporterMetrics } from '../../../src/collectors/exporter/metrics.js';
 import { kbuddeModulesOf } from '../../../src/profiles/kbudde/modules.js';
-import { isPerValue, profiledFamily as profiledRow, type ProfiledFamily } from '../../../src/model/naming-profile.js';
+import { isPerValue, type ProfiledFamily } from '../../../src/model/naming-profile.js';
 import type { MetricDef } from '../../../src/model/metric-def.js';
+import { kbuddeNames } from '../../../src/profiles/kbudde/names.js';
 
 /** The family a row is served as (these rows are served as one family, not one per label value). */
-function profiledFamily(profile: 'kbudde', def: MetricDef): ProfiledFamily | undefined {
-  const row = profiledRow(profile, def);
+function profiledFamily(def: MetricDef): ProfiledFamily | undefined {
+  const row = kbuddeNames.served(def);
   if (row && isPerValue(row)) throw new Error(`${def.name} is served as one family per label value`);
   return row;
 }
@@ -23,7 +24,7 @@ import { samples } from '../../support/parse-exposition.js';
 const kbuddeFamilies = (JSON.parse(readFileSync('test/fixtures/kbudde/families.json', 'utf8')) as { families: { name: string; type: string; labels: string[]; module: string }[] }).families;
 
 describe("the exporter's kbudde families", () => {
-  const served = [profiledFamily('kbudde', exporterMetrics.up)!.def, ...Object.values(kbuddeExporterMetrics)];
+  const served = [profiledFamily(exporterMetrics.up)!.def, ...Object.values(kbuddeExporterMetrics)];
 
   it('are every family of kbudde\'s exporter module, with its name, type and label set', () => {
     expect(served.map((d) => d.name).sort()).toEqual(kbuddeFamilies.filter((f) => f.module === 'exporter').map((f) => f.name).sort());
