@@ -10,7 +10,6 @@ import { Redactor } from './broker/redactor.js';
 import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
 import { CollectorRunner } from './pipeline/collector-runner.js';
 import { PollFailureLog } from './pipeline/failure-log.js';
-import { kbuddeModulesOf, type KbuddeModule } from './profiles/kbudde/modules.js';
 import { newHttpCounters, type HttpCounters } from './pipeline/own-series.js';
 import { SnapshotStore, type ProcessFamilies } from './pipeline/snapshot-store.js';
 import type { ServedTarget } from './server/served-target.js';
@@ -61,8 +60,8 @@ export class Target implements ServedTarget {
     this.share = new TargetShare(setup.sharding ?? ONE_SHARD, t.name);
     this.state = new TargetState(t.name, t.url, this.share.ownsClusterSeries);
     const targetLog = log.child({ target: t.name });
-    // Filled below with the collectors that run here: kbudde's module series follow them.
-    const modules = new Map<string, readonly KbuddeModule[]>();
+    // Filled below with the collectors that run here: a naming profile's own series may follow them.
+    const running = new Map<string, Readonly<Record<string, unknown>>>();
     this.store = new SnapshotStore(
       this.state,
       this.client,
@@ -70,7 +69,7 @@ export class Target implements ServedTarget {
       processMetrics,
       (error) => targetLog.error({ err: error }, 'assembling the snapshot failed'),
       setup.naming,
-      { broker: () => this.brokerSelf.current, modules },
+      { broker: () => this.brokerSelf.current, running },
     );
     this.brokerSelf = new BrokerSelf(this.client);
     const failures = new PollFailureLog(targetLog, {
@@ -81,7 +80,7 @@ export class Target implements ServedTarget {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
       if (!this.share.ownsClusterSeries && clusterWideOnly(collector)) continue;
-      modules.set(collector.name, kbuddeModulesOf(collector.name, collectorConfig.options));
+      running.set(collector.name, collectorConfig.options);
       this.runners.push(
         new CollectorRunner(collector, collectorConfig, {
           client: this.client,

@@ -1,4 +1,5 @@
 import type { DerivedLabel, MetricDef } from './metric-def.js';
+import type { RenderedFamily } from './text-format.js';
 
 /**
  * A naming profile: which names, types and labels the families are served under. The native
@@ -12,6 +13,38 @@ export interface NamingProfile {
   readonly name: string;
   /** The family `def` is served as, or undefined when the profile does not serve it. */
   served(def: MetricDef): ProfiledRow | undefined;
+  /** Series of the exporter's own that the profile adds, and its own rabbitmq_up (kbudde's module health). */
+  readonly ownSeries?: ProfileOwnSeries;
+}
+
+/** What a profile's own series read of a target's polls (a TargetState is one). */
+export interface ProfilePolls {
+  /** rabbitmq_up as the native names serve it: the last poll of the collector describing the broker succeeded. */
+  readonly up: boolean;
+  readonly collectors: ReadonlyMap<string, { readonly lastSuccess: boolean | undefined; readonly lastDurationSeconds: number | undefined }>;
+}
+
+/** What a profile's own series read of a target besides its polls. */
+export interface ProfileTargetView {
+  /** The cluster's name and the node that answered /api/overview; undefined until it has answered. */
+  broker(): { clusterName: string; node: string } | undefined;
+  /** Each collector that runs on the target, with its options, in the order they run. */
+  readonly running: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+}
+
+/** The build the exporter's own series describe. */
+export interface BuildView {
+  readonly version: string;
+  readonly revision: string;
+  readonly branch: string;
+  readonly buildDate: string;
+}
+
+export interface ProfileOwnSeries {
+  /** rabbitmq_up under the profile. */
+  up(polls: ProfilePolls, view: ProfileTargetView): boolean;
+  /** Its own families for one target, or (no target) those served once per process; `withProcess`: with the process-wide ones. */
+  families(target: { polls: ProfilePolls; view: ProfileTargetView } | undefined, withProcess: boolean, build: BuildView): RenderedFamily[];
 }
 
 /**

@@ -1,5 +1,5 @@
-import { exporterMetrics as M, kbuddeExporterMetrics as K } from '../collectors/exporter/metrics.js';
-import type { KbuddeModule } from '../profiles/kbudde/modules.js';
+import { exporterMetrics as M } from '../collectors/exporter/metrics.js';
+import type { ProfileTargetView } from '../model/naming-profile.js';
 import type { RenderedFamily } from '../model/text-format.js';
 import { renaming, type NamingProfileName } from '../profiles/profiles.js';
 import { DROP_REASONS, SampleSink } from '../model/sample-sink.js';
@@ -25,16 +25,11 @@ export interface HttpCounters {
   authRefusedThrottled: number;
 }
 
+/** The build, as a naming profile's own series describe it. */
+const BUILD_INFO_VIEW = { version: VERSION, revision: BUILD_INFO.revision, branch: BUILD_INFO.branch, buildDate: BUILD_INFO.buildDate };
+
 export function newHttpCounters(): HttpCounters {
   return { scrapesRefused: 0, readTimeouts: 0, writeTimeouts: 0, connectionsRefused: 0, authRefusedBusy: 0, authRefusedThrottled: 0 };
-}
-
-/** What the kbudde profile's own series need of a target beyond its state. */
-export interface KbuddeTargetView {
-  /** The cluster's name and the node that answered /api/overview; undefined until it has answered. */
-  broker(): { clusterName: string; node: string } | undefined;
-  /** Each enabled collector → the kbudde modules it carries (none for a collector kbudde had no module for). */
-  modules: ReadonlyMap<string, readonly KbuddeModule[]>;
 }
 
 /**
@@ -50,11 +45,14 @@ export function exporterFamilies(
   monotonicNow: number,
   withProcess = true,
   naming: NamingProfileName = 'native',
-  kbudde?: KbuddeTargetView,
+  /** What the naming profile's own series read of the target besides its state. */
+  view?: ProfileTargetView,
 ): RenderedFamily[] {
-  const broker = kbudde?.broker();
+  const broker = view?.broker();
+  const profile = renaming(naming);
   const sink = ownSink(naming, broker);
-  const up = naming === 'kbudde' && kbudde ? kbuddeUp(target, kbudde) : target.up;
+  const own = view ? profile?.ownSeries : undefined;
+  const up = own && view ? own.up(target, view) : target.up;
   if (target.servesUp) sink.add(M.up, [], up ? 1 : 0);
   if (withProcess) sink.add(M.build, [VERSION, BUILD_INFO.revision, BUILD_INFO.branch, process.version], 1);
   sink.add(M.requests, [], client.requests);
@@ -76,41 +74,8 @@ export function exporterFamilies(
     }
   }
   const families = sink.finish();
-  if (naming === 'kbudde') families.push(...kbuddeOwnFamilies(target, withProcess, kbudde, broker));
+  if (profile?.ownSeries) families.push(...profile.ownSeries.families(view ? { polls: target, view } : undefined, withProcess, BUILD_INFO_VIEW));
   return families;
-}
-
-/**
- * kbudde's rabbitmq_up: 1 only when the broker's self-description was read at the last poll and
- * no enabled module's collector failed its last poll (one not polled yet has not failed). kbudde
- * meant "every module of this scrape succeeded"; ours are background polls, so "last poll".
- */
-function kbuddeUp(target: TargetState, kbudde: KbuddeTargetView): boolean {
-  if (!target.up) return false;
-  for (const [collector, modules] of kbudde.modules) {
-    if (modules.length > 0 && target.collectors.get(collector)?.lastSuccess === false) return false;
-  }
-  return true;
-}
-
-/**
- * rabbitmq_module_up and _scrape_duration_seconds per kbudde module, from its collector's last
- * poll; the duration, as in kbudde, only once the cluster and node are known. And kbudde's
- * rabbitmq_exporter_build_info, with the process-wide series.
- */
-function kbuddeOwnFamilies(target: TargetState | undefined, withProcess: boolean, kbudde: KbuddeTargetView | undefined, broker: { clusterName: string; node: string } | undefined): RenderedFamily[] {
-  const sink = new SampleSink();
-  if (withProcess) sink.add(K.build, { version: VERSION, revision: BUILD_INFO.revision, branch: BUILD_INFO.branch, builddate: BUILD_INFO.buildDate }, 1);
-  for (const [collector, modules] of kbudde?.modules ?? []) {
-    const state = target?.collectors.get(collector);
-    if (!state) continue;
-    for (const module of modules) {
-      const labels = { cluster: broker?.clusterName ?? '', node: broker?.node ?? '', module };
-      if (state.lastSuccess !== undefined) sink.add(K.moduleUp, labels, state.lastSuccess ? 1 : 0);
-      if (broker && state.lastDurationSeconds !== undefined) sink.add(K.moduleDuration, labels, state.lastDurationSeconds);
-    }
-  }
-  return sink.finish();
 }
 
 /** The exporter's series that belong to no target: served on /metrics when several targets are polled. */
@@ -119,7 +84,8 @@ export function processWideFamilies(http: HttpCounters, naming: NamingProfileNam
   sink.add(M.build, [VERSION, BUILD_INFO.revision, BUILD_INFO.branch, process.version], 1);
   addServerSeries(sink, http);
   const families = sink.finish();
-  if (naming === 'kbudde') families.push(...kbuddeOwnFamilies(undefined, true, undefined, undefined));
+  const own = renaming(naming)?.ownSeries;
+  if (own) families.push(...own.families(undefined, true, BUILD_INFO_VIEW));
   return families;
 }
 

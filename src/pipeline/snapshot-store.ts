@@ -1,6 +1,7 @@
 import type { RenderedFamily } from '../model/text-format.js';
 import type { NamingProfileName } from '../profiles/profiles.js';
-import { exporterFamilies, type ClientCounters, type HttpCounters, type KbuddeTargetView } from './own-series.js';
+import type { ProfileTargetView } from '../model/naming-profile.js';
+import { exporterFamilies, type ClientCounters, type HttpCounters } from './own-series.js';
 
 import { Exposition, type Format } from './exposition.js';
 import type { TargetState } from './target-state.js';
@@ -42,8 +43,8 @@ export class SnapshotStore {
     private readonly onError: (error: unknown) => void = () => undefined,
     /** The names the exporter's own series are served under. */
     private readonly naming: NamingProfileName = 'native',
-    /** Under the kbudde profile: the broker and modules its own series are labelled with. */
-    private readonly kbudde?: KbuddeTargetView,
+    /** What the naming profile's own series read of the target: its broker, the collectors that run. */
+    private readonly profileView?: ProfileTargetView,
   ) {}
 
   /** The exposition of the current state (waits for a build if the state changed). */
@@ -105,7 +106,7 @@ export class SnapshotStore {
     const processFamilies = withProcess ? await this.processMetrics.families() : [];
     const now = performance.now();
     // One part per collector, the same array object until it polls again: its compression is reused.
-    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now, withProcess, this.naming, this.kbudde), ...processFamilies]];
+    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now, withProcess, this.naming, this.profileView), ...processFamilies]];
     let validUntil = Infinity;
     for (const state of this.target.collectors.values()) {
       if (!this.target.isFresh(state, now)) continue;

@@ -1,11 +1,11 @@
 import { nativeNames, type NamingProfile } from '../model/naming-profile.js';
-import { kbuddeNames } from './kbudde/names.js';
+import { kbuddeProfile } from './kbudde/profile.js';
 
 /**
  * Every naming profile, by its value of the `naming` setting (flag --naming, EXPORTER_NAMING).
  * Adding one is a folder beside kbudde/ and a line here.
  */
-const PROFILES = { native: nativeNames, kbudde: kbuddeNames } as const satisfies Record<string, NamingProfile>;
+const PROFILES = { native: nativeNames, kbudde: kbuddeProfile } as const satisfies Record<string, NamingProfile>;
 
 export type NamingProfileName = keyof typeof PROFILES;
 export const NAMING_PROFILES = Object.keys(PROFILES) as [NamingProfileName, ...NamingProfileName[]];

@@ -3,7 +3,8 @@
 // rabbitmq_exporter_build_info with kbudde's labels; names, types and labels as in families.json.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { exporterMetrics, kbuddeExporterMetrics } from '../../../src/collectors/exporter/metrics.js';
+import { exporterMetrics } from '../../../src/collectors/exporter/metrics.js';
+import { kbuddeExporterMetrics } from '../../../src/profiles/kbudde/own-metrics.js';
 import { kbuddeModulesOf } from '../../../src/profiles/kbudde/modules.js';
 import { isPerValue, type ProfiledFamily } from '../../../src/model/naming-profile.js';
 import type { MetricDef } from '../../../src/model/metric-def.js';
@@ -15,7 +16,8 @@ function profiledFamily(def: MetricDef): ProfiledFamily | undefined {
   if (row && isPerValue(row)) throw new Error(`${def.name} is served as one family per label value`);
   return row;
 }
-import { exporterFamilies, newHttpCounters, type KbuddeTargetView } from '../../../src/pipeline/own-series.js';
+import { exporterFamilies, newHttpCounters } from '../../../src/pipeline/own-series.js';
+import type { ProfileTargetView } from '../../../src/model/naming-profile.js';
 import { BUILD_INFO, REVISION, VERSION } from '../../../src/pipeline/version.js';
 import { Exposition } from '../../../src/pipeline/exposition.js';
 import { TargetState } from '../../../src/pipeline/target-state.js';
@@ -51,16 +53,16 @@ function state(): TargetState {
   return s;
 }
 
-const MODULES = new Map([
-  ['overview', kbuddeModulesOf('overview', {})],
-  ['nodes', kbuddeModulesOf('nodes', { memory_breakdown: true })],
-  ['queues', kbuddeModulesOf('queues', {})],
-  ['shovels', kbuddeModulesOf('shovels', {})],
-  ['vhosts', kbuddeModulesOf('vhosts', {})],
+const RUNNING = new Map<string, Record<string, unknown>>([
+  ['overview', {}],
+  ['nodes', { memory_breakdown: true }],
+  ['queues', {}],
+  ['shovels', {}],
+  ['vhosts', {}],
 ]);
 
 function render(target: TargetState, broker: { clusterName: string; node: string } | undefined, naming: 'native' | 'kbudde' = 'kbudde'): Map<string, number> {
-  const view: KbuddeTargetView = { broker: () => broker, modules: MODULES };
+  const view: ProfileTargetView = { broker: () => broker, running: RUNNING };
   return samples(Exposition.of(exporterFamilies(target, { requests: 0, bytesRead: 0 }, newHttpCounters(), 11_000, true, naming, view)).body('text').toString());
 }
 
