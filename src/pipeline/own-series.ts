@@ -12,7 +12,7 @@ export interface ClientCounters {
   bytesRead: number;
 }
 
-/** What the HTTP server counts about its clients (see src/server/http-server.ts). */
+/** What the HTTP server counts about its clients (see src/server/web-server.ts). */
 export interface HttpCounters {
   scrapesRefused: number;
   readTimeouts: number;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-/** The package version, read once from package.json (three levels above dist/src/self, two above src/self). */
+/** The package version, read once from package.json (three levels above dist/src/pipeline, two above src/pipeline). */
 function readVersion(): string {
   for (const rel of ['../../../package.json', '../../package.json']) {
     try {

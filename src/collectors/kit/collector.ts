@@ -20,7 +20,7 @@ export interface RequestLimits {
 /** What a collector may ask of the broker: parsed JSON, or a ManagementError. */
 export interface BrokerApi {
   get<T = unknown>(path: string, query?: Record<string, string | number | boolean>, limits?: RequestLimits): Promise<T>;
-  /** Like get(), but an answer that means absent (see client/absence.ts) resolves to undefined. */
+  /** Like get(), but an answer that means absent (see broker/absence.ts) resolves to undefined. */
   getOptional<T = unknown>(path: string, query?: Record<string, string | number | boolean>, limits?: RequestLimits): Promise<T | undefined>;
 }
 

@@ -143,7 +143,7 @@ class Deduplicator<T> {
 /**
  * The records of several vhosts, fetched with `fetch(vhost, limits)` (in parallel; the client
  * bounds the requests in flight) and concatenated in the order asked. A vhost that does not exist
- * (absent: see client/absence.ts) contributes nothing and is reported to `onMissing`; one that
+ * (absent: see broker/absence.ts) contributes nothing and is reported to `onMissing`; one that
  * fails contributes nothing this poll and is reported by `reader` (see vhost-lists.ts), whose
  * finish() the collector calls once its series are written.
  */

@@ -87,7 +87,7 @@ export const nodesCollector: Collector<Options> = {
       } else {
         replay();
       }
-      // The age served is measured on the monotonic clock, as the bindings' (exchanges.ts).
+      // The age served is measured on the monotonic clock, as the bindings' (exchanges/collector.ts).
       const now = performance.now();
       held.commit(now);
       const age = held.ageSeconds(now);

@@ -79,7 +79,7 @@ export const streamsCollector: Collector<Options> = {
 };
 
 /**
- * The list at `path`, or undefined when the path is absent (client/absence.ts): the plugin is
+ * The list at `path`, or undefined when the path is absent (broker/absence.ts): the plugin is
  * off, or (consumers) the feature flag stream_queue is.
  */
 async function getList(ctx: CollectContext<Options>, path: string, query?: Record<string, string>): Promise<StreamRecord[] | undefined> {
