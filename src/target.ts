@@ -9,6 +9,7 @@ import { targetCredentials } from './config/redacted-config.js';
 import { Redactor } from './broker/redactor.js';
 import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
 import { CollectorRunner } from './pipeline/collector-runner.js';
+import { targetProfile } from './profiles/profiles.js';
 import { PollFailureLog } from './pipeline/failure-log.js';
 import { newHttpCounters, type HttpCounters } from './pipeline/own-series.js';
 import { SnapshotStore, type ProcessFamilies } from './pipeline/snapshot-store.js';
@@ -76,6 +77,7 @@ export class Target implements ServedTarget {
       login: { url: t.url, username: t.username, passwordSource: t.passwordSource },
       reminderMs: options.failureReminderMs,
     });
+    const profile = targetProfile(setup.naming, setup.kbudde);
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
@@ -98,8 +100,7 @@ export class Target implements ServedTarget {
           },
           failures,
           share: this.share,
-          naming: setup.naming,
-          kbudde: setup.kbudde,
+          profile,
         }),
       );
     }

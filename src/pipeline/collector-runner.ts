@@ -6,11 +6,9 @@ import { ManagementError } from '../broker/errors.js';
 import { pathTemplate } from '../broker/answer-caps.js';
 import type { ManagementClient } from '../broker/management-client.js';
 import type { AnyCollector, BrokerApi, RequestLimits } from '../collectors/kit/collector.js';
-import type { CollectorConfig, KbuddeSettings } from '../config/exporter-config.js';
+import type { CollectorConfig } from '../config/exporter-config.js';
 import type { MetricDef } from '../model/metric-def.js';
-import type { NamingProfile } from '../model/naming-profile.js';
-import { excludedFamilies } from '../profiles/kbudde/exclusions.js';
-import { renaming, type NamingProfileName } from '../profiles/profiles.js';
+import type { TargetProfile } from '../profiles/profiles.js';
 import { SampleSink, type SinkProfile } from '../model/sample-sink.js';
 import type { TargetShare } from '../model/shard-assignment.js';
 import { failureCause } from '../broker/failure-cause.js';
@@ -47,10 +45,8 @@ export interface RunnerDeps {
   failures: PollFailureLog;
   /** What of the target this replica serves (absent: everything). */
   share?: TargetShare;
-  /** The names the samples are written under (absent: native). */
-  naming?: NamingProfileName;
-  /** Under the kbudde profile: the `self` label behind a load balancer, and the families excluded. */
-  kbudde?: KbuddeSettings;
+  /** The target's naming profile, chosen once for the target (absent: the native names). */
+  profile?: TargetProfile;
   random?: () => number;
   /** Only tests set this below MIN_POLL_SPACING_MS, to run schedules quickly. */
   minSpacingMs?: number;
@@ -76,8 +72,6 @@ export class CollectorRunner {
   private readonly carryOver = new Map<string, unknown>();
   private readonly log: Logger;
   private readonly excluded: ReadonlySet<MetricDef>;
-  /** The target's naming profile, chosen once; undefined: the native names. */
-  private readonly names: NamingProfile | undefined;
 
   constructor(
     private readonly collector: AnyCollector,
@@ -85,8 +79,7 @@ export class CollectorRunner {
     private readonly deps: RunnerDeps,
   ) {
     this.log = deps.log.child({ collector: collector.name });
-    this.names = renaming(deps.naming);
-    this.excluded = excludedFamilies(collector.metrics, deps.kbudde?.excludeMetrics ?? []);
+    this.excluded = deps.profile?.excluded(collector.metrics) ?? new Set();
     deps.state.register(collector.name, config.intervalMs, config.maxAgeMs, { decidesUp: collector.describesBroker === true, timeoutMs: config.timeoutMs });
   }
 
@@ -151,10 +144,9 @@ export class CollectorRunner {
 
   /** The profile the poll's samples are written under; undefined for the native names. */
   private sinkProfile(broker: BrokerInfo): SinkProfile | undefined {
-    const names = this.names;
-    if (!names) return undefined;
-    const loadBalanced = this.deps.kbudde?.connection === 'loadbalancer';
-    return { names, clusterName: broker.clusterName, node: broker.node, loadBalanced, excluded: this.excluded };
+    const profile = this.deps.profile;
+    if (!profile) return undefined;
+    return { names: profile.names, clusterName: broker.clusterName, node: broker.node, loadBalanced: profile.loadBalanced, excluded: this.excluded };
   }
 
   /** One poll; never throws. */

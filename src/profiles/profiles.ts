@@ -1,5 +1,8 @@
+import type { MetricDef } from '../model/metric-def.js';
 import { nativeNames, type NamingProfile } from '../model/naming-profile.js';
+import { excludedFamilies } from './kbudde/exclusions.js';
 import { kbuddeProfile } from './kbudde/profile.js';
+import type { KbuddeSettings } from './kbudde/settings.js';
 
 /**
  * Every naming profile, by its value of the `naming` setting (flag --naming, EXPORTER_NAMING).
@@ -17,4 +20,24 @@ export const NAMING_PROFILES = Object.keys(PROFILES) as [NamingProfileName, ...N
 export function renaming(naming: NamingProfileName | undefined): NamingProfile | undefined {
   const profile = PROFILES[naming ?? 'native'];
   return profile === nativeNames ? undefined : profile;
+}
+
+/** A target's profile as its sinks use it: the names, and what its settings make of them. */
+export interface TargetProfile {
+  readonly names: NamingProfile;
+  /** `self` is "lb" on every series (behind a load balancer the node answering changes from request to request). */
+  readonly loadBalanced: boolean;
+  /** The families of `metrics` the settings leave out although the profile serves them. */
+  excluded(metrics: readonly MetricDef[]): ReadonlySet<MetricDef>;
+}
+
+/** The profile a target's samples are written under, chosen once per target; undefined for the native names. */
+export function targetProfile(naming: NamingProfileName | undefined, kbudde: KbuddeSettings | undefined): TargetProfile | undefined {
+  const names = renaming(naming);
+  if (!names) return undefined;
+  return {
+    names,
+    loadBalanced: kbudde?.connection === 'loadbalancer',
+    excluded: (metrics) => excludedFamilies(metrics, kbudde?.excludeMetrics ?? []),
+  };
 }
