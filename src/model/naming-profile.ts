@@ -13,7 +13,7 @@ export interface NamingProfile {
   readonly name: string;
   /** The family `def` is served as, or undefined when the profile does not serve it. */
   served(def: MetricDef): ProfiledRow | undefined;
-  /** Series of the exporter's own that the profile adds, and its own rabbitmq_up (kbudde's module health). */
+  /** Series of the exporter's own that the profile adds, and its own rabbitmq_up (module health, say). */
   readonly ownSeries?: ProfileOwnSeries;
 }
 

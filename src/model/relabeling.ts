@@ -11,9 +11,9 @@ export interface SinkProfile {
   readonly names: NamingProfile;
   readonly clusterName: string;
   readonly node: string;
-  /** `self` is "lb" on every series: the node answering changes from request to request (kbudde's RABBIT_CONNECTION=loadbalancer). */
+  /** `self` is "lb" on every series: the node answering changes from request to request (behind a load balancer). */
   readonly loadBalanced?: boolean;
-  /** Families left out although the profile serves them (kbudde's EXCLUDE_METRICS). */
+  /** Families left out although the profile serves them (its settings exclude them). */
   readonly excluded?: ReadonlySet<MetricDef>;
 }
 

@@ -191,8 +191,8 @@ export class SampleSink implements DropCounter, SampleWriter {
       this.skipped++;
       return false;
     }
-    // Checked as served: a profile that drops a label (kbudde's federation state has no upstream)
-    // folds series together, and serves the first of them, as kbudde did one of them.
+    // Checked as served: a profile that drops a label (a federation state without its upstream)
+    // folds series together, and serves the first of them, as the other exporter served one of them.
     if (!this.firstWrite(served, servedLabels)) {
       this.drop('duplicate');
       return false;

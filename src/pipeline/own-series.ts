@@ -91,7 +91,7 @@ export function processWideFamilies(http: HttpCounters, naming: NamingProfileNam
 
 /**
  * Under another profile, the exporter's own series that profile serves (see naming-profile.ts);
- * `broker`: the cluster and node its cluster and node labels carry (empty until known, as in kbudde).
+ * `broker`: the cluster and node its cluster and node labels carry (empty until known).
  */
 function ownSink(naming: NamingProfileName, broker: { clusterName: string; node: string } | undefined): SampleSink {
   const names = renaming(naming);
