@@ -1,24 +1,20 @@
 // The exporter's layers, lowest first (docs/architecture.md, "Layers"). A module may import its own
-// folder and folders of a lower layer only; folders on one layer do not import each other.
-// `npm run lint:deps` checks it (part of `npm test`); type-only imports count too.
+// folder and folders of a lower layer only; a folder of src/ that no layer lists imports nothing of
+// the project. `npm run lint:deps` checks src/ and tools/ (part of `npm test`); type-only imports count too.
 const LAYERS = [
-  ['metrics', 'redaction'],
-  ['render'],
-  ['catalogue', 'shard', 'client', 'state'],
-  ['broker', 'config'],
+  ['model'],
+  ['profiles'],
+  ['broker'],
+  ['config'],
   ['collectors'],
-  ['self'],
-  ['snapshot'],
-  ['scheduler'],
+  ['pipeline'],
   ['server'],
-  ['cli'],
-  ['(root)'], // src/*.ts: main.ts, exporter.ts, target.ts, log.ts, logfmt.ts
-  ['docs'],
-  ['tools'],
+  ['(root)'], // src/*.ts: main.ts, exporter.ts, target.ts, target-fleet.ts, log.ts, logfmt.ts, process-signals.ts
+  ['tools'], // the top-level tools/: developer commands, outside the image
 ];
 
 const ROOT = '^src/[^/]+\\.ts$';
-const pathOf = (folder) => (folder === '(root)' ? ROOT : `^src/${folder}/`);
+const pathOf = (folder) => (folder === '(root)' ? ROOT : folder === 'tools' ? '^tools/' : `^src/${folder}/`);
 
 const layerRules = LAYERS.flatMap((layer, rank) =>
   layer.flatMap((folder) => {
@@ -45,10 +41,17 @@ module.exports = {
       to: { circular: true },
     },
     ...layerRules,
+    {
+      name: 'layer-unlisted',
+      comment: 'A folder of src/ must be on a layer (LAYERS) before it imports the project.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: LAYERS.flat().map(pathOf) },
+      to: { path: '^(src|tools)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/',
+    includeOnly: '^(src|tools)/',
     // Type-only imports are imports too.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

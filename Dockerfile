@@ -20,6 +20,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+# The developer commands (tools/): write-build-info runs in the build; none of them is copied into the image.
+COPY tools ./tools
 # The build has no .git: the revision and branch for --version and rabbitmq_exporter_build_info come
 # from these arguments (declared after `npm ci`, so a new revision does not invalidate the dependency layer).
 ARG REVISION=unknown
@@ -47,7 +49,7 @@ COPY config.example.yaml ./config.example.yaml
 USER 1000:1000
 EXPOSE 9419
 # Asks /-/healthy on the port the exporter really listens on (found in /proc), so it follows
-# --web.listen-address or web.listen_address, over HTTP or HTTPS (see src/tools/healthcheck.ts).
+# --web.listen-address or web.listen_address, over HTTP or HTTPS (see src/server/healthcheck.ts).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-  CMD ["node", "dist/src/tools/healthcheck.js"]
+  CMD ["node", "dist/src/server/healthcheck.js"]
 ENTRYPOINT ["node", "dist/src/main.js"]

@@ -3,7 +3,7 @@
  * config file, kbudde's variables) would be overridden without a word, or watched beside the
  * simulation and mistaken for it; so it is refused, and the message says what set it.
  */
-import type { CliFlags } from '../src/cli/args.js';
+import type { CliFlags } from '../src/config/args.js';
 import { COLLECTORS } from '../src/collectors/registry.js';
 import { readConfigTree, type Env } from '../src/config/sources.js';
 

@@ -10,7 +10,7 @@
  */
 // First, as in the exporter: a SIGTERM while the simulator starts stops the process the exporter's way.
 import '../src/signals-installed.js';
-import { parseFlags } from '../src/cli/args.js';
+import { parseFlags } from '../src/config/args.js';
 import { ConfigError } from '../src/config/config-error.js';
 import { startDemoCluster } from './cluster.js';
 import { configuredBroker, refusal } from './configured-broker.js';

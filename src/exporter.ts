@@ -1,19 +1,19 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
-import type { CliFlags } from './cli/args.js';
+import type { CliFlags } from './config/args.js';
 import { ConfigError } from './config/config-error.js';
 import { COLLECTORS } from './collectors/registry.js';
 import type { ExporterConfig, TargetSetup } from './config/exporter-config.js';
 import { loadConfig, loadConfigFromDisk } from './config/load-config.js';
 import { targetCredentials } from './config/redacted-config.js';
 import { runInSlices } from './config/run-in-slices.js';
-import { Redactor } from './redaction/redactor.js';
-import type { ProcessMetrics } from './self/process-metrics.js';
-import { ReloadStatus } from './self/reload-status.js';
-import { shardFamilies } from './self/shard-metrics.js';
-import { newHttpCounters, processWideFamilies, type HttpCounters } from './self/exporter-metrics.js';
-import { Exposition } from './snapshot/exposition.js';
-import type { ProcessFamilies } from './snapshot/snapshot-store.js';
+import { Redactor } from './broker/redactor.js';
+import type { ProcessMetrics } from './pipeline/process-metrics.js';
+import { ReloadStatus } from './pipeline/reload-status.js';
+import { shardFamilies } from './pipeline/shard-metrics.js';
+import { newHttpCounters, processWideFamilies, type HttpCounters } from './pipeline/own-series.js';
+import { Exposition } from './pipeline/exposition.js';
+import type { ProcessFamilies } from './pipeline/snapshot-store.js';
 import { Target, type TargetOptions } from './target.js';
 import { makeTargets, namesForLog, startTargets } from './target-fleet.js';
 

@@ -1,6 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { logfmtStream } from './logfmt.js';
-import type { Redactor } from './redaction/redactor.js';
+import type { Redactor } from './broker/redactor.js';
 
 export interface LoggerOptions {
   /** json (default) or logfmt. */

@@ -1,23 +1,23 @@
 #!/usr/bin/env node
 // First: modules are evaluated in import order, and Node's default for SIGHUP kills the process.
 import { signals } from './signals-installed.js';
-import { parseFlags, USAGE, type CliFlags } from './cli/args.js';
-import { hashPassword } from './cli/hash-password.js';
+import { parseFlags, USAGE, type CliFlags } from './config/args.js';
+import { hashPassword } from './server/hash-password.js';
 import { ConfigError } from './config/config-error.js';
 import { profileOffWarning } from './config/kbudde-environment.js';
 import type { ExporterConfig } from './config/exporter-config.js';
 import { redactedConfig, targetCredentials } from './config/redacted-config.js';
 import { parseListenAddress } from './config/schema.js';
 import { createLogger } from './log.js';
-import { Redactor } from './redaction/redactor.js';
+import { Redactor } from './broker/redactor.js';
 import { createApp } from './server/app.js';
 import { WebConfigError } from './server/web-config.js';
 import { webGuard } from './server/web-guard.js';
 import { WebServer } from './server/web-server.js';
-import { newHttpCounters } from './self/exporter-metrics.js';
-import { ProcessMetrics } from './self/process-metrics.js';
+import { newHttpCounters } from './pipeline/own-series.js';
+import { ProcessMetrics } from './pipeline/process-metrics.js';
 import { Exporter, readConfigFromDisk } from './exporter.js';
-import { versionText } from './self/version.js';
+import { versionText } from './pipeline/version.js';
 import { startingFields } from './starting-line.js';
 
 /** How long SIGTERM waits for the targets' polls to end and their pools to close: the process exits anyway. */

@@ -1,6 +1,6 @@
-import type { CliFlags } from './cli/args.js';
+import type { CliFlags } from './config/args.js';
 import type { ExporterConfig } from './config/exporter-config.js';
-import { BUILD_INFO, VERSION } from './self/version.js';
+import { BUILD_INFO, VERSION } from './pipeline/version.js';
 
 /**
  * The start-up line's fields, short as the exporter-toolkit's ("Starting node_exporter" version=...):

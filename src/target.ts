@@ -1,22 +1,22 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { BrokerSelf } from './broker/broker-self.js';
-import { ManagementClient } from './client/management-client.js';
-import type { AnyCollector } from './collectors/collector.js';
+import { ManagementClient } from './broker/management-client.js';
+import type { AnyCollector } from './collectors/kit/collector.js';
 import { collectorByName } from './collectors/registry.js';
 import type { TargetSetup } from './config/exporter-config.js';
 import { targetCredentials } from './config/redacted-config.js';
-import { Redactor } from './redaction/redactor.js';
-import { ONE_SHARD, TargetShare } from './shard/shard-assignment.js';
-import { CollectorRunner } from './scheduler/collector-runner.js';
-import { PollFailureLog } from './scheduler/failure-log.js';
-import { kbuddeModulesOf, type KbuddeModule } from './metrics/kbudde-modules.js';
-import { newHttpCounters, type HttpCounters } from './self/exporter-metrics.js';
-import { SnapshotStore, type ProcessFamilies } from './snapshot/snapshot-store.js';
+import { Redactor } from './broker/redactor.js';
+import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
+import { CollectorRunner } from './pipeline/collector-runner.js';
+import { targetProfile } from './profiles/profiles.js';
+import { PollFailureLog } from './pipeline/failure-log.js';
+import { newHttpCounters, type HttpCounters } from './pipeline/own-series.js';
+import { SnapshotStore, type ProcessFamilies } from './pipeline/snapshot-store.js';
 import type { ServedTarget } from './server/served-target.js';
-import type { Format } from './snapshot/exposition.js';
-import { TargetState } from './state/target-state.js';
-import { targetStatus, targetVerdict, type TargetStatus, type Verdict } from './state/target-status.js';
+import type { Format } from './pipeline/exposition.js';
+import { TargetState } from './pipeline/target-state.js';
+import { targetStatus, targetVerdict, type TargetStatus, type Verdict } from './pipeline/target-status.js';
 
 export interface TargetOptions {
   /** The running target of the same name a reload replaces: what it served is served until this one's polls replace it. */
@@ -61,8 +61,8 @@ export class Target implements ServedTarget {
     this.share = new TargetShare(setup.sharding ?? ONE_SHARD, t.name);
     this.state = new TargetState(t.name, t.url, this.share.ownsClusterSeries);
     const targetLog = log.child({ target: t.name });
-    // Filled below with the collectors that run here: kbudde's module series follow them.
-    const modules = new Map<string, readonly KbuddeModule[]>();
+    // Filled below with the collectors that run here: a naming profile's own series may follow them.
+    const running = new Map<string, Readonly<Record<string, unknown>>>();
     this.store = new SnapshotStore(
       this.state,
       this.client,
@@ -70,18 +70,19 @@ export class Target implements ServedTarget {
       processMetrics,
       (error) => targetLog.error({ err: error }, 'assembling the snapshot failed'),
       setup.naming,
-      { broker: () => this.brokerSelf.current, modules },
+      { broker: () => this.brokerSelf.current, running },
     );
     this.brokerSelf = new BrokerSelf(this.client);
     const failures = new PollFailureLog(targetLog, {
       login: { url: t.url, username: t.username, passwordSource: t.passwordSource },
       reminderMs: options.failureReminderMs,
     });
+    const profile = targetProfile(setup.naming, setup.kbudde);
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
       if (!this.share.ownsClusterSeries && clusterWideOnly(collector)) continue;
-      modules.set(collector.name, kbuddeModulesOf(collector.name, collectorConfig.options));
+      running.set(collector.name, collectorConfig.options);
       this.runners.push(
         new CollectorRunner(collector, collectorConfig, {
           client: this.client,
@@ -99,8 +100,7 @@ export class Target implements ServedTarget {
           },
           failures,
           share: this.share,
-          naming: setup.naming,
-          kbudde: setup.kbudde,
+          profile,
         }),
       );
     }

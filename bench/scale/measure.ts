@@ -5,7 +5,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import { request } from 'undici';
-import { planQueueQuery, queueOptionsSchema } from '../../src/collectors/queues.js';
+import { planQueueQuery, queueOptionsSchema } from '../../src/collectors/queues/collector.js';
 import { PROM_HEADERS } from '../run/settings.js';
 import { cpuSeconds, log, memoryOf, percentile, sleep } from '../run/util.js';
 import { startExporter, startScraper, startSimulator, stop, type SimulatorProcess } from './processes.js';

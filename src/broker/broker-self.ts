@@ -1,4 +1,4 @@
-import type { ManagementClient } from '../client/management-client.js';
+import type { ManagementClient } from './management-client.js';
 import { brokerInfoFromOverview, type BrokerInfo } from './broker-info.js';
 
 /** One reading of /api/overview: the answer, and what it says the broker is. */

@@ -1,19 +1,19 @@
-import type { AnyCollector } from './collector.js';
-import { channelsCollector } from './channels.js';
-import { connectionsCollector } from './connections.js';
-import { consumersCollector } from './consumers.js';
-import { streamsCollector } from './streams.js';
-import { featureFlagsCollector } from './feature-flags.js';
-import { federationCollector } from './federation.js';
-import { healthChecksCollector } from './health-checks.js';
-import { inventoryCollector } from './inventory.js';
-import { limitsCollector } from './limits.js';
-import { shovelsCollector } from './shovels.js';
-import { exchangesCollector } from './exchanges.js';
-import { nodesCollector } from './nodes.js';
-import { overviewCollector } from './overview.js';
-import { queuesCollector } from './queues.js';
-import { vhostsCollector } from './vhosts.js';
+import type { AnyCollector } from './kit/collector.js';
+import { channelsCollector } from './channels/collector.js';
+import { connectionsCollector } from './connections/collector.js';
+import { consumersCollector } from './consumers/collector.js';
+import { streamsCollector } from './streams/collector.js';
+import { featureFlagsCollector } from './feature-flags/collector.js';
+import { federationCollector } from './federation/collector.js';
+import { healthChecksCollector } from './health-checks/collector.js';
+import { inventoryCollector } from './inventory/collector.js';
+import { limitsCollector } from './limits/collector.js';
+import { shovelsCollector } from './shovels/collector.js';
+import { exchangesCollector } from './exchanges/collector.js';
+import { nodesCollector } from './nodes/collector.js';
+import { overviewCollector } from './overview/collector.js';
+import { queuesCollector } from './queues/collector.js';
+import { vhostsCollector } from './vhosts/collector.js';
 
 /**
  * Every collector the exporter knows, in the order their series appear. Adding a collector

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Lane } from '../client/management-client.js';
+import type { Lane } from '../broker/management-client.js';
 
 /**
  * What configuration needs to know of a collector. The collectors themselves (src/collectors)

@@ -1,5 +1,6 @@
-import type { NamingProfileName } from '../metrics/naming-profile.js';
-import type { ShardConfig } from '../shard/shard-assignment.js';
+import type { KbuddeSettings } from '../profiles/kbudde/settings.js';
+import type { NamingProfileName } from '../profiles/profiles.js';
+import type { ShardConfig } from '../model/shard-assignment.js';
 
 /** The resolved configuration: what loadConfig() returns and the rest of the exporter reads. */
 
@@ -41,13 +42,6 @@ export interface PollConfig {
   intervalMs: number;
   jitter: number;
   backoffMaxMs: number;
-}
-
-/** What only the kbudde naming profile reads (`kbudde:`; kbudde's RABBIT_CONNECTION and EXCLUDE_METRICS). */
-export interface KbuddeSettings {
-  connection: 'direct' | 'loadbalancer';
-  /** Management API field keys whose families are left out. */
-  excludeMetrics: string[];
 }
 
 /** What one polled broker is made from: a difference in any of it restarts that target. */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readConfigFile, type FileSource } from './config-files.js';
-import { KBUDDE_MODULE_COLLECTORS, KBUDDE_MODULES, type KbuddeModule } from '../metrics/kbudde-modules.js';
+import { KBUDDE_MODULE_COLLECTORS, KBUDDE_MODULES, type KbuddeModule } from '../profiles/kbudde/modules.js';
 import { ConfigError } from './config-error.js';
 
 type Env = Record<string, string | undefined>;
@@ -24,7 +24,7 @@ type Env = Record<string, string | undefined>;
  * | INCLUDE_QUEUES, SKIP_QUEUES | collectors.queues.queues.include, .exclude | default .* and ^$ |
  * | INCLUDE_VHOST, SKIP_VHOST | collectors.queues.vhosts, collectors.exchanges.vhosts | same |
  * | INCLUDE_EXCHANGES, SKIP_EXCHANGES | collectors.exchanges.exchanges | same (^$ leaves the default exchange out) |
- * | RABBIT_EXPORTERS | collectors.<x>.enabled, nodes.memory_breakdown, connections.by_peer_host, health_checks.aliveness_vhosts | modules → collectors (kbudde-modules.ts) |
+ * | RABBIT_EXPORTERS | collectors.<x>.enabled, nodes.memory_breakdown, connections.by_peer_host, health_checks.aliveness_vhosts | modules → collectors (profiles/kbudde/modules.ts) |
  * | ALIVENESS_VHOST | collectors.health_checks.aliveness_vhosts | with module aliveness only (default /) |
  * | RABBIT_TIMEOUT | target.timeouts.request, .headers, .body | seconds; 0 keeps ours |
  * | MAX_QUEUES | collectors.queues.max_queues | ours caps per-queue series, keeps aggregates |

@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Credentials } from '../redaction/redactor.js';
+import type { Credentials } from '../broker/redactor.js';
 import type { ExporterConfig, TargetConfig } from './exporter-config.js';
 
-/** What the redactor must remove for this target (see src/redaction/redactor.ts). */
+/** What the redactor must remove for this target (see src/broker/redactor.ts). */
 export function targetCredentials(target: TargetConfig): Credentials {
   return {
     username: target.username,

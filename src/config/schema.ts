@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { DEFAULT_LIST_CAP_BYTES } from '../client/answer-caps.js';
+import { DEFAULT_LIST_CAP_BYTES } from '../broker/answer-caps.js';
 import type { CollectorSpec } from './collector-spec.js';
 import { parseDuration } from './duration.js';
-import { NAMING_PROFILES } from '../metrics/naming-profile.js';
+import { NAMING_PROFILES } from '../profiles/profiles.js';
 
 /** A duration in the file (`15s`); milliseconds once parsed. */
 export const duration = z
@@ -212,7 +212,7 @@ const totalShards = z.unknown().optional().transform((value, ctx): number => {
   return z.NEVER;
 });
 
-/** Replicas splitting the work: see src/shard/shard-assignment.ts. */
+/** Replicas splitting the work: see src/model/shard-assignment.ts. */
 const shardingSchema = z.strictObject({ shard: shardOrdinal, total_shards: totalShards });
 
 /** `collectors`: every collector the exporter has; each gets its section under `collectors:`. */
@@ -229,7 +229,7 @@ export function configSchema(collectors: readonly CollectorSpec[]) {
       .prefault({}),
     poll: pollSchema.prefault({}),
     sharding: shardingSchema.prefault({ shard: undefined, total_shards: undefined }),
-    /** Which names the families are served under: see src/metrics/naming-profile.ts. */
+    /** Which names the families are served under: see src/model/naming-profile.ts. */
     naming: z.enum(NAMING_PROFILES).default('native'),
     /** What only the kbudde profile reads (set from kbudde's RABBIT_CONNECTION and EXCLUDE_METRICS, or here). */
     kbudde: z

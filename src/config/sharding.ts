@@ -1,4 +1,4 @@
-import { podOrdinal, type ShardConfig } from '../shard/shard-assignment.js';
+import { podOrdinal, type ShardConfig } from '../model/shard-assignment.js';
 import { ConfigError } from './config-error.js';
 
 type Env = Record<string, string | undefined>;

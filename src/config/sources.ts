@@ -4,7 +4,7 @@ import { ConfigError } from './config-error.js';
 import { kbuddeVariablesIn, putKbuddeEnvironment } from './kbudde-environment.js';
 import { closestKey } from './key-suggestion.js';
 
-/** What the command line may set of the configuration (parsed in src/cli/args.ts). */
+/** What the command line may set of the configuration (parsed in src/config/args.ts). */
 export interface ConfigFlags {
   config?: string;
   /** `--web.listen-address`, once per address. */

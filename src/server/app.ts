@@ -1,8 +1,8 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
-import type { HttpCounters } from '../self/exporter-metrics.js';
-import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../render/text-format.js';
-import type { Exposition, Format } from '../snapshot/exposition.js';
+import type { HttpCounters } from '../pipeline/own-series.js';
+import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../model/text-format.js';
+import type { Exposition, Format } from '../pipeline/exposition.js';
 import type { ServedTarget } from './served-target.js';
 import { landingPage, listed } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';

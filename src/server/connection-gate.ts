@@ -3,7 +3,7 @@ import type { Server as HttpsServer } from 'node:https';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { WebLimits } from '../config/exporter-config.js';
-import type { HttpCounters } from '../self/exporter-metrics.js';
+import type { HttpCounters } from '../pipeline/own-series.js';
 
 /** Go's net/http says the same to plain HTTP on its TLS port; a client (or a human) sees what went wrong. */
 const PLAIN_HTTP_BODY = 'Client sent an HTTP request to an HTTPS server.\n';

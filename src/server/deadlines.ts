@@ -3,7 +3,7 @@ import type { Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { WebLimits } from '../config/exporter-config.js';
-import type { HttpCounters } from '../self/exporter-metrics.js';
+import type { HttpCounters } from '../pipeline/own-series.js';
 
 /** How often Node looks for requests past web.read_timeout (its default, 30 s, would let one run 40 s). */
 const READ_CHECK_MS = 1000;

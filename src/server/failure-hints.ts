@@ -1,5 +1,5 @@
-import type { FailureCause } from '../state/target-state.js';
-import type { TargetAccess } from '../state/target-status.js';
+import type { FailureCause } from '../broker/failure-cause.js';
+import type { TargetAccess } from '../pipeline/target-status.js';
 
 /** What a hint may name: the collector, its deadline, the target's address and user. Never the password. */
 export interface HintContext {

@@ -1,5 +1,5 @@
-import { VERDICT_RANK, type TargetStatus, type Verdict, type VerdictLevel } from '../state/target-status.js';
-import { VERSION } from '../self/version.js';
+import { VERDICT_RANK, type TargetStatus, type Verdict, type VerdictLevel } from '../pipeline/target-status.js';
+import { VERSION } from '../pipeline/version.js';
 import type { ServedTarget } from './served-target.js';
 import { SIMULATED_STYLE, simulatedBanner } from './simulated-banner.js';
 import { escapeHtml, targetSection } from './target-section.js';

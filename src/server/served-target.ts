@@ -1,5 +1,5 @@
-import type { Exposition, Format } from '../snapshot/exposition.js';
-import type { TargetStatus, Verdict } from '../state/target-status.js';
+import type { Exposition, Format } from '../pipeline/exposition.js';
+import type { TargetStatus, Verdict } from '../pipeline/target-status.js';
 
 /**
  * A polled broker as the HTTP side sees it: finished expositions and a status copy, never the

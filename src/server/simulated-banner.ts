@@ -1,4 +1,4 @@
-import type { TargetStatus } from '../state/target-status.js';
+import type { TargetStatus } from '../pipeline/target-status.js';
 import { escapeHtml } from './target-section.js';
 
 export const SIMULATED_STYLE = '.simulated{background:#ffe082;border:2px solid #e08a00;padding:.6em 1em;font-weight:bold}';

@@ -1,4 +1,4 @@
-import type { CollectorStatus, TargetStatus } from '../state/target-status.js';
+import type { CollectorStatus, TargetStatus } from '../pipeline/target-status.js';
 import { failureHint, type HintContext } from './failure-hints.js';
 
 export function escapeHtml(text: string): string {

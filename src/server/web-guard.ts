@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NextFunction, Request, Response } from 'express';
-import type { HttpCounters } from '../self/exporter-metrics.js';
+import type { HttpCounters } from '../pipeline/own-series.js';
 import { BcryptPool } from './bcrypt-pool.js';
 import { PasswordChecks } from './password-checks.js';
 import type { WebConfig } from './web-config.js';

@@ -5,7 +5,7 @@ import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { WebLimits } from '../config/exporter-config.js';
-import type { HttpCounters } from '../self/exporter-metrics.js';
+import type { HttpCounters } from '../pipeline/own-series.js';
 import { capConnections, TlsGate } from './connection-gate.js';
 import { enforceDeadlines, serverTimeouts } from './deadlines.js';
 import { readWebConfig, type WebConfig } from './web-config.js';

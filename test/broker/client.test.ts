@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
-import { isAbsent } from '../../src/client/absence.js';
-import { ManagementError } from '../../src/client/errors.js';
-import { ManagementClient } from '../../src/client/management-client.js';
+import { isAbsent } from '../../src/broker/absence.js';
+import { ManagementError } from '../../src/broker/errors.js';
+import { ManagementClient } from '../../src/broker/management-client.js';
 import { describeWithBroker } from './support/with-broker.js';
 
 describeWithBroker('the management client against a real RabbitMQ', (broker) => {

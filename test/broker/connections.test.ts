@@ -2,16 +2,17 @@
 // series must equal what the management API itself lists at the same moment.
 import * as amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ManagementClient } from '../../src/client/management-client.js';
-import { channelsCollector } from '../../src/collectors/channels.js';
-import { connectionsCollector } from '../../src/collectors/connections.js';
-import { consumersCollector } from '../../src/collectors/consumers.js';
-import { streamsCollector } from '../../src/collectors/streams.js';
-import type { AnyCollector } from '../../src/collectors/collector.js';
-import type { SinkProfile } from '../../src/render/sample-sink.js';
+import type { ManagementClient } from '../../src/broker/management-client.js';
+import { channelsCollector } from '../../src/collectors/channels/collector.js';
+import { connectionsCollector } from '../../src/collectors/connections/collector.js';
+import { consumersCollector } from '../../src/collectors/consumers/collector.js';
+import { streamsCollector } from '../../src/collectors/streams/collector.js';
+import type { AnyCollector } from '../../src/collectors/kit/collector.js';
+import type { SinkProfile } from '../../src/model/sample-sink.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
 import { managementApi, managementRequest } from './support/management-api.js';
+import { kbuddeNames } from '../../src/profiles/kbudde/names.js';
 
 type Rec = Record<string, unknown>;
 
@@ -164,7 +165,7 @@ describeWithBroker('connections, channels and consumers collectors on a real bro
   });
 
   it('connections under the kbudde profile: sums and counts per vhost, node, client host and user equal the API\'s own list', async () => {
-    const profile = { name: 'kbudde', clusterName: 'hf-cluster', node: broker.nodeName } as const;
+    const profile = { names: kbuddeNames, clusterName: 'hf-cluster', node: broker.nodeName } as const;
     const fields = ['channels', 'recv_oct', 'recv_cnt', 'send_oct', 'send_cnt', 'send_pend'];
     const { r, records } = await stableRun(broker, client, connectionsCollector, '/api/connections', (rs) => rs.map((c) => [c.name, c.state, ...fields.map((f) => c[f])]), { by_peer_host: true }, profile);
     const group = (c: Rec) => [str(c.vhost), str(c.node), str(c.peer_host), str(c.user)];

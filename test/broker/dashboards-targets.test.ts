@@ -5,7 +5,7 @@
 // must list what Grafana would offer, and every panel must return data: the memory and CPU
 // panels were empty, their $job coming from rabbitmq_identity_info, which /metrics never has.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { exporterDashboard } from '../../src/tools/dashboards/exporter.js';
+import { exporterDashboard } from '../../tools/dashboards/exporter.js';
 import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
 import { dashboardJson, documentedProbeScrapeConfig, panelTargets, regexValues, substitute, variableValues } from './support/dashboard-queries.js';

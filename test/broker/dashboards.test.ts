@@ -5,10 +5,10 @@
 import { join } from 'node:path';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DASHBOARDS, dashboardPath } from '../../src/tools/dashboards/dashboard-files.js';
-import { alertRules } from '../../src/tools/dashboards/alerts.js';
-import { recordingRules } from '../../src/tools/dashboards/recording-rules.js';
-import { RULES_FILE } from '../../src/tools/dashboards/rule-files.js';
+import { DASHBOARDS, dashboardPath } from '../../tools/dashboards/dashboard-files.js';
+import { alertRules } from '../../tools/dashboards/alerts.js';
+import { recordingRules } from '../../tools/dashboards/recording-rules.js';
+import { RULES_FILE } from '../../tools/dashboards/rule-files.js';
 import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
 import { dashboardJson, panelsWithoutData, panelTargets, regexValues, variableValues } from './support/dashboard-queries.js';

@@ -1,6 +1,6 @@
 // The feature_flags collector against the private RabbitMQ node (test/broker/support).
 import { afterAll, expect, it } from 'vitest';
-import { featureFlagsCollector } from '../../src/collectors/feature-flags.js';
+import { featureFlagsCollector } from '../../src/collectors/feature-flags/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { describeWithBroker } from './support/with-broker.js';
 

@@ -1,10 +1,11 @@
 // The federation collector against the private RabbitMQ node (test/broker/support; federation plugins enabled).
 import { afterAll, expect, it } from 'vitest';
-import { federationCollector } from '../../src/collectors/federation.js';
+import { federationCollector } from '../../src/collectors/federation/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { eventually } from '../support/exporter-process.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { managementRequest } from './support/management-api.js';
+import { kbuddeNames } from '../../src/profiles/kbudde/names.js';
 
 describeWithBroker('federation collector on a real broker', (broker) => {
   const client = clientFor(broker);
@@ -49,7 +50,7 @@ describeWithBroker('federation collector on a real broker', (broker) => {
     expect(r.text).not.toContain('amqp://');
 
     // kbudde's profile: rabbitmq_federation_state, value 1, the link's status as a label, no upstream.
-    const profile = { name: 'kbudde', clusterName: 'hf-cluster', node: broker.nodeName } as const;
+    const profile = { names: kbuddeNames, clusterName: 'hf-cluster', node: broker.nodeName } as const;
     const state = { cluster: 'hf-cluster', vhost: '/', node: broker.nodeName, queue: '', exchange: 'hf-fed.x', self: '1' };
     const k = await eventually(
       async () => {

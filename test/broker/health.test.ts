@@ -1,6 +1,6 @@
 // The health_checks collector against the private RabbitMQ node (test/broker/support).
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { healthChecksCollector } from '../../src/collectors/health-checks.js';
+import { healthChecksCollector } from '../../src/collectors/health-checks/collector.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
 import { eventually } from '../support/exporter-process.js';
 import { atLeast } from './support/versions.js';

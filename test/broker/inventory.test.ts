@@ -1,6 +1,6 @@
 // The inventory collector against the private RabbitMQ node (test/broker/support).
 import { afterAll, expect, it } from 'vitest';
-import { inventoryCollector } from '../../src/collectors/inventory.js';
+import { inventoryCollector } from '../../src/collectors/inventory/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { describeWithBroker } from './support/with-broker.js';
 

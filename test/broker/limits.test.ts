@@ -1,6 +1,6 @@
 // The limits collector against the private RabbitMQ node (test/broker/support).
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { limitsCollector } from '../../src/collectors/limits.js';
+import { limitsCollector } from '../../src/collectors/limits/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { describeWithBroker } from './support/with-broker.js';
 

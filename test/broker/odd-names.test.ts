@@ -8,11 +8,11 @@
 // holds a queue) answer 500 with an empty body until the vhost is deleted. rabbitmqctl list_vhosts
 // fails on every version. Those vhosts exist only inside the test that needs them.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ManagementError } from '../../src/client/errors.js';
-import type { ManagementClient } from '../../src/client/management-client.js';
-import { queuesCollector } from '../../src/collectors/queues.js';
+import { ManagementError } from '../../src/broker/errors.js';
+import type { ManagementClient } from '../../src/broker/management-client.js';
+import { queuesCollector } from '../../src/collectors/queues/collector.js';
 import { COLLECTORS } from '../../src/collectors/registry.js';
-import { vhostsCollector } from '../../src/collectors/vhosts.js';
+import { vhostsCollector } from '../../src/collectors/vhosts/collector.js';
 import { samples } from '../support/parse-exposition.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { eventually, startExporter } from '../support/exporter-process.js';

@@ -6,8 +6,8 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ManagementClient } from '../../src/client/management-client.js';
-import { queuesCollector } from '../../src/collectors/queues.js';
+import type { ManagementClient } from '../../src/broker/management-client.js';
+import { queuesCollector } from '../../src/collectors/queues/collector.js';
 import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { managementApi } from './support/management-api.js';

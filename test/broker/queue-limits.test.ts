@@ -2,11 +2,12 @@
 // smaller of a queue's argument and its policy's limit, as the API reports both; and the same
 // numbers under kbudde's names.
 import { afterAll, expect, it } from 'vitest';
-import { queuesCollector } from '../../src/collectors/queues.js';
+import { queuesCollector } from '../../src/collectors/queues/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { eventually } from '../support/exporter-process.js';
 import { managementRequest } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
+import { kbuddeNames } from '../../src/profiles/kbudde/names.js';
 
 type Json = Record<string, unknown>;
 const POLICY = 'ql-policy';
@@ -56,7 +57,7 @@ describeWithBroker('queue length limits on a real broker', (broker) => {
     const byDefault = await runCollector(queuesCollector, { api: client });
     expect(byDefault.family('rabbitmq_queue_max_length_messages')).toEqual([]);
 
-    const profile = { name: 'kbudde', clusterName: 'ql-cluster', node: broker.nodeName } as const;
+    const profile = { names: kbuddeNames, clusterName: 'ql-cluster', node: broker.nodeName } as const;
     const kbudde = await runCollector(queuesCollector, { api: client, options: { limits: true }, profile });
     const labels = (queue: string) => {
       const r = records.get(queue)!;

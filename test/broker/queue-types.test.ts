@@ -3,8 +3,8 @@
 // GET /api/queues (mode full) against /api/queues/detailed (mode detailed).
 import amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ManagementClient } from '../../src/client/management-client.js';
-import { queuesCollector } from '../../src/collectors/queues.js';
+import type { ManagementClient } from '../../src/broker/management-client.js';
+import { queuesCollector } from '../../src/collectors/queues/collector.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
 import { eventually } from '../support/exporter-process.js';
 import { atLeast } from './support/versions.js';

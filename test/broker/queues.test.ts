@@ -2,8 +2,8 @@
 // and GET /api/queues/{vhost}/{name}, odd names, and counters across resets.
 import amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ManagementClient } from '../../src/client/management-client.js';
-import { queuesCollector } from '../../src/collectors/queues.js';
+import type { ManagementClient } from '../../src/broker/management-client.js';
+import { queuesCollector } from '../../src/collectors/queues/collector.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
 import { checkMetricsWithPromtool } from './support/promtool.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';

@@ -6,9 +6,9 @@
 // for the UI's feature-flag banner): 3.10.8 answers a monitoring user 401, 4.0.5 and 4.3.6 200.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { brokerInfoFromOverview, type BrokerInfo } from '../../src/broker/broker-info.js';
-import type { ManagementClient } from '../../src/client/management-client.js';
-import { featureFlagsCollector } from '../../src/collectors/feature-flags.js';
-import { inventoryCollector } from '../../src/collectors/inventory.js';
+import type { ManagementClient } from '../../src/broker/management-client.js';
+import { featureFlagsCollector } from '../../src/collectors/feature-flags/collector.js';
+import { inventoryCollector } from '../../src/collectors/inventory/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { atLeast } from './support/versions.js';
 import { describeWithBroker } from './support/with-broker.js';

@@ -5,7 +5,7 @@
 // replica's own rabbitmq_exporter_* series), as scraped and as a real Prometheus joins them.
 import * as amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { TargetShare } from '../../src/shard/shard-assignment.js';
+import { TargetShare } from '../../src/model/shard-assignment.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { samples } from '../support/parse-exposition.js';

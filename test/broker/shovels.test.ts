@@ -1,9 +1,10 @@
 // The shovels collector against the private RabbitMQ node (test/broker/support; shovel plugins enabled).
 import { afterAll, expect, it } from 'vitest';
-import { shovelsCollector } from '../../src/collectors/shovels.js';
+import { shovelsCollector } from '../../src/collectors/shovels/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { eventually } from '../support/exporter-process.js';
 import { describeWithBroker } from './support/with-broker.js';
+import { kbuddeNames } from '../../src/profiles/kbudde/names.js';
 
 describeWithBroker('shovels collector on a real broker', (broker) => {
   const client = clientFor(broker);
@@ -38,7 +39,7 @@ describeWithBroker('shovels collector on a real broker', (broker) => {
     expect(r.value('rabbitmq_shovel_dynamic', { status: 'running' })).toBeGreaterThanOrEqual(1);
 
     // kbudde's profile: rabbitmq_shovel_state, value 1, only the current state, as the API reports it.
-    const profile = { name: 'kbudde', clusterName: 'hf-cluster', node: broker.nodeName } as const;
+    const profile = { names: kbuddeNames, clusterName: 'hf-cluster', node: broker.nodeName } as const;
     const k = await runCollector(shovelsCollector, { api: client, profile });
     const [listed] = await client.getJson<{ state: string; node: string; type: string }[]>('/api/shovels/%2F');
     expect(listed).toMatchObject({ state: 'running', node: broker.nodeName, type: 'dynamic' });

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { connect, Offset, type Client } from 'rabbitmq-stream-js-client';
 import { Connection } from 'rabbitmq-stream-js-client/dist/connection.js';
-import type { ManagementClient } from '../../src/client/management-client.js';
-import { streamsCollector } from '../../src/collectors/streams.js';
+import type { ManagementClient } from '../../src/broker/management-client.js';
+import { streamsCollector } from '../../src/collectors/streams/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
 import { eventually } from '../support/exporter-process.js';
 import { atLeast } from './support/versions.js';

@@ -3,9 +3,9 @@
  * `brokerApiAnswering(answer)` wraps any answering function (fixture-broker.ts builds on it).
  * Both record every request and turn a 404 into `undefined` for getOptional, as the client does.
  */
-import { isAbsent } from '../../src/client/absence.js';
-import { ManagementError } from '../../src/client/errors.js';
-import type { BrokerApi, RequestLimits } from '../../src/collectors/collector.js';
+import { isAbsent } from '../../src/broker/absence.js';
+import { ManagementError } from '../../src/broker/errors.js';
+import type { BrokerApi, RequestLimits } from '../../src/collectors/kit/collector.js';
 
 type Query = Record<string, string | number | boolean> | undefined;
 

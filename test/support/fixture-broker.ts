@@ -7,7 +7,7 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ManagementError } from '../../src/client/errors.js';
+import { ManagementError } from '../../src/broker/errors.js';
 import { brokerApiAnswering, notFound, type FakeApi } from './fake-broker-api.js';
 
 type Query = Record<string, string>;

@@ -6,8 +6,8 @@
 import type { Logger } from 'pino';
 import { collectorByName } from '../../src/collectors/registry.js';
 import type { CollectorConfig } from '../../src/config/exporter-config.js';
-import { CollectorRunner } from '../../src/scheduler/collector-runner.js';
-import { PollFailureLog } from '../../src/scheduler/failure-log.js';
+import { CollectorRunner } from '../../src/pipeline/collector-runner.js';
+import { PollFailureLog } from '../../src/pipeline/failure-log.js';
 import type { Target } from '../../src/target.js';
 
 export function handRunners(target: Target, collectors: readonly CollectorConfig[], log: Logger): CollectorRunner[] {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { COLLECTORS } from '../../src/collectors/registry.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { ProcessMetrics } from '../../src/self/process-metrics.js';
+import { ProcessMetrics } from '../../src/pipeline/process-metrics.js';
 import { Target } from '../../src/target.js';
 import { handRunners } from './hand-runners.js';
 import { startSimulator, type Simulator } from './management-simulator.js';

@@ -11,12 +11,12 @@
  */
 import { pino, type Logger } from 'pino';
 import { brokerInfoFromOverview, type BrokerInfo } from '../../src/broker/broker-info.js';
-import { isAbsent } from '../../src/client/absence.js';
-import { ManagementClient } from '../../src/client/management-client.js';
-import type { AnyCollector, BrokerApi, RequestLimits } from '../../src/collectors/collector.js';
-import { concatFamilies, type RenderedFamily } from '../../src/render/text-format.js';
-import { SampleSink, type SinkProfile } from '../../src/render/sample-sink.js';
-import type { TargetShare } from '../../src/shard/shard-assignment.js';
+import { isAbsent } from '../../src/broker/absence.js';
+import { ManagementClient } from '../../src/broker/management-client.js';
+import type { AnyCollector, BrokerApi, RequestLimits } from '../../src/collectors/kit/collector.js';
+import { concatFamilies, type RenderedFamily } from '../../src/model/text-format.js';
+import { SampleSink, type SinkProfile } from '../../src/model/sample-sink.js';
+import type { TargetShare } from '../../src/model/shard-assignment.js';
 import type { FakeCall } from './fake-broker-api.js';
 import { readFixture } from './fixtures.js';
 import { parseExposition, type ParsedSample } from './parse-exposition.js';

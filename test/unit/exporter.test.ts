@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTORS } from '../../src/collectors/registry.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { Exporter } from '../../src/exporter.js';
-import { ProcessMetrics } from '../../src/self/process-metrics.js';
+import { ProcessMetrics } from '../../src/pipeline/process-metrics.js';
 import { eventually } from '../support/exporter-process.js';
 import { serveApi, sleep, type TestServer } from './support/http-server.js';
 

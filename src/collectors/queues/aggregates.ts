@@ -1,7 +1,7 @@
-import { queueMetrics as M } from '../../catalogue/queues.js';
-import { toSampleValue, type SampleSink } from '../../render/sample-sink.js';
-import { scalarLabel } from '../label-text.js';
-import { addDefined, Tally } from '../tally.js';
+import { queueMetrics as M } from './metrics.js';
+import { toSampleValue, type SampleSink } from '../../model/sample-sink.js';
+import { scalarLabel } from '../kit/label-text.js';
+import { addDefined, Tally } from '../kit/tally.js';
 import { RUNNING_STATES, type QueueRecord } from './options.js';
 import type { StatsSums } from './stats-tier.js';
 

@@ -1,6 +1,6 @@
-import { expectList } from '../../client/expect-list.js';
-import type { BrokerApi } from '../collector.js';
-import { getPath } from '../field-table.js';
+import { expectList } from '../../broker/expect-list.js';
+import type { BrokerApi } from '../kit/collector.js';
+import { getPath } from '../kit/field-table.js';
 
 /**
  * Consumers per queue (`vhost\0name` → count) from GET /api/consumers?columns=queue: one cheap

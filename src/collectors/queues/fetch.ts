@@ -1,9 +1,9 @@
-import { expectList } from '../../client/expect-list.js';
-import { apiPath } from '../../client/management-client.js';
-import type { DropCounter } from '../../render/sample-sink.js';
-import type { BrokerApi, RequestLimits } from '../collector.js';
-import type { VhostReader } from '../vhost-lists.js';
-import { fetchWholeOrPaged } from '../paging.js';
+import { expectList } from '../../broker/expect-list.js';
+import { apiPath } from '../../broker/management-client.js';
+import type { DropCounter } from '../../model/sample-sink.js';
+import type { BrokerApi, RequestLimits } from '../kit/collector.js';
+import type { VhostReader } from '../kit/vhost-lists.js';
+import { fetchWholeOrPaged } from '../kit/paging.js';
 import type { QueueOptions, QueueRecord } from './options.js';
 import type { QueuePlan } from './plan.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { nameFilterSchema } from '../name-filter.js';
-import { ratesOptionSchema } from '../rates-option.js';
-import { vhostTimeoutSchema } from '../vhost-lists.js';
+import { nameFilterSchema } from '../kit/name-filter.js';
+import { ratesOptionSchema } from '../kit/rates-option.js';
+import { vhostTimeoutSchema } from '../kit/vhost-lists.js';
 
 /** How `max_queues` chooses the queues with per-queue series when there are more. */
 export const RANKINGS = ['backlog', 'growth', 'publish_rate', 'none'] as const;

@@ -1,8 +1,8 @@
-import { columnsParam } from '../../client/management-client.js';
-import type { CollectContext } from '../collector.js';
-import { type FieldTable, fieldsRead } from '../field-table.js';
-import { logOnce } from '../log-once.js';
-import { rateSelection, wantsAnyRate } from '../rates-option.js';
+import { columnsParam } from '../../broker/management-client.js';
+import type { CollectContext } from '../kit/collector.js';
+import { type FieldTable, fieldsRead } from '../kit/field-table.js';
+import { logOnce } from '../kit/log-once.js';
+import { rateSelection, wantsAnyRate } from '../kit/rates-option.js';
 import type { Mode, QueueOptions } from './options.js';
 import { consumersTable, countsTable, detailsTable, messageStatsTable, moreDetailsTable } from './tables.js';
 

@@ -1,7 +1,7 @@
-import { toSampleValue } from '../../render/sample-sink.js';
-import { NameFilter } from '../name-filter.js';
+import { toSampleValue } from '../../model/sample-sink.js';
+import { NameFilter } from '../kit/name-filter.js';
 import type { QueueOptions, QueueRecord, Ranking } from './options.js';
-import { carried } from '../carried.js';
+import { carried } from '../kit/carried.js';
 
 
 const keyOf = (queue: QueueRecord) => `${queue.vhost as string}\u0000${queue.name as string}`;

@@ -1,6 +1,6 @@
-import { infoLabelOf, QUEUE_INFO_ARGUMENTS, queueMetrics as M } from '../../catalogue/queues.js';
-import type { SampleSink, SampleWriter } from '../../render/sample-sink.js';
-import { printedLabel } from '../label-text.js';
+import { infoLabelOf, QUEUE_INFO_ARGUMENTS, queueMetrics as M } from './metrics.js';
+import type { SampleSink, SampleWriter } from '../../model/sample-sink.js';
+import { printedLabel } from '../kit/label-text.js';
 import { RUNNING_STATES, type QueueRecord } from './options.js';
 
 /** The per-queue series that are not plain fields: state, replicas, idle since. */

@@ -1,7 +1,7 @@
-import type { MetricDef } from '../../metrics/metric-def.js';
-import { toSampleValue, type SampleWriter } from '../../render/sample-sink.js';
-import { renderLabels } from '../../render/text-format.js';
-import { carried } from '../carried.js';
+import type { MetricDef } from '../../model/metric-def.js';
+import { toSampleValue, type SampleWriter } from '../../model/sample-sink.js';
+import { renderLabels } from '../../model/text-format.js';
+import { carried } from '../kit/carried.js';
 
 /** A queue's fields some labels are read from, as the last statistics list had them. */
 type HeldFields = Record<string, unknown>;

@@ -1,6 +1,6 @@
-import { queueMetrics as M } from '../../catalogue/queues.js';
-import type { MetricDef } from '../../metrics/metric-def.js';
-import { fieldTable } from '../field-table.js';
+import { queueMetrics as M } from './metrics.js';
+import type { MetricDef } from '../../model/metric-def.js';
+import { fieldTable } from '../kit/field-table.js';
 
 /**
  * The per-queue families read straight from a queue's record, grouped by what asks for them

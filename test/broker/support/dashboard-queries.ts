@@ -3,8 +3,8 @@
  * way Grafana does, label_values() variables as /api/v1/label/<label>/values calls.
  */
 import { readFileSync } from 'node:fs';
-import { dashboardFile } from '../../../src/tools/dashboards/dashboard-files.js';
-import type { DashboardSpec } from '../../../src/tools/dashboards/grafana.js';
+import { dashboardFile } from '../../../tools/dashboards/dashboard-files.js';
+import type { DashboardSpec } from '../../../tools/dashboards/grafana.js';
 import { eventually } from '../../support/exporter-process.js';
 import type { PrometheusProcess } from '../../support/prometheus-process.js';
 

@@ -1,10 +1,10 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrokerSelf } from '../../../src/broker/broker-self.js';
-import type { ManagementClient } from '../../../src/client/management-client.js';
+import type { ManagementClient } from '../../../src/broker/management-client.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { ProcessMetrics } from '../../../src/self/process-metrics.js';
+import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { Target } from '../../../src/target.js';
 import { handRunners } from '../../support/hand-runners.js';
 import { startSimulator } from '../../support/management-simulator.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { catalogue } from '../../../src/catalogue/catalogue.js';
-import { exporterMetrics } from '../../../src/catalogue/exporter.js';
+import { catalogue } from '../../../src/collectors/catalogue.js';
+import { exporterMetrics } from '../../../src/collectors/exporter/metrics.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
-import type { MetricDef } from '../../../src/metrics/metric-def.js';
+import type { MetricDef } from '../../../src/model/metric-def.js';
 
 const defs: MetricDef[] = catalogue(COLLECTORS);
 

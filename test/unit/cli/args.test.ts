@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFlags, USAGE } from '../../../src/cli/args.js';
+import { parseFlags, USAGE } from '../../../src/config/args.js';
 import { ConfigError } from '../../../src/config/config-error.js';
 
 describe('parseFlags', () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import bcrypt from 'bcryptjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../../src/cli/hash-password.js';
+import { hashPassword } from '../../../src/server/hash-password.js';
 import { readWebConfig } from '../../../src/server/web-config.js';
 import { PROMTOOL, skipWithoutPromtool } from '../../support/required-tools.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { absence, isAbsent, unlessAbsent } from '../../../src/client/absence.js';
-import { ManagementError } from '../../../src/client/errors.js';
-import { expectList } from '../../../src/client/expect-list.js';
-import { federationCollector } from '../../../src/collectors/federation.js';
-import { nodesCollector } from '../../../src/collectors/nodes.js';
+import { absence, isAbsent, unlessAbsent } from '../../../src/broker/absence.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { expectList } from '../../../src/broker/expect-list.js';
+import { federationCollector } from '../../../src/collectors/federation/collector.js';
+import { nodesCollector } from '../../../src/collectors/nodes/collector.js';
 import { fakeApi } from '../../support/fake-broker-api.js';
 import { runCollector } from '../../support/run-collector.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerCap, answerKind, DEFAULT_LIST_CAP_BYTES, pathTemplate, RECORD_CAP_BYTES } from '../../../src/client/answer-caps.js';
+import { answerCap, answerKind, DEFAULT_LIST_CAP_BYTES, pathTemplate, RECORD_CAP_BYTES } from '../../../src/broker/answer-caps.js';
 
 describe('answer caps', () => {
   it('lists get the configured cap, everything else at most 16 MiB', () => {

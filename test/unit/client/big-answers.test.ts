@@ -1,8 +1,8 @@
 // Big and hostile answers through the real client, from the simulated management API: refused
 // early (the transfer stops), or parsed in slices while they arrive (the event loop keeps turning).
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { ManagementClient } from '../../../src/client/management-client.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { ManagementClient } from '../../../src/broker/management-client.js';
 import { startSimulator, type Simulator } from '../../support/management-simulator.js';
 
 const cleanups: (() => Promise<void>)[] = [];

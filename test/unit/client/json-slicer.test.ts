@@ -1,7 +1,7 @@
 // JsonSlicer must agree with JSON.parse on every input: the same value for valid JSON, an error
 // for invalid JSON, however the bytes are chunked and batched.
 import { describe, expect, it } from 'vitest';
-import { JsonSlicer, JsonUnitTooLarge, parseSliced } from '../../../src/client/json-slicer.js';
+import { JsonSlicer, JsonUnitTooLarge, parseSliced } from '../../../src/broker/json-slicer.js';
 import { prng } from '../../support/prng.js';
 
 const STRINGS = ['', 'q1', 'a "quoted" \\ name', 'vh/1', 'ünïcødé ✓ 😀', 'line\nbreak', '[{,:}]', '\\', '"', '__proto__', 'x'.repeat(300)];

@@ -2,9 +2,9 @@ import { getEventListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAbsent } from '../../../src/client/absence.js';
-import { ManagementError, type ManagementErrorKind } from '../../../src/client/errors.js';
-import { apiPath, ManagementClient, withQuery, type ClientOptions } from '../../../src/client/management-client.js';
+import { isAbsent } from '../../../src/broker/absence.js';
+import { ManagementError, type ManagementErrorKind } from '../../../src/broker/errors.js';
+import { apiPath, ManagementClient, withQuery, type ClientOptions } from '../../../src/broker/management-client.js';
 import { closedPort, serve, sleep, type TestServer } from '../support/http-server.js';
 
 const USER = 'monitor';
@@ -192,7 +192,7 @@ describe('HTTP error statuses', () => {
     expect(error.message).not.toContain('\n');
   });
 
-  // A bug since fixed, kept as a regression test (src/client/management-client.ts readCapped): for an error status the body is capped
+  // A bug since fixed, kept as a regression test (src/broker/management-client.ts readCapped): for an error status the body is capped
   // at 4096 bytes, but the chunk that crosses the cap is dropped instead of kept up to the
   // cap; an error page that arrives as one chunk over 4 KB leaves no excerpt at all
   // ("GET /api/overview: HTTP 503").
@@ -319,7 +319,7 @@ describe('broken transfers', () => {
     expect(c.bytesRead).toBe(0);
   });
 
-  // A bug since fixed, kept as a regression test (src/client/management-client.ts request, `body.destroy()` after the content-length
+  // A bug since fixed, kept as a regression test (src/broker/management-client.ts request, `body.destroy()` after the content-length
   // check): undici's body stream, destroyed without an error and without an 'error'
   // listener, emits RequestAbortedError as an unhandled 'error' event. In the exporter that is
   // an uncaught exception: any broker answer declaring more than max_response_bytes kills the
@@ -403,7 +403,7 @@ describe('cancellation', () => {
     expectKind(error, 'aborted', '/api/queues');
   });
 
-  // A bug since fixed, kept as a regression test (src/client/management-client.ts getJson): the abort signal is only looked at once
+  // A bug since fixed, kept as a regression test (src/broker/management-client.ts getJson): the abort signal is only looked at once
   // p-limit runs the request. A request queued behind a hung one ignores its caller's abort
   // until a slot frees (here: until the hung request's 10 s headers timeout), so a poll's
   // deadline cannot cancel requests waiting in the queue.

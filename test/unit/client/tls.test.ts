@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { ManagementClient, type ClientOptions } from '../../../src/client/management-client.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { ManagementClient, type ClientOptions } from '../../../src/broker/management-client.js';
 import { makePki, type Pki } from '../support/pki.js';
 
 describe('ManagementClient over TLS', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { channelsCollector } from '../../../src/collectors/channels.js';
+import { channelsCollector } from '../../../src/collectors/channels/collector.js';
 import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';

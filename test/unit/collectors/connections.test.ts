@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { connectionMetrics } from '../../../src/catalogue/connections.js';
-import { connectionsCollector } from '../../../src/collectors/connections.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { connectionMetrics } from '../../../src/collectors/connections/metrics.js';
+import { connectionsCollector } from '../../../src/collectors/connections/collector.js';
 import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { consumersCollector, prefetchRange } from '../../../src/collectors/consumers.js';
+import { consumersCollector, prefetchRange } from '../../../src/collectors/consumers/collector.js';
 import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';

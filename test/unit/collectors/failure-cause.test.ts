@@ -2,8 +2,8 @@
 // classified into the kinds of trouble an operator can act on.
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManagementClient } from '../../../src/client/management-client.js';
-import { failureCause } from '../../../src/collectors/failure-cause.js';
+import { ManagementClient } from '../../../src/broker/management-client.js';
+import { failureCause } from '../../../src/broker/failure-cause.js';
 import { closedPort, serve } from '../support/http-server.js';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BrokerInfo } from '../../../src/broker/broker-info.js';
-import { ManagementError } from '../../../src/client/errors.js';
-import { featureFlagsCollector } from '../../../src/collectors/feature-flags.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { featureFlagsCollector } from '../../../src/collectors/feature-flags/collector.js';
 import { fakeApi, type FakeRoute, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';

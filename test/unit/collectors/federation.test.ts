@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { federationCollector } from '../../../src/collectors/federation.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { federationCollector } from '../../../src/collectors/federation/collector.js';
 import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { runCollector } from '../../support/run-collector.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { fetchWholeOrPaged } from '../../../src/collectors/paging.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { fetchWholeOrPaged } from '../../../src/collectors/kit/paging.js';
 import { fakeApi } from '../../support/fake-broker-api.js';
 
 interface Item {

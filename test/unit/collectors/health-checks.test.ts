@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BrokerInfo } from '../../../src/broker/broker-info.js';
-import { ManagementError } from '../../../src/client/errors.js';
-import { healthChecksCollector, userTags } from '../../../src/collectors/health-checks.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { healthChecksCollector, userTags } from '../../../src/collectors/health-checks/collector.js';
 import { fakeApi, type FakeRoute, NOT_FOUND, STALL } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';

@@ -1,9 +1,9 @@
 // The costly parts polled less often (issue 13): the node memory breakdowns and /api/bindings are
 // fetched every N polls and served unchanged between, with their age.
 import { describe, expect, it } from 'vitest';
-import { exchangesCollector } from '../../../src/collectors/exchanges.js';
-import { nodesCollector } from '../../../src/collectors/nodes.js';
-import { ManagementError } from '../../../src/client/errors.js';
+import { exchangesCollector } from '../../../src/collectors/exchanges/collector.js';
+import { nodesCollector } from '../../../src/collectors/nodes/collector.js';
+import { ManagementError } from '../../../src/broker/errors.js';
 import { fakeApi, STALL, type FakeRoute } from '../../support/fake-broker-api.js';
 import { readFixture } from '../../support/fixtures.js';
 import { samples } from '../../support/parse-exposition.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { inventoryCollector } from '../../../src/collectors/inventory.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { inventoryCollector } from '../../../src/collectors/inventory/collector.js';
 import { fakeApi, type FakeRoute, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { runCollector } from '../../support/run-collector.js';
 

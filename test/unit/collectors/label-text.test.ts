@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { printedLabel, scalarLabel, stringLabel } from '../../../src/collectors/label-text.js';
+import { printedLabel, scalarLabel, stringLabel } from '../../../src/collectors/kit/label-text.js';
 
 describe('label text: one function per meaning', () => {
   const values = ['q', 5, true, null, undefined, ['a', 'b'], { k: 1 }];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { limitsCollector } from '../../../src/collectors/limits.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { limitsCollector } from '../../../src/collectors/limits/collector.js';
 import { fakeApi, type FakeRoute, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { runCollector } from '../../support/run-collector.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MonotonicCounters } from '../../../src/collectors/monotonic-counters.js';
+import { MonotonicCounters } from '../../../src/collectors/kit/monotonic-counters.js';
 
 /** `a` is counter `total` of series `{x="a"}`; `a.sent` is counter `sent` of the same series. */
 const seriesOf = (key: string) => `{x="${key.split('.')[0]}"}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NameFilter, nameFilterSchema } from '../../../src/collectors/name-filter.js';
+import { NameFilter, nameFilterSchema } from '../../../src/collectors/kit/name-filter.js';
 
 const filter = (config: unknown) => new NameFilter(nameFilterSchema.parse(config));
 

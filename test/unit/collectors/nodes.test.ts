@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodesCollector } from '../../../src/collectors/nodes.js';
+import { nodesCollector } from '../../../src/collectors/nodes/collector.js';
 import { fakeApi, NOT_FOUND, type FakeRoute } from '../../support/fake-broker-api.js';
 import { readFixture } from '../../support/fixtures.js';
 import { samples, seriesNames, seriesOf } from '../../support/parse-exposition.js';
@@ -187,7 +187,7 @@ describe('nodes collector on 3.10.8 (variant A)', () => {
     expect(text.match(/^rabbitmq_process_resident_memory_bytes\{/gm)).toHaveLength(1);
   });
 
-  // A bug since fixed, kept as a regression test (src/collectors/nodes.ts collect): records are de-duplicated by name for the node
+  // A bug since fixed, kept as a regression test (src/collectors/nodes/collector.ts collect): records are de-duplicated by name for the node
   // series, but the memory breakdown runs over `nodes.filter(running)` without that
   // de-duplication, so a node listed twice is asked for twice and every
   // rabbitmq_node_memory_bytes / _total_bytes series is emitted twice in one exposition.

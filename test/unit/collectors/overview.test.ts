@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { overviewCollector } from '../../../src/collectors/overview.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { overviewCollector } from '../../../src/collectors/overview/collector.js';
 import { readFixture } from '../../support/fixtures.js';
 import { samples, seriesNames, seriesOf } from '../../support/parse-exposition.js';
 import { fakeApi } from '../../support/fake-broker-api.js';

@@ -1,14 +1,13 @@
 // Issue 32: the collectors that read a list of vhosts one request each (connections, channels,
 // consumers) serve the vhosts that answered when one does not, hold the failed one's series from
-// the last poll until max_age, and say which vhost failed and why (src/collectors/vhost-lists.ts).
+// the last poll until max_age, and say which vhost failed and why (src/collectors/kit/vhost-lists.ts).
 import { describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { channelsCollector } from '../../../src/collectors/channels.js';
-import type { AnyCollector } from '../../../src/collectors/collector.js';
-import { connectionsCollector } from '../../../src/collectors/connections.js';
-import { consumersCollector } from '../../../src/collectors/consumers.js';
-import { failureCause } from '../../../src/collectors/failure-cause.js';
-import { PartCutOff } from '../../../src/collectors/optional-part.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { channelsCollector } from '../../../src/collectors/channels/collector.js';
+import type { AnyCollector } from '../../../src/collectors/kit/collector.js';
+import { connectionsCollector } from '../../../src/collectors/connections/collector.js';
+import { consumersCollector } from '../../../src/collectors/consumers/collector.js';
+import { PartCutOff, partFailureCause } from '../../../src/collectors/kit/optional-part.js';
 import { fakeApi, STALL, type FakeRoute } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { runCollector, type RunResult } from '../../support/run-collector.js';
@@ -95,12 +94,12 @@ describe.each(CASES)('%s of a list of vhosts: one failing vhost', (name, c) => {
     const stalled = Object.fromEntries(VHOSTS.map((v) => [c.path(v), STALL]));
     const cutOff = await runCollector(c.collector, { api: fakeApi(routes(stalled)), options: slow, limits: { timeoutMs: 300, maxAgeMs: 60_000 } }).catch((e: unknown) => e);
     expect(cutOff).toBeInstanceOf(PartCutOff);
-    expect(failureCause(cutOff, false)).toEqual({ kind: 'poll_deadline' });
+    expect(partFailureCause(cutOff, false)).toEqual({ kind: 'poll_deadline' });
     const timedOut = () => {
       throw new ManagementError('timeout', c.path('a'), 'no complete answer within 10 ms');
     };
     const mixed = await runCollector(c.collector, { api: fakeApi(routes({ ...stalled, [c.path('a')]: timedOut })), options: slow, limits: { timeoutMs: 300, maxAgeMs: 60_000 } }).catch((e: unknown) => e);
-    expect(failureCause(mixed, false)).toEqual({ kind: 'request_timeout' });
+    expect(partFailureCause(mixed, false)).toEqual({ kind: 'request_timeout' });
   });
 });
 

@@ -1,10 +1,10 @@
 // The per-vhost queue lists are asked for a few answers ahead of the one being consumed, not all
 // at once: every answer that arrives early is held parsed (issue 12's memory at 100k queues).
 import { describe, expect, it } from 'vitest';
-import { planQueueQuery, queueOptionsSchema } from '../../../src/collectors/queues.js';
-import type { CollectContext } from '../../../src/collectors/collector.js';
+import { planQueueQuery, queueOptionsSchema } from '../../../src/collectors/queues/collector.js';
+import type { CollectContext } from '../../../src/collectors/kit/collector.js';
 import { openQueueList } from '../../../src/collectors/queues/fetch.js';
-import { VhostReader } from '../../../src/collectors/vhost-lists.js';
+import { VhostReader } from '../../../src/collectors/kit/vhost-lists.js';
 import { brokerApiAnswering, notFound } from '../../support/fake-broker-api.js';
 import { BROKER_3_10_8 } from '../../support/run-collector.js';
 import { pino } from 'pino';

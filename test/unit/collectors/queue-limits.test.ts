@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emitQueueLimits } from '../../../src/collectors/queues/series.js';
-import { SampleSink } from '../../../src/render/sample-sink.js';
-import { familyBody, renderLabels } from '../../../src/render/text-format.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { familyBody, renderLabels } from '../../../src/model/text-format.js';
 
 /** The limit lines emitQueueLimits writes for one queue record. */
 function limitsOf(queue: Record<string, unknown>): string[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { exchangesCollector } from '../../../src/collectors/exchanges.js';
-import { queuesCollector } from '../../../src/collectors/queues.js';
-import { vhostsCollector } from '../../../src/collectors/vhosts.js';
+import { exchangesCollector } from '../../../src/collectors/exchanges/collector.js';
+import { queuesCollector } from '../../../src/collectors/queues/collector.js';
+import { vhostsCollector } from '../../../src/collectors/vhosts/collector.js';
 import { fakeApi } from '../../support/fake-broker-api.js';
 import { runCollector } from '../../support/run-collector.js';
 

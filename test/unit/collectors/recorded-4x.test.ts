@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { brokerInfoFromOverview } from '../../../src/broker/broker-info.js';
-import { healthChecksCollector } from '../../../src/collectors/health-checks.js';
-import { queuesCollector } from '../../../src/collectors/queues.js';
+import { healthChecksCollector } from '../../../src/collectors/health-checks/collector.js';
+import { queuesCollector } from '../../../src/collectors/queues/collector.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { fixtureBroker } from '../../support/fixture-broker.js';
 import { runCollector } from '../../support/run-collector.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Collector } from '../../../src/collectors/collector.js';
-import { type ListRequest, listPart } from '../../../src/collectors/records.js';
-import { collectParts } from '../../../src/collectors/optional-requests.js';
-import { defineMetrics, metricsOf } from '../../../src/metrics/metric-def.js';
+import type { Collector } from '../../../src/collectors/kit/collector.js';
+import { type ListRequest, listPart } from '../../../src/collectors/kit/records.js';
+import { collectParts } from '../../../src/collectors/kit/optional-requests.js';
+import { defineMetrics, metricsOf } from '../../../src/model/metric-def.js';
 import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { runCollector } from '../../support/run-collector.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { shovelsCollector } from '../../../src/collectors/shovels.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { shovelsCollector } from '../../../src/collectors/shovels/collector.js';
 import { fakeApi, type FakeRoute, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { runCollector } from '../../support/run-collector.js';

@@ -4,11 +4,11 @@
 // bounded form; none fails the poll, none makes a duplicate series. Recorded 3.10.8 answers,
 // altered here.
 import { describe, expect, it } from 'vitest';
-import { exchangesCollector } from '../../../src/collectors/exchanges.js';
-import { nodesCollector } from '../../../src/collectors/nodes.js';
-import { overviewCollector } from '../../../src/collectors/overview.js';
-import { queuesCollector } from '../../../src/collectors/queues.js';
-import { vhostsCollector } from '../../../src/collectors/vhosts.js';
+import { exchangesCollector } from '../../../src/collectors/exchanges/collector.js';
+import { nodesCollector } from '../../../src/collectors/nodes/collector.js';
+import { overviewCollector } from '../../../src/collectors/overview/collector.js';
+import { queuesCollector } from '../../../src/collectors/queues/collector.js';
+import { vhostsCollector } from '../../../src/collectors/vhosts/collector.js';
 import { fakeApi } from '../../support/fake-broker-api.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { runCollector } from '../../support/run-collector.js';

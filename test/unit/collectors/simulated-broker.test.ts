@@ -2,10 +2,10 @@
 // (test/support/management-simulator.ts): thousands of queues in every query mode, hostile values
 // and faults. Expected values come from the simulator's generated records, not from the collector.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { ManagementClient } from '../../../src/client/management-client.js';
-import { exchangesCollector } from '../../../src/collectors/exchanges.js';
-import { queuesCollector } from '../../../src/collectors/queues.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { ManagementClient } from '../../../src/broker/management-client.js';
+import { exchangesCollector } from '../../../src/collectors/exchanges/collector.js';
+import { queuesCollector } from '../../../src/collectors/queues/collector.js';
 import { queueCounts, startSimulator, type Simulator, type SimulatorOptions } from '../../support/management-simulator.js';
 import { runCollector } from '../../support/run-collector.js';
 
@@ -88,7 +88,7 @@ describe('queues against the simulated API', () => {
     sim.fault('/api/queues', { kind: 'wrong_types', what: ['megabyte_strings'] });
     const r = await runCollector(queuesCollector, { api: client });
     expect(r.value('rabbitmq_queue_messages', { vhost: '/', queue: 'q9' })).toBe(queueCounts(9).ready + queueCounts(9).unacked);
-    // Label values over 256 bytes are cut, with a hash of the whole (src/render/sample-sink.ts).
+    // Label values over 256 bytes are cut, with a hash of the whole (src/model/sample-sink.ts).
     expect(r.family('rabbitmq_queue_info').find((s) => s.labels.queue === 'q0')?.labels.policy).toMatch(/^p{243}~[0-9a-f]{12}$/);
   });
 

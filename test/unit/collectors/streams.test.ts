@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { streamsCollector } from '../../../src/collectors/streams.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { streamsCollector } from '../../../src/collectors/streams/collector.js';
 import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';
 import { BROKER_3_10_8, runCollector } from '../../support/run-collector.js';
 

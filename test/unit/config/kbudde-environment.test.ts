@@ -8,7 +8,7 @@ import { COLLECTORS } from '../../../src/collectors/registry.js';
 import type { ExporterConfig } from '../../../src/config/exporter-config.js';
 import { KBUDDE_VARIABLES, profileOffWarning } from '../../../src/config/kbudde-environment.js';
 import { redactedConfig } from '../../../src/config/redacted-config.js';
-import { excludedFamilies } from '../../../src/scheduler/collector-runner.js';
+import { excludedFamilies } from '../../../src/profiles/kbudde/exclusions.js';
 import { configLoader } from './load-with.js';
 
 const { load, problem } = configLoader('rmqexp-kbudde-env-');

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { parseFlags } from '../../../src/cli/args.js';
+import { parseFlags } from '../../../src/config/args.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { ConfigError } from '../../../src/config/config-error.js';
 import type { ExporterConfig } from '../../../src/config/exporter-config.js';

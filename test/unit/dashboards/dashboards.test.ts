@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { catalogue } from '../../../src/catalogue/catalogue.js';
+import { catalogue } from '../../../src/collectors/catalogue.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
-import { ProcessMetrics } from '../../../src/self/process-metrics.js';
-import { DASHBOARDS, dashboardFile, dashboardPath } from '../../../src/tools/dashboards/dashboard-files.js';
-import { generatedFiles } from '../../../src/tools/dashboards/generate.js';
-import { alertRules } from '../../../src/tools/dashboards/alerts.js';
-import { recordingRules } from '../../../src/tools/dashboards/recording-rules.js';
-import { replaceThresholds } from '../../../src/tools/dashboards/thresholds-doc.js';
-import { replaceShipped } from '../../../src/tools/dashboards/shipped-doc.js';
+import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
+import { DASHBOARDS, dashboardFile, dashboardPath } from '../../../tools/dashboards/dashboard-files.js';
+import { generatedFiles } from '../../../tools/dashboards/generate.js';
+import { alertRules } from '../../../tools/dashboards/alerts.js';
+import { recordingRules } from '../../../tools/dashboards/recording-rules.js';
+import { replaceThresholds } from '../../../tools/dashboards/thresholds-doc.js';
+import { replaceShipped } from '../../../tools/dashboards/shipped-doc.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
 import { lintDashboard, metricNames, panelsOf } from './lint.js';
 
@@ -24,7 +24,7 @@ async function knownMetrics(): Promise<Set<string>> {
 }
 
 describe('generated dashboards and rules', () => {
-  it('are up to date: run `npm run dashboards` after changing src/tools/dashboards or the catalogue', () => {
+  it('are up to date: run `npm run dashboards` after changing tools/dashboards or the catalogue', () => {
     for (const [path, content] of generatedFiles()) {
       expect(readFileSync(join(REPO_ROOT, path), 'utf8'), `${path} is out of date: run \`npm run dashboards\``).toBe(content);
     }

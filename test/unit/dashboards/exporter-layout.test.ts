@@ -4,10 +4,10 @@
 // exporter process ($exporter_job, $exporter); each must pick series its side serves.
 // test/broker/dashboards-targets.test.ts runs the same dashboard against a real Prometheus.
 import { describe, expect, it } from 'vitest';
-import { newHttpCounters, processWideFamilies } from '../../../src/self/exporter-metrics.js';
-import { ProcessMetrics } from '../../../src/self/process-metrics.js';
-import { dashboardFile } from '../../../src/tools/dashboards/dashboard-files.js';
-import { exporterDashboard } from '../../../src/tools/dashboards/exporter.js';
+import { newHttpCounters, processWideFamilies } from '../../../src/pipeline/own-series.js';
+import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
+import { dashboardFile } from '../../../tools/dashboards/dashboard-files.js';
+import { exporterDashboard } from '../../../tools/dashboards/exporter.js';
 
 type Side = 'process' | 'cluster' | 'neither';
 

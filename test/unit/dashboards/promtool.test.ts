@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { PROMETHEUS_RULE_FILE, RULES_FILE, RULES_TEST_FILE } from '../../../src/tools/dashboards/rule-files.js';
+import { PROMETHEUS_RULE_FILE, RULES_FILE, RULES_TEST_FILE } from '../../../tools/dashboards/rule-files.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
 import { PROMTOOL, promtoolInstalled, skipWithoutPromtool } from '../../support/required-tools.js';
 

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { alertRules } from '../../../src/tools/dashboards/alerts.js';
-import { generatedFiles } from '../../../src/tools/dashboards/generate.js';
-import { ALERTS_GROUP, PROMETHEUS_RULE_FILE, RULES_FILE, RULES_TEST_FILE } from '../../../src/tools/dashboards/rule-files.js';
-import { DEFAULT_RUNBOOK_URL, checkRunbookUrl } from '../../../src/tools/dashboards/runbook-url.js';
+import { alertRules } from '../../../tools/dashboards/alerts.js';
+import { generatedFiles } from '../../../tools/dashboards/generate.js';
+import { ALERTS_GROUP, PROMETHEUS_RULE_FILE, RULES_FILE, RULES_TEST_FILE } from '../../../tools/dashboards/rule-files.js';
+import { DEFAULT_RUNBOOK_URL, checkRunbookUrl } from '../../../tools/dashboards/runbook-url.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
 
 /** The anchors GitHub gives the headings of a Markdown file (lower case, punctuation dropped, spaces to hyphens). */

@@ -2,10 +2,10 @@
 // sends, becomes rabbitmq_simulated_info and the landing page's banner; a real broker gets neither.
 import { describe, expect, it } from 'vitest';
 import { brokerInfoFromOverview } from '../../../src/broker/broker-info.js';
-import { overviewCollector } from '../../../src/collectors/overview.js';
+import { overviewCollector } from '../../../src/collectors/overview/collector.js';
 import { landingPage } from '../../../src/server/landing-page.js';
-import { TargetState } from '../../../src/state/target-state.js';
-import { targetStatus, targetVerdict } from '../../../src/state/target-status.js';
+import { TargetState } from '../../../src/pipeline/target-state.js';
+import { targetStatus, targetVerdict } from '../../../src/pipeline/target-status.js';
 import { fakeApi } from '../../support/fake-broker-api.js';
 import { readFixture } from '../../support/fixtures.js';
 import { samples } from '../../support/parse-exposition.js';

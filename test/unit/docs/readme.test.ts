@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { METRICS_DOC, metricsReference } from '../../../src/docs/metrics-reference.js';
-import { catalogue } from '../../../src/catalogue/catalogue.js';
+import { METRICS_DOC, metricsReference } from '../../../tools/metrics-reference.js';
+import { catalogue } from '../../../src/collectors/catalogue.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
 

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { brokerInfoFromOverview } from '../../../src/broker/broker-info.js';
-import { catalogue } from '../../../src/catalogue/catalogue.js';
+import { catalogue } from '../../../src/collectors/catalogue.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
-import { SampleSink } from '../../../src/render/sample-sink.js';
-import { concatFamilies } from '../../../src/render/text-format.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { concatFamilies } from '../../../src/model/text-format.js';
 import { fixtureBroker } from '../../support/fixture-broker.js';
 import { runCollector } from '../../support/run-collector.js';
+import { kbuddeNames } from '../../../src/profiles/kbudde/names.js';
 
 /**
  * Collectors under the kbudde profile (issue 15): the modules whose families need the record
@@ -18,7 +19,7 @@ const all = catalogue(COLLECTORS);
 const byName = (name: string) => all.find((d) => d.name === name)!;
 
 describe('the shovel, federation and aliveness modules under the kbudde profile', () => {
-  const profile = { name: 'kbudde', clusterName: 'c', node: 'rabbit@a' } as const;
+  const profile = { names: kbuddeNames, clusterName: 'c', node: 'rabbit@a' } as const;
 
   it('serves a shovel\'s info series as rabbitmq_shovel_state, its state read from the record', () => {
     const sink = new SampleSink(undefined, profile);
@@ -89,7 +90,7 @@ describe('the queue collector under the kbudde profile', () => {
 
   it('asks for durable, policy and node with columns= even when rabbitmq_queue_info is off; the native names do not', async () => {
     const api = fixtureBroker('test/fixtures/rabbitmq-3.10.8');
-    const profile = { name: 'kbudde', clusterName: 'rabbit@vm', node: 'rabbit@vm' } as const;
+    const profile = { names: kbuddeNames, clusterName: 'rabbit@vm', node: 'rabbit@vm' } as const;
     for (const stats_every of [1, 0]) {
       const kbudde = columnsOf(await runCollector(queues, { api, profile, options: { info: false, stats_every } }));
       const native = columnsOf(await runCollector(queues, { api, options: { info: false, stats_every } }));
@@ -101,7 +102,7 @@ describe('the queue collector under the kbudde profile', () => {
 
   it('labels the statistics served again by a counts-only poll with the queue\'s record of that poll', async () => {
     const api = fixtureBroker('test/fixtures/rabbitmq-3.10.8');
-    const profile = { name: 'kbudde', clusterName: 'rabbit@vm', node: 'rabbit@vm' } as const;
+    const profile = { names: kbuddeNames, clusterName: 'rabbit@vm', node: 'rabbit@vm' } as const;
     const memory = new Map<string, unknown>();
     const first = await runCollector(queues, { api, profile, memory, options: { stats_every: 2 } });
     const second = await runCollector(queues, { api, profile, memory, options: { stats_every: 2 } });

@@ -3,27 +3,30 @@
 // rabbitmq_exporter_build_info with kbudde's labels; names, types and labels as in families.json.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { exporterMetrics, kbuddeExporterMetrics } from '../../../src/catalogue/exporter.js';
-import { kbuddeModulesOf } from '../../../src/metrics/kbudde-modules.js';
-import { isPerValue, profiledFamily as profiledRow, type ProfiledFamily } from '../../../src/metrics/naming-profile.js';
-import type { MetricDef } from '../../../src/metrics/metric-def.js';
+import { exporterMetrics } from '../../../src/collectors/exporter/metrics.js';
+import { kbuddeExporterMetrics } from '../../../src/profiles/kbudde/own-metrics.js';
+import { kbuddeModulesOf } from '../../../src/profiles/kbudde/modules.js';
+import { isPerValue, type ProfiledFamily } from '../../../src/model/naming-profile.js';
+import type { MetricDef } from '../../../src/model/metric-def.js';
+import { kbuddeNames } from '../../../src/profiles/kbudde/names.js';
 
 /** The family a row is served as (these rows are served as one family, not one per label value). */
-function profiledFamily(profile: 'kbudde', def: MetricDef): ProfiledFamily | undefined {
-  const row = profiledRow(profile, def);
+function profiledFamily(def: MetricDef): ProfiledFamily | undefined {
+  const row = kbuddeNames.served(def);
   if (row && isPerValue(row)) throw new Error(`${def.name} is served as one family per label value`);
   return row;
 }
-import { exporterFamilies, newHttpCounters, type KbuddeTargetView } from '../../../src/self/exporter-metrics.js';
-import { BUILD_INFO, REVISION, VERSION } from '../../../src/self/version.js';
-import { Exposition } from '../../../src/snapshot/exposition.js';
-import { TargetState } from '../../../src/state/target-state.js';
+import { exporterFamilies, newHttpCounters } from '../../../src/pipeline/own-series.js';
+import type { ProfileTargetView } from '../../../src/model/naming-profile.js';
+import { BUILD_INFO, REVISION, VERSION } from '../../../src/pipeline/version.js';
+import { Exposition } from '../../../src/pipeline/exposition.js';
+import { TargetState } from '../../../src/pipeline/target-state.js';
 import { samples } from '../../support/parse-exposition.js';
 
 const kbuddeFamilies = (JSON.parse(readFileSync('test/fixtures/kbudde/families.json', 'utf8')) as { families: { name: string; type: string; labels: string[]; module: string }[] }).families;
 
 describe("the exporter's kbudde families", () => {
-  const served = [profiledFamily('kbudde', exporterMetrics.up)!.def, ...Object.values(kbuddeExporterMetrics)];
+  const served = [profiledFamily(exporterMetrics.up)!.def, ...Object.values(kbuddeExporterMetrics)];
 
   it('are every family of kbudde\'s exporter module, with its name, type and label set', () => {
     expect(served.map((d) => d.name).sort()).toEqual(kbuddeFamilies.filter((f) => f.module === 'exporter').map((f) => f.name).sort());
@@ -50,16 +53,16 @@ function state(): TargetState {
   return s;
 }
 
-const MODULES = new Map([
-  ['overview', kbuddeModulesOf('overview', {})],
-  ['nodes', kbuddeModulesOf('nodes', { memory_breakdown: true })],
-  ['queues', kbuddeModulesOf('queues', {})],
-  ['shovels', kbuddeModulesOf('shovels', {})],
-  ['vhosts', kbuddeModulesOf('vhosts', {})],
+const RUNNING = new Map<string, Record<string, unknown>>([
+  ['overview', {}],
+  ['nodes', { memory_breakdown: true }],
+  ['queues', {}],
+  ['shovels', {}],
+  ['vhosts', {}],
 ]);
 
 function render(target: TargetState, broker: { clusterName: string; node: string } | undefined, naming: 'native' | 'kbudde' = 'kbudde'): Map<string, number> {
-  const view: KbuddeTargetView = { broker: () => broker, modules: MODULES };
+  const view: ProfileTargetView = { broker: () => broker, running: RUNNING };
   return samples(Exposition.of(exporterFamilies(target, { requests: 0, bytesRead: 0 }, newHttpCounters(), 11_000, true, naming, view)).body('text').toString());
 }
 

@@ -2,20 +2,21 @@
 // node on families without a node label, a native label under another name, RABBIT_CONNECTION=loadbalancer
 // (self="lb") and EXCLUDE_METRICS (families left out).
 import { describe, expect, it } from 'vitest';
-import { catalogue } from '../../../src/catalogue/catalogue.js';
+import { catalogue } from '../../../src/collectors/catalogue.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
-import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { isPerValue, profiledFamily as profiledRow, type ProfiledFamily } from '../../../src/metrics/naming-profile.js';
-import type { MetricDef } from '../../../src/metrics/metric-def.js';
+import { defineMetrics } from '../../../src/model/metric-def.js';
+import { isPerValue, type ProfiledFamily } from '../../../src/model/naming-profile.js';
+import type { MetricDef } from '../../../src/model/metric-def.js';
+import { kbuddeNames } from '../../../src/profiles/kbudde/names.js';
 
 /** The family a row is served as (these rows are served as one family, not one per label value). */
-function profiledFamily(profile: 'kbudde', def: MetricDef): ProfiledFamily | undefined {
-  const row = profiledRow(profile, def);
+function profiledFamily(def: MetricDef): ProfiledFamily | undefined {
+  const row = kbuddeNames.served(def);
   if (row && isPerValue(row)) throw new Error(`${def.name} is served as one family per label value`);
   return row;
 }
-import { SampleSink } from '../../../src/render/sample-sink.js';
-import { concatFamilies } from '../../../src/render/text-format.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { concatFamilies } from '../../../src/model/text-format.js';
 
 const all = catalogue(COLLECTORS);
 const byName = (name: string) => all.find((d) => d.name === name)!;
@@ -33,20 +34,20 @@ const defs = defineMetrics('overview', {
 
 describe('kbudde profile label sources', () => {
   it('takes a label from a native label of another name (labelFrom), and node from the node that answered /api/overview', () => {
-    expect(profiledFamily('kbudde', defs.versions)?.labels).toEqual([
+    expect(profiledFamily(defs.versions)?.labels).toEqual([
       { from: 'label', name: 'rabbitmq_version' },
       { from: 'label', name: 'erlang_version' },
       { from: 'node' },
       { from: 'cluster' },
     ]);
-    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c1', node: 'rabbit@a' });
+    const sink = new SampleSink(undefined, { names: kbuddeNames, clusterName: 'c1', node: 'rabbit@a' });
     sink.add(defs.versions, { rabbitmq_version: '3.10.8', erlang_version: '25.1' }, 1);
     expect(text(sink)).toContain('test_version_info{rabbitmq="3.10.8",erlang="25.1",node="rabbit@a",cluster="c1"} 1\n');
   });
 
   it('serves self="lb" on every series behind a load balancer', () => {
     const fdUsed = byName('rabbitmq_process_open_fds');
-    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'rabbit@x', loadBalanced: true });
+    const sink = new SampleSink(undefined, { names: kbuddeNames, clusterName: 'c', node: 'rabbit@x', loadBalanced: true });
     sink.add(fdUsed, { node: 'rabbit@x' }, 10);
     sink.add(fdUsed, { node: 'rabbit@y' }, 20);
     const out = text(sink);
@@ -57,7 +58,7 @@ describe('kbudde profile label sources', () => {
   it('leaves out the families it is told to exclude (EXCLUDE_METRICS)', () => {
     const queues = byName('rabbitmq_queues');
     const channels = byName('rabbitmq_channels');
-    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'n', excluded: new Set([queues]) });
+    const sink = new SampleSink(undefined, { names: kbuddeNames, clusterName: 'c', node: 'n', excluded: new Set([queues]) });
     expect(sink.add(queues, [], 3)).toBe(false);
     expect(sink.add(channels, [], 4)).toBe(true);
     const out = text(sink);

@@ -2,18 +2,19 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { brokerInfoFromOverview } from '../../../src/broker/broker-info.js';
-import { catalogue } from '../../../src/catalogue/catalogue.js';
-import { exporterMetrics } from '../../../src/catalogue/exporter.js';
+import { catalogue } from '../../../src/collectors/catalogue.js';
+import { exporterMetrics } from '../../../src/collectors/exporter/metrics.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
-import type { MetricDef } from '../../../src/metrics/metric-def.js';
-import { isPerValue, labelFieldsRead, profiledFamily, servedFamilies, type ProfiledFamily, type ProfiledRow } from '../../../src/metrics/naming-profile.js';
-import { SampleSink } from '../../../src/render/sample-sink.js';
-import { concatFamilies } from '../../../src/render/text-format.js';
-import { newHttpCounters, processWideFamilies } from '../../../src/self/exporter-metrics.js';
+import type { MetricDef } from '../../../src/model/metric-def.js';
+import { isPerValue, labelFieldsRead, nativeNames, servedFamilies, type ProfiledFamily, type ProfiledRow } from '../../../src/model/naming-profile.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { concatFamilies } from '../../../src/model/text-format.js';
+import { newHttpCounters, processWideFamilies } from '../../../src/pipeline/own-series.js';
 import { CLUSTER_NODE_DOWN, fixtureBroker } from '../../support/fixture-broker.js';
 import { runCollector } from '../../support/run-collector.js';
 import { promtoolCheckMetrics, skipWithoutPromtool } from '../../support/required-tools.js';
 import { parseExposition, type ParsedSample } from '../../support/parse-exposition.js';
+import { kbuddeNames } from '../../../src/profiles/kbudde/names.js';
 
 /**
  * The kbudde naming profile (issue 15): what it serves is kbudde/rabbitmq_exporter's families
@@ -27,7 +28,7 @@ const kbuddeFamilies = (JSON.parse(readFileSync(root('test/fixtures/kbudde/famil
 }).families;
 const kbuddeByName = new Map(kbuddeFamilies.map((f) => [f.name, f]));
 const all = catalogue(COLLECTORS);
-const brokerFamilies = servedFamilies('kbudde', all).filter((f) => f.def.owner !== 'exporter');
+const brokerFamilies = servedFamilies(kbuddeNames, all).filter((f) => f.def.owner !== 'exporter');
 
 const byName = (name: string) => all.find((d) => d.name === name)!;
 /** A family served as one family (not one per label value). */
@@ -88,7 +89,7 @@ describe('the kbudde profile\'s families', () => {
 
   it('maps each served family from the family docs/kbudde-mapping.md says carries the same value, or the conversion it names', () => {
     for (const def of all) {
-      const row = profiledFamily('kbudde', def);
+      const row = kbuddeNames.served(def);
       // rabbitmq_up: the exporter computes kbudde's meaning under the profile (see the Exporter table).
       if (!row || !def.names?.kbudde || def.owner === 'exporter') continue;
       const served = isPerValue(row) ? [...row.families].map(([value, f]) => [f, `${def.name}{${row.label}="${value}"}`] as const) : [[row, def.name] as const];
@@ -103,10 +104,10 @@ describe('the kbudde profile\'s families', () => {
   });
 
   it('serves the exporter\'s own health series unchanged, rabbitmq_up with kbudde\'s labels, and not the native rabbitmq_exporter_build_info', () => {
-    expect(single(profiledFamily('kbudde', exporterMetrics.up)).def.labels).toEqual(['cluster', 'node']);
-    expect(profiledFamily('kbudde', exporterMetrics.build)).toBeUndefined();
-    expect(single(profiledFamily('kbudde', exporterMetrics.collectorSuccess)).def).toBe(exporterMetrics.collectorSuccess);
-    const own = servedFamilies('kbudde', Object.values(exporterMetrics) as MetricDef[]);
+    expect(single(kbuddeNames.served(exporterMetrics.up)).def.labels).toEqual(['cluster', 'node']);
+    expect(kbuddeNames.served(exporterMetrics.build)).toBeUndefined();
+    expect(single(kbuddeNames.served(exporterMetrics.collectorSuccess)).def).toBe(exporterMetrics.collectorSuccess);
+    const own = servedFamilies(kbuddeNames, Object.values(exporterMetrics) as MetricDef[]);
     for (const f of own) expect(f.def.name).toMatch(/^rabbitmq_(exporter_|up$)/);
   });
 
@@ -119,7 +120,7 @@ describe('the kbudde profile\'s families', () => {
   });
 
   it('adds cluster and self to the native labels, escaped, in kbudde\'s order', () => {
-    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'a"b\\c', node: 'rabbit@x' });
+    const sink = new SampleSink(undefined, { names: kbuddeNames, clusterName: 'a"b\\c', node: 'rabbit@x' });
     const published = all.find((d) => d.name === 'rabbitmq_exchange_messages_published_in_total')!;
     const fdUsed = all.find((d) => d.name === 'rabbitmq_process_open_fds')!;
     sink.add(published, { vhost: 'v"1', exchange: 'x' }, 3);
@@ -133,7 +134,7 @@ describe('the kbudde profile\'s families', () => {
   });
 
   it('leaves out the native families it has no kbudde name for', () => {
-    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'n' });
+    const sink = new SampleSink(undefined, { names: kbuddeNames, clusterName: 'c', node: 'n' });
     expect(sink.add(byName('rabbitmq_queue_messages_paged_out'), { vhost: '/', queue: 'q' }, 1, {})).toBe(false);
     expect(sink.add(byName('rabbitmq_vhost_queues'), { vhost: '/', type: 'classic' }, 1)).toBe(false);
     expect(sink.notInProfile).toBe(2);
@@ -141,7 +142,7 @@ describe('the kbudde profile\'s families', () => {
   });
 
   it('reads a queue family\'s durable, policy and self from the queue\'s record, in kbudde\'s label order', () => {
-    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'rabbit@a' });
+    const sink = new SampleSink(undefined, { names: kbuddeNames, clusterName: 'c', node: 'rabbit@a' });
     const messages = byName('rabbitmq_queue_messages');
     sink.add(messages, { vhost: '/', queue: 'q1' }, 1, { durable: true, policy: 'p"1', node: 'rabbit@a' });
     sink.add(messages, { vhost: '/', queue: 'q2' }, 2, { durable: false, policy: null, node: 'rabbit@b' });
@@ -153,29 +154,29 @@ describe('the kbudde profile\'s families', () => {
   });
 
   it('refuses a queue sample written without its record: its labels could not be known', () => {
-    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'n' });
+    const sink = new SampleSink(undefined, { names: kbuddeNames, clusterName: 'c', node: 'n' });
     expect(() => sink.add(byName('rabbitmq_queue_messages'), { vhost: '/', queue: 'q' }, 1)).toThrow('rabbitmq_queue_messages: its labels are read from the broker\'s record');
   });
 
   it('serves manual-ack deliveries as rabbitmq_queue_messages_delivered_total and auto-ack ones as _delivered_noack_total (kbudde\'s meaning)', () => {
-    expect(single(profiledFamily('kbudde', byName('rabbitmq_queue_messages_delivered_ack_total'))).def.name).toBe('rabbitmq_queue_messages_delivered_total');
-    expect(single(profiledFamily('kbudde', byName('rabbitmq_queue_messages_delivered_total'))).def.name).toBe('rabbitmq_queue_messages_delivered_noack_total');
-    expect(single(profiledFamily('kbudde', byName('rabbitmq_queue_messages_delivered_ack_per_second'))).def.name).toBe('rabbitmq_queue_messages_deliver_rate');
-    expect(single(profiledFamily('kbudde', byName('rabbitmq_queue_messages_delivered_per_second'))).def.name).toBe('rabbitmq_queue_messages_deliver_no_ack_rate');
+    expect(single(kbuddeNames.served(byName('rabbitmq_queue_messages_delivered_ack_total'))).def.name).toBe('rabbitmq_queue_messages_delivered_total');
+    expect(single(kbuddeNames.served(byName('rabbitmq_queue_messages_delivered_total'))).def.name).toBe('rabbitmq_queue_messages_delivered_noack_total');
+    expect(single(kbuddeNames.served(byName('rabbitmq_queue_messages_delivered_ack_per_second'))).def.name).toBe('rabbitmq_queue_messages_deliver_rate');
+    expect(single(kbuddeNames.served(byName('rabbitmq_queue_messages_delivered_per_second'))).def.name).toBe('rabbitmq_queue_messages_deliver_no_ack_rate');
   });
 
   it('serves rabbitmq_uptime in milliseconds, the API\'s own number, where ours is in seconds', () => {
     const uptime = byName('rabbitmq_erlang_uptime_seconds');
-    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'rabbit@a' });
+    const sink = new SampleSink(undefined, { names: kbuddeNames, clusterName: 'c', node: 'rabbit@a' });
     // Read as seconds (ms / 1000); times 1000 in floating point, 1001 ms would come back as 1000.9999999999999.
     for (const ms of [1001, 2023, 22990, 987_654_321]) sink.add(uptime, { node: `rabbit@${ms}` }, ms / 1000);
     const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
     for (const ms of [1001, 2023, 22990, 987_654_321]) expect(text).toContain(`rabbitmq_uptime{cluster="c",node="rabbit@${ms}",self="0"} ${ms}\n`);
-    expect(single(profiledFamily('kbudde', uptime)).scale).toBe(1000);
+    expect(single(kbuddeNames.served(uptime)).scale).toBe(1000);
   });
 
   it('serves the memory breakdown as one family per area, leaving out the areas kbudde has no name for', () => {
-    const sink = new SampleSink(undefined, { name: 'kbudde', clusterName: 'c', node: 'rabbit@a' });
+    const sink = new SampleSink(undefined, { names: kbuddeNames, clusterName: 'c', node: 'rabbit@a' });
     const area = byName('rabbitmq_node_memory_bytes');
     const total = byName('rabbitmq_node_memory_total_bytes');
     sink.add(area, { node: 'rabbit@a', area: 'binary' }, 100);
@@ -195,13 +196,13 @@ describe('the kbudde profile\'s families', () => {
 
   it('refuses a family per value of a label the row does not have', () => {
     const def = { ...byName('rabbitmq_node_memory_bytes'), names: { kbudde: { familyPerValue: { label: 'zone', names: { a: 'rabbitmq_a' } } } } };
-    expect(() => profiledFamily('kbudde', def)).toThrow('its kbudde families are per value of zone');
+    expect(() => kbuddeNames.served(def)).toThrow('its kbudde families are per value of zone');
   });
 
   it('says which record fields its labels read: durable, policy and node of a queue, state and idle_since for its state; none under the native names', () => {
     const queues = COLLECTORS.find((c) => c.name === 'queues')!.metrics;
-    expect(labelFieldsRead('kbudde', queues).sort()).toEqual(['durable', 'idle_since', 'node', 'policy', 'state']);
-    expect(labelFieldsRead('native', queues)).toEqual([]);
+    expect(labelFieldsRead(kbuddeNames, queues).sort()).toEqual(['durable', 'idle_since', 'node', 'policy', 'state']);
+    expect(labelFieldsRead(nativeNames, queues)).toEqual([]);
     expect(new SampleSink().labelFields(queues)).toEqual([]);
   });
 });
@@ -219,7 +220,7 @@ const OPTIONS: Record<string, Record<string, unknown>> = { queues: { rates: true
 /** Each kbudde family served, with the native family (and, per value, the label value) it comes from. */
 const SOURCES = new Map<string, { def: MetricDef; family: ProfiledFamily; label?: readonly [string, string] }>();
 for (const def of all) {
-  const row = def.owner === 'exporter' ? undefined : profiledFamily('kbudde', def);
+  const row = def.owner === 'exporter' ? undefined : kbuddeNames.served(def);
   if (!row) continue;
   if (isPerValue(row)) for (const [value, family] of row.families) SOURCES.set(family.def.name, { def, family, label: [row.label, value] });
   else SOURCES.set(row.def.name, { def, family: row });
@@ -230,7 +231,7 @@ type Json = Record<string, unknown>;
 async function expositions(dir: string, overrides?: Record<string, string>) {
   const api = fixtureBroker(`test/fixtures/${dir}`, overrides);
   const broker = brokerInfoFromOverview(await api.get<Json>('/api/overview'));
-  const profile = { name: 'kbudde', clusterName: broker.clusterName, node: broker.node } as const;
+  const profile = { names: kbuddeNames, clusterName: broker.clusterName, node: broker.node } as const;
   let native = '';
   let kbudde = '';
   for (const collector of PROFILED_COLLECTORS) {

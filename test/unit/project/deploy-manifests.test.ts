@@ -16,11 +16,11 @@ import { ConfigMap, Service } from 'kubernetes-models/v1';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { parseFlags } from '../../../src/cli/args.js';
+import { parseFlags } from '../../../src/config/args.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { configSchema } from '../../../src/config/schema.js';
-import { PROMETHEUS_RULE_FILE } from '../../../src/tools/dashboards/rule-files.js';
+import { PROMETHEUS_RULE_FILE } from '../../../tools/dashboards/rule-files.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
 import { PROMTOOL, skipWithoutPromtool } from '../../support/required-tools.js';
 

@@ -88,7 +88,7 @@ describe('Dockerfile', () => {
     expect(compile).toBeGreaterThan(arg);
     expect(instructions[compile]?.args).toMatch(/REVISION="\$REVISION" BRANCH="\$BRANCH" npm run build:exporter/);
     expect(index((i) => i.stage === 0 && i.keyword === 'ARG' && /^BRANCH(=|$)/.test(i.args))).toBeLessThan(compile);
-    const writer = readFileSync('src/tools/write-build-info.ts', 'utf8');
+    const writer = readFileSync('tools/write-build-info.ts', 'utf8');
     expect(writer).toContain('process.env.REVISION');
     expect(writer).toContain('process.env.BRANCH');
   });
@@ -121,11 +121,17 @@ describe('Dockerfile', () => {
     expect(checks).toHaveLength(1);
     const command = /CMD (\[.*\])$/.exec(checks[0]?.args ?? '');
     const argv = JSON.parse(command?.[1] ?? 'null') as string[];
-    expect(argv).toEqual(['node', 'dist/src/tools/healthcheck.js']);
-    expect(existsSync('src/tools/healthcheck.ts')).toBe(true);
+    expect(argv).toEqual(['node', 'dist/src/server/healthcheck.js']);
+    expect(existsSync('src/server/healthcheck.ts')).toBe(true);
     expect(checks[0]?.args).not.toMatch(/\b9419\b/);
     // The script ships: dist/src is copied whole into the final stage.
     expect(inFinal('COPY').map((c) => c.args)).toContain('--from=build /app/dist/src ./dist/src');
+  });
+
+  it('ships the exporter without the developer commands of tools/ (dashboards, docs generator)', () => {
+    const copied = inFinal('COPY').map((c) => c.args);
+    expect(copied.filter((args) => /\btools\b/.test(args))).toEqual([]);
+    expect(copied).not.toContain('--from=build /app/dist ./dist');
   });
 
   it('exposes the default port and starts the built exporter', () => {

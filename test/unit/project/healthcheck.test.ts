@@ -1,11 +1,11 @@
-// The container's HEALTHCHECK (src/tools/healthcheck.ts) against the built exporter (npm test builds
+// The container's HEALTHCHECK (src/server/healthcheck.ts) against the built exporter (npm test builds
 // dist/ first), run as real processes: it must find the port the exporter was given, whatever it is.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { check, decodeAddress, exporterPids } from '../../../src/tools/healthcheck.js';
+import { check, decodeAddress, exporterPids } from '../../../src/server/healthcheck.js';
 import { freePort, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
 import { makePki } from '../support/pki.js';
 
@@ -35,12 +35,12 @@ describe('the container health check follows the port the exporter listens on', 
     expect(port).not.toBe('9419');
     expect(await check([pid])).toEqual({ healthy: true, report: `http://127.0.0.1:${port}/-/healthy: 200` });
 
-    const cli = spawnSync(process.execPath, ['dist/src/tools/healthcheck.js', String(pid)], { encoding: 'utf8', timeout: 30_000 });
+    const cli = spawnSync(process.execPath, ['dist/src/server/healthcheck.js', String(pid)], { encoding: 'utf8', timeout: 30_000 });
     expect(cli.stdout).toBe(`http://127.0.0.1:${port}/-/healthy: 200\n`);
     expect(cli.status).toBe(0);
 
     await exporter.stop();
-    const after = spawnSync(process.execPath, ['dist/src/tools/healthcheck.js', String(pid)], { encoding: 'utf8', timeout: 30_000 });
+    const after = spawnSync(process.execPath, ['dist/src/server/healthcheck.js', String(pid)], { encoding: 'utf8', timeout: 30_000 });
     expect(after.stderr).toBe(`pid ${pid}: cannot read its sockets (ENOENT)\n`);
     expect(after.status).toBe(1);
   }, 60_000);

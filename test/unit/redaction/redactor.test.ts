@@ -6,7 +6,7 @@ import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { targetCredentials } from '../../../src/config/redacted-config.js';
 import { createLogger } from '../../../src/log.js';
-import { MIN_ANYWHERE, REDACTED, Redactor } from '../../../src/redaction/redactor.js';
+import { MIN_ANYWHERE, REDACTED, Redactor } from '../../../src/broker/redactor.js';
 import { secretForms, secretsIn } from '../../support/reflecting-upstream.js';
 
 const USER = 'monitor';

@@ -13,7 +13,7 @@ import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import type { ExporterConfig } from '../../../src/config/exporter-config.js';
 import { createLogger } from '../../../src/log.js';
-import { ProcessMetrics } from '../../../src/self/process-metrics.js';
+import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { createApp } from '../../../src/server/app.js';
 import { landingPage, listed } from '../../../src/server/landing-page.js';
 import { Target } from '../../../src/target.js';

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { defineMetrics } from '../../../src/metrics/metric-def.js';
+import { defineMetrics } from '../../../src/model/metric-def.js';
 import {
   concatFamilies,
   familyBody,
@@ -14,9 +14,9 @@ import {
   OPENMETRICS_CONTENT_TYPE,
   TEXT_CONTENT_TYPE,
   type RenderedFamily,
-} from '../../../src/render/text-format.js';
-import { SampleSink } from '../../../src/render/sample-sink.js';
-import { Exposition } from '../../../src/snapshot/exposition.js';
+} from '../../../src/model/text-format.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { Exposition } from '../../../src/pipeline/exposition.js';
 
 const NASTY = 'a"b\\c\nd é 日本 🐇';
 const NASTY_ESCAPED = 'a\\"b\\\\c\\nd é 日本 🐇';

@@ -1,16 +1,16 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { familyBody } from '../../../src/render/text-format.js';
+import { familyBody } from '../../../src/model/text-format.js';
 import type { BrokerInfo } from '../../../src/broker/broker-info.js';
 import type { BrokerReport, BrokerSelf } from '../../../src/broker/broker-self.js';
-import { ManagementError } from '../../../src/client/errors.js';
-import { ManagementClient } from '../../../src/client/management-client.js';
-import type { AnyCollector, CollectContext } from '../../../src/collectors/collector.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { ManagementClient } from '../../../src/broker/management-client.js';
+import type { AnyCollector, CollectContext } from '../../../src/collectors/kit/collector.js';
 import type { CollectorConfig } from '../../../src/config/exporter-config.js';
-import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { CollectorRunner, MIN_POLL_SPACING_MS, type RunnerDeps } from '../../../src/scheduler/collector-runner.js';
-import { PollFailureLog } from '../../../src/scheduler/failure-log.js';
-import { TargetState } from '../../../src/state/target-state.js';
+import { defineMetrics } from '../../../src/model/metric-def.js';
+import { CollectorRunner, MIN_POLL_SPACING_MS, type RunnerDeps } from '../../../src/pipeline/collector-runner.js';
+import { PollFailureLog } from '../../../src/pipeline/failure-log.js';
+import { TargetState } from '../../../src/pipeline/target-state.js';
 import { serve, sleep } from '../support/http-server.js';
 import { BROKER_3_10_8 } from '../../support/run-collector.js';
 
@@ -542,7 +542,7 @@ describe('CollectorRunner deadline (real timers, short)', () => {
     expect(c.families).toEqual([]);
   });
 
-  // A bug since fixed, kept as a regression test (src/scheduler/collector-runner.ts pollOnce): the deadline only reaches the collect
+  // A bug since fixed, kept as a regression test (src/pipeline/collector-runner.ts pollOnce): the deadline only reaches the collect
   // through ctx.signal. A collect awaiting something that does not observe the signal never
   // settles, so pollOnce never returns: the poll is never recorded as failed and the runner
   // never schedules another poll (that collector is silently dead until restart). The poll

@@ -1,9 +1,9 @@
 // Issue 32 item 7: each logged failure names the likely cause and the setting to change.
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManagementError } from '../../../src/client/errors.js';
-import { ManagementClient } from '../../../src/client/management-client.js';
-import { failureHint, type TargetLogin } from '../../../src/scheduler/failure-hints.js';
+import { ManagementError } from '../../../src/broker/errors.js';
+import { ManagementClient } from '../../../src/broker/management-client.js';
+import { failureHint, type TargetLogin } from '../../../src/pipeline/failure-hints.js';
 import { closedPort, serve, type TestServer } from '../support/http-server.js';
 
 const LOGIN: TargetLogin = { url: 'http://broker.example:15672', username: 'monitoring', passwordSource: 'environment variable RABBITMQ_PASSWORD' };

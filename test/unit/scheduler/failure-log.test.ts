@@ -3,8 +3,8 @@ import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { PollFailureLog } from '../../../src/scheduler/failure-log.js';
-import { ProcessMetrics } from '../../../src/self/process-metrics.js';
+import { PollFailureLog } from '../../../src/pipeline/failure-log.js';
+import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { Target } from '../../../src/target.js';
 import { serve, sleep, type TestServer } from '../support/http-server.js';
 

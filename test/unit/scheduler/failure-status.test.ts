@@ -2,7 +2,7 @@
 // simulated brokers: the kind of a failure, and the requests a successful poll left out.
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TargetStatus } from '../../../src/state/target-status.js';
+import type { TargetStatus } from '../../../src/pipeline/target-status.js';
 import { landingPageExamples, WRONG_PASSWORD, type LandingPageExamples } from '../../support/landing-page-examples.js';
 
 let examples: LandingPageExamples;

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { ProcessMetrics } from '../../../src/self/process-metrics.js';
+import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { Target } from '../../../src/target.js';
 import { serveApi, sleep, type TestServer } from '../support/http-server.js';
 

@@ -4,17 +4,17 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../../../src/render/text-format.js';
-import { SampleSink } from '../../../src/render/sample-sink.js';
-import { newHttpCounters } from '../../../src/self/exporter-metrics.js';
-import type { ProcessMetrics } from '../../../src/self/process-metrics.js';
+import { defineMetrics } from '../../../src/model/metric-def.js';
+import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../../../src/model/text-format.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { newHttpCounters } from '../../../src/pipeline/own-series.js';
+import type { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { createApp, type AppOptions } from '../../../src/server/app.js';
-import { Exposition } from '../../../src/snapshot/exposition.js';
-import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
-import { TargetState } from '../../../src/state/target-state.js';
+import { Exposition } from '../../../src/pipeline/exposition.js';
+import { SnapshotStore } from '../../../src/pipeline/snapshot-store.js';
+import { TargetState } from '../../../src/pipeline/target-state.js';
 import type { ServedTarget } from '../../../src/server/served-target.js';
-import { targetStatus, targetVerdict } from '../../../src/state/target-status.js';
+import { targetStatus, targetVerdict } from '../../../src/pipeline/target-status.js';
 
 const M = defineMetrics('overview', {
   queues: { name: 'rabbitmq_test_queues', type: 'gauge', help: 'Queues.' },

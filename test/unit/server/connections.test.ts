@@ -10,7 +10,7 @@ import { connect as connectTls } from 'node:tls';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { WebLimits } from '../../../src/config/exporter-config.js';
-import { newHttpCounters, type HttpCounters } from '../../../src/self/exporter-metrics.js';
+import { newHttpCounters, type HttpCounters } from '../../../src/pipeline/own-series.js';
 import { WebServer } from '../../../src/server/web-server.js';
 import { makePki } from '../support/pki.js';
 

@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { failureHint } from '../../../src/server/failure-hints.js';
 import { landingPage, TARGETS_PER_PAGE, type LandingTarget } from '../../../src/server/landing-page.js';
-import { TargetState, type FailureCause } from '../../../src/state/target-state.js';
-import { targetStatus, targetVerdict, type BrokerIdentity, type TargetAccess } from '../../../src/state/target-status.js';
+import type { FailureCause } from '../../../src/broker/failure-cause.js';
+import { TargetState } from '../../../src/pipeline/target-state.js';
+import { targetStatus, targetVerdict, type BrokerIdentity, type TargetAccess } from '../../../src/pipeline/target-status.js';
 
 const NOW = 1_000_000;
 const BROKER: BrokerIdentity = { productName: 'RabbitMQ', productVersion: '3.10.8', clusterName: 'rabbit@orders-1', node: 'rabbit@orders-1' };

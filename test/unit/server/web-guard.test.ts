@@ -4,7 +4,7 @@
 import bcrypt from 'bcryptjs';
 import express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { newHttpCounters } from '../../../src/self/exporter-metrics.js';
+import { newHttpCounters } from '../../../src/pipeline/own-series.js';
 import { BcryptPool } from '../../../src/server/bcrypt-pool.js';
 import { PASSWORD_CHECK_LIMITS, PasswordChecks, type PasswordCheckLimits } from '../../../src/server/password-checks.js';
 import type { WebConfig } from '../../../src/server/web-config.js';

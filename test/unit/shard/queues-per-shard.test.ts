@@ -1,7 +1,7 @@
 // Issue 14 ("Past one process"): a shard asks the broker only for the queues of its own vhosts.
 import { describe, expect, it } from 'vitest';
-import { queuesCollector } from '../../../src/collectors/queues.js';
-import { TargetShare } from '../../../src/shard/shard-assignment.js';
+import { queuesCollector } from '../../../src/collectors/queues/collector.js';
+import { TargetShare } from '../../../src/model/shard-assignment.js';
 import { brokerApiAnswering, type FakeApi } from '../../support/fake-broker-api.js';
 import { runCollector } from '../../support/run-collector.js';
 

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { Exporter } from '../../../src/exporter.js';
-import { ProcessMetrics } from '../../../src/self/process-metrics.js';
-import { shardOf } from '../../../src/shard/shard-assignment.js';
+import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
+import { shardOf } from '../../../src/model/shard-assignment.js';
 import { serveApi, type TestServer } from '../support/http-server.js';
 
 let dir: string;

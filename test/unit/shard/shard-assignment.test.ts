@@ -1,9 +1,9 @@
 // Issue 14 ("Past one process"): how replicas split targets and vhosts.
 import { describe, expect, it } from 'vitest';
-import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { familyBody, renderLabels } from '../../../src/render/text-format.js';
-import { SampleSink } from '../../../src/render/sample-sink.js';
-import { fnv1a32, podOrdinal, shardOf, TargetShare } from '../../../src/shard/shard-assignment.js';
+import { defineMetrics } from '../../../src/model/metric-def.js';
+import { familyBody, renderLabels } from '../../../src/model/text-format.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { fnv1a32, podOrdinal, shardOf, TargetShare } from '../../../src/model/shard-assignment.js';
 
 describe('fnv1a32', () => {
   it('is 32-bit FNV-1a of the UTF-8 bytes (the published test vectors)', () => {

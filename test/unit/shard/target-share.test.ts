@@ -1,12 +1,12 @@
 // Issue 14 ("Past one process"): what a shard polls and serves of a target it does not own.
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseFlags } from '../../../src/cli/args.js';
+import { parseFlags } from '../../../src/config/args.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
-import { exporterFamilies, newHttpCounters } from '../../../src/self/exporter-metrics.js';
-import { ProcessMetrics } from '../../../src/self/process-metrics.js';
-import { shardOf } from '../../../src/shard/shard-assignment.js';
+import { exporterFamilies, newHttpCounters } from '../../../src/pipeline/own-series.js';
+import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
+import { shardOf } from '../../../src/model/shard-assignment.js';
 import { Target } from '../../../src/target.js';
 
 const targets: Target[] = [];

@@ -1,8 +1,8 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import { SampleSink } from '../../../src/render/sample-sink.js';
-import { Exposition } from '../../../src/snapshot/exposition.js';
+import { defineMetrics } from '../../../src/model/metric-def.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { Exposition } from '../../../src/pipeline/exposition.js';
 
 const M = defineMetrics('exporter', {
   g: { name: 'rabbitmq_test_gauge', type: 'gauge', labels: ['q'], help: 'A gauge.' },
@@ -108,7 +108,7 @@ describe('Exposition', () => {
       const b = await second.gzip('openmetrics');
       expect(gunzipSync(b).equals(second.body('openmetrics'))).toBe(true);
       // The steady part's deflate bytes appear verbatim in both streams.
-      const { deflatePart } = await import('../../../src/snapshot/joined-gzip.js');
+      const { deflatePart } = await import('../../../src/pipeline/joined-gzip.js');
       const steady = (await deflatePart(unchanged, 'openmetrics', () => Buffer.alloc(0))).deflated;
       expect(a.indexOf(steady)).toBeGreaterThan(0);
       expect(b.indexOf(steady)).toBeGreaterThan(0);

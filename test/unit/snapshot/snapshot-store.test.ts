@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { defineMetrics } from '../../../src/metrics/metric-def.js';
-import type { RenderedFamily } from '../../../src/render/text-format.js';
-import { SampleSink } from '../../../src/render/sample-sink.js';
-import { newHttpCounters } from '../../../src/self/exporter-metrics.js';
-import type { ProcessMetrics } from '../../../src/self/process-metrics.js';
-import { SnapshotStore } from '../../../src/snapshot/snapshot-store.js';
-import { TargetState } from '../../../src/state/target-state.js';
+import { defineMetrics } from '../../../src/model/metric-def.js';
+import type { RenderedFamily } from '../../../src/model/text-format.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { newHttpCounters } from '../../../src/pipeline/own-series.js';
+import type { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
+import { SnapshotStore } from '../../../src/pipeline/snapshot-store.js';
+import { TargetState } from '../../../src/pipeline/target-state.js';
 import { samples } from '../../support/parse-exposition.js';
 
 const M = defineMetrics('overview', {

@@ -6,13 +6,13 @@
 //   status   after a full garbage collection                  {"connections":n,"counters":{...},"largeFreed":bool}
 import { createInterface } from 'node:readline';
 import pino from 'pino';
-import { defineMetrics } from '../../../dist/src/metrics/metric-def.js';
-import { SampleSink } from '../../../dist/src/render/sample-sink.js';
-import { newHttpCounters } from '../../../dist/src/self/exporter-metrics.js';
+import { defineMetrics } from '../../../dist/src/model/metric-def.js';
+import { SampleSink } from '../../../dist/src/model/sample-sink.js';
+import { newHttpCounters } from '../../../dist/src/pipeline/own-series.js';
 import { createApp } from '../../../dist/src/server/app.js';
 import { WebServer } from '../../../dist/src/server/web-server.js';
-import { SnapshotStore } from '../../../dist/src/snapshot/snapshot-store.js';
-import { TargetState } from '../../../dist/src/state/target-state.js';
+import { SnapshotStore } from '../../../dist/src/pipeline/snapshot-store.js';
+import { TargetState } from '../../../dist/src/pipeline/target-state.js';
 
 const web = JSON.parse(process.argv[2]);
 const largeBytes = Number(process.argv[3]) * 1024 * 1024;

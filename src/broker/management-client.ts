@@ -1,0 +1,296 @@
+import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { Redactor } from './redactor.js';
+import { answerCap, answerKind } from './answer-caps.js';
+import { ManagementError } from './errors.js';
+import { AnswerTooLarge, describeBytes, MalformedAnswer, readJson, stop as discard, type BodyStream } from './read-json.js';
+
+export interface ClientOptions {
+  /** Origin plus optional path prefix, e.g. https://mq.example:15671/rabbit; no credentials. */
+  url: string;
+  username: string;
+  password: string;
+  tls?: { ca?: Buffer; cert?: Buffer; key?: Buffer; insecureSkipVerify?: boolean };
+  timeouts: { connectMs: number; headersMs: number; bodyMs: number; totalMs: number };
+  maxResponseBytes: number;
+  /** Requests in flight at once, and the pool's connection count. */
+  maxConcurrentRequests: number;
+  /** Cleans every text taken from an answer; by default it knows username and password. */
+  redactor?: Redactor;
+}
+
+/**
+ * Which bound a request waits behind. `shared` is every list and record request; `overview` and
+ * `health` have a connection of their own each, so a slow list never delays the request that
+ * decides rabbitmq_up or a health check.
+ */
+export type Lane = 'shared' | 'overview' | 'health';
+
+/** Connections reserved beyond max_concurrent_requests: one per lane other than `shared`. */
+export const RESERVED_CONNECTIONS = 2;
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  lane?: Lane;
+  /**
+   * A deadline of this request alone, from when it is sent (not while it waits for a free
+   * connection), shorter than target.timeouts.request: one vhost's list within a poll.
+   */
+  timeoutMs?: number;
+}
+
+/** The only module that speaks HTTP to the broker. Collectors get parsed JSON or a ManagementError. */
+export class ManagementClient {
+  private readonly pool: Pool;
+  private readonly lanes: Record<Lane, LimitFunction>;
+  private readonly waiting = new QueuedRequests();
+  private readonly authorization: string;
+  private readonly prefix: string;
+  private readonly options: ClientOptions;
+  private readonly redactor: Redactor;
+  /** Bytes of response bodies read, for the exporter's own metrics. */
+  bytesRead = 0;
+  requests = 0;
+
+  constructor(options: ClientOptions) {
+    this.options = options;
+    this.redactor = options.redactor ?? new Redactor({ username: options.username, secrets: [options.password] });
+    const url = new URL(options.url);
+    this.prefix = url.pathname.replace(/\/+$/, '');
+    this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
+    this.lanes = { shared: pLimit(options.maxConcurrentRequests), overview: pLimit(1), health: pLimit(1) };
+    // As many connections as the lanes let requests run at once: a request never waits in the pool.
+    this.pool = new Pool(url.origin, {
+      connections: options.maxConcurrentRequests + RESERVED_CONNECTIONS,
+      connectTimeout: options.timeouts.connectMs,
+      headersTimeout: options.timeouts.headersMs,
+      bodyTimeout: options.timeouts.bodyMs,
+      connect: url.protocol === 'https:' ? tlsConnectOptions(options) : undefined,
+    });
+  }
+
+  /** GET an API path (e.g. `/api/overview`) with an optional query; resolves to parsed JSON. */
+  getJson<T = unknown>(path: string, query?: Record<string, string | number | boolean>, opts: RequestOptions = {}): Promise<T> {
+    const fullPath = withQuery(this.prefix + path, query);
+    const limit = this.lanes[opts.lane ?? 'shared'];
+    const signal = opts.signal;
+    const timeoutMs = Math.min(this.options.timeouts.totalMs, opts.timeoutMs ?? Infinity);
+    if (!signal) return limit(() => this.request<T>(fullPath, undefined, timeoutMs));
+    if (signal.aborted) return Promise.reject(new ManagementError('aborted', fullPath, 'cancelled before it was sent'));
+    // A request still queued behind the bound settles as soon as its poll is cancelled; when its
+    // turn comes it sees the abort and sends nothing.
+    return new Promise<T>((resolve, reject) => {
+      const queued = this.waiting.add(signal, () => reject(new ManagementError('aborted', fullPath, 'cancelled while waiting for a free connection')));
+      limit(() => {
+        this.waiting.remove(signal, queued);
+        return this.request<T>(fullPath, signal, timeoutMs);
+      }).then(resolve, reject);
+    });
+  }
+
+  private async request<T>(path: string, callerSignal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
+    if (callerSignal?.aborted) throw new ManagementError('aborted', path, 'cancelled before it was sent');
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
+    this.requests++;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.pool.request({
+        path,
+        method: 'GET',
+        // With a bare application/json, RabbitMQ answers 406 (not 404) for a path no plugin serves.
+        headers: { authorization: this.authorization, accept: 'application/json, */*;q=0.1' },
+        signal,
+      });
+    } catch (error) {
+      throw this.translate(error, path, deadline, timeoutMs, callerSignal);
+    }
+    const { statusCode, body, headers } = response;
+    const ok = statusCode >= 200 && statusCode < 300;
+    const pathname = path.split('?')[0]!;
+    const cap = answerCap(pathname, this.options.maxResponseBytes);
+    const capName = answerKind(pathname) === 'list' ? 'target.max_response_bytes' : 'the cap of answers that are not lists';
+    try {
+      const declared = Number(headers['content-length']);
+      if (ok && Number.isFinite(declared) && declared > cap) {
+        discard(body);
+        throw new ManagementError('too_large', path, `answer refused before it was read: it declares ${declared} bytes, over the cap of ${describeBytes(cap)} (${capName})`);
+      }
+      if (ok) {
+        // Parsed while it arrives, in slices: a big answer never holds the event loop for long.
+        const { value, bytes } = await readJson(body, cap, capName);
+        this.bytesRead += bytes;
+        return value as T;
+      }
+      const { text, cut } = await this.readCapped(body);
+      throw new ManagementError('http_status', path, `HTTP ${statusCode}${describeErrorBody(text, cut, this.redactor)}`, statusCode);
+    } catch (error) {
+      if (error instanceof ManagementError) throw error;
+      if (error instanceof AnswerTooLarge) {
+        this.bytesRead += error.bytesRead;
+        throw new ManagementError('too_large', path, error.message);
+      }
+      if (error instanceof MalformedAnswer) {
+        this.bytesRead += error.bytesRead;
+        // Not the parser's message, nor the error as cause: both quote the body, cut anywhere.
+        throw new ManagementError('malformed_json', path, `HTTP ${statusCode} with a body that is not JSON (${describeBadJson(error, this.redactor)})`, statusCode);
+      }
+      throw this.translate(error, path, deadline, timeoutMs, callerSignal);
+    }
+  }
+
+  /** An error answer only needs its first bytes, for the log. */
+  private async readCapped(body: BodyStream): Promise<{ text: string; cut: boolean }> {
+    const cap = 4096;
+    const chunks: Buffer[] = [];
+    let length = 0;
+    let cut = false;
+    for await (const chunk of body) {
+      if (length + chunk.length > cap) {
+        discard(body);
+        chunks.push(chunk.subarray(0, cap - length));
+        length = cap;
+        cut = true;
+        break;
+      }
+      length += chunk.length;
+      chunks.push(chunk);
+    }
+    this.bytesRead += length;
+    return { text: Buffer.concat(chunks).toString('utf8'), cut };
+  }
+
+  private translate(error: unknown, path: string, deadline: AbortSignal, timeoutMs: number, callerSignal?: AbortSignal): ManagementError {
+    if (error instanceof ManagementError) return error;
+    if (callerSignal?.aborted && !deadline.aborted) {
+      return new ManagementError('aborted', path, 'cancelled: the poll ran past its deadline or the exporter is stopping', undefined, { cause: error });
+    }
+    if (deadline.aborted) {
+      return new ManagementError('timeout', path, `no complete answer within ${timeoutMs} ms`, undefined, { cause: error });
+    }
+    if (
+      error instanceof undiciErrors.ConnectTimeoutError ||
+      error instanceof undiciErrors.HeadersTimeoutError ||
+      error instanceof undiciErrors.BodyTimeoutError
+    ) {
+      return new ManagementError('timeout', path, this.redactor.excerpt(describeCause(error)), undefined, { cause: error });
+    }
+    return new ManagementError('network', path, this.redactor.excerpt(describeCause(error)), undefined, { cause: error });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/**
+ * Requests waiting behind a bound, by the signal of the poll that asked for them. Each signal gets
+ * one abort listener however many requests share it: a listener per request made a poll of
+ * thousands of requests cost O(n²) in EventTarget bookkeeping and printed
+ * MaxListenersExceededWarning.
+ */
+class QueuedRequests {
+  private readonly bySignal = new WeakMap<AbortSignal, Set<() => void>>();
+
+  add(signal: AbortSignal, onAbort: () => void): () => void {
+    let waiting = this.bySignal.get(signal);
+    if (!waiting) {
+      const set = new Set<() => void>();
+      waiting = set;
+      this.bySignal.set(signal, set);
+      signal.addEventListener('abort', () => {
+        this.bySignal.delete(signal);
+        for (const cancel of set) cancel();
+        set.clear();
+      }, { once: true });
+    }
+    waiting.add(onAbort);
+    return onAbort;
+  }
+
+  remove(signal: AbortSignal, onAbort: () => void): void {
+    this.bySignal.get(signal)?.delete(onAbort);
+  }
+}
+
+function tlsConnectOptions(options: ClientOptions) {
+  const tls = options.tls ?? {};
+  return {
+    ca: tls.ca,
+    cert: tls.cert,
+    key: tls.key,
+    rejectUnauthorized: !tls.insecureSkipVerify,
+  };
+}
+
+export function withQuery(path: string, query?: Record<string, string | number | boolean>): string {
+  if (!query) return path;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) params.set(key, String(value));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+/** `/api/queues/%2F/name`: every segment encoded, so vhost `/` and names with `%` or spaces work. */
+export function apiPath(...segments: string[]): string {
+  return `/api/${segments.map((s, i) => (i === 0 ? s : encodePathSegment(s))).join('/')}`;
+}
+
+/** The `columns=` value that narrows a list answer to these fields: each once, in order. */
+export function columnsParam(fields: Iterable<string>): string {
+  return [...new Set(fields)].join(',');
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * encodeURIComponent, except that a lone UTF-16 surrogate (JSON can carry `"\ud800"`, UTF-8
+ * cannot), on which encodeURIComponent throws "URI malformed", is sent as the three bytes a
+ * broker holding such a name in its binary would have (`%ED%A0%80`): the request goes out, and
+ * the broker answers it or says 404.
+ */
+function encodePathSegment(segment: string): string {
+  let out = '';
+  let start = 0;
+  for (const match of segment.matchAll(LONE_SURROGATE)) {
+    const unit = match[0].charCodeAt(0);
+    const bytes = [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)];
+    out += encodeURIComponent(segment.slice(start, match.index)) + bytes.map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    start = match.index + 1;
+  }
+  return out + encodeURIComponent(segment.slice(start));
+}
+
+
+function describeCause(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: string }).code;
+    const inner = (error as { cause?: unknown }).cause;
+    const innerCode = inner instanceof Error ? (inner as { code?: string }).code : undefined;
+    const parts = [code, innerCode, error.message].filter(Boolean);
+    return [...new Set(parts)].join(': ');
+  }
+  return String(error);
+}
+
+/**
+ * RabbitMQ answers errors as {"error": ..., "reason": ...}; keep a short, single-line, redacted
+ * excerpt (the answer may quote the request, Authorization header included).
+ */
+function describeErrorBody(text: string, cut: boolean, redactor: Redactor): string {
+  if (!text) return '';
+  let detail = text;
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; reason?: unknown };
+    detail = [parsed.error, parsed.reason].filter((x) => typeof x === 'string').join(': ') || text;
+  } catch {
+    /* not JSON: keep the raw excerpt */
+  }
+  detail = redactor.excerpt(detail, 200, cut && detail === text);
+  return detail ? ` (${detail})` : '';
+}
+
+function describeBadJson(answer: MalformedAnswer, redactor: Redactor): string {
+  const start = redactor.excerpt(answer.head, 100);
+  return start ? `${answer.bytesRead} bytes, starting: ${start}` : `${answer.bytesRead} bytes`;
+}

@@ -1,0 +1,59 @@
+import type { MetricDef } from '../../model/metric-def.js';
+import { toSampleValue, type SampleSink } from '../../model/sample-sink.js';
+
+/**
+ * Counts and sums of list records per label set, for the aggregated series of the connection,
+ * channel and consumer collectors. An absent value adds nothing; one that is null or not a
+ * number adds nothing and is counted in `skipped` (add it to the sink's, as emitRecord would).
+ * A sum of which no record had a number stays undefined: no sample, never a 0.
+ */
+export class Tally {
+  private readonly groups = new Map<string, TallyGroup>();
+  /** Values that were null or not numbers (nor numeric strings, nor booleans). */
+  skipped = 0;
+
+  /** Counts one record into the group `labels` and adds its `values` to the group's sums. */
+  add(labels: readonly string[], values: Readonly<Record<string, unknown>> = {}): void {
+    const key = labels.join('\u0000');
+    let group = this.groups.get(key);
+    if (!group) {
+      group = new TallyGroup(labels);
+      this.groups.set(key, group);
+    }
+    group.count++;
+    for (const name in values) {
+      const raw = values[name];
+      if (raw === undefined) continue;
+      const value = toSampleValue(raw);
+      if (value === undefined) {
+        this.skipped++;
+        continue;
+      }
+      group.sums.set(name, (group.sums.get(name) ?? 0) + value);
+    }
+  }
+
+  get size(): number {
+    return this.groups.size;
+  }
+
+  [Symbol.iterator](): IterableIterator<TallyGroup> {
+    return this.groups.values();
+  }
+}
+
+export class TallyGroup {
+  count = 0;
+  readonly sums = new Map<string, number>();
+  constructor(readonly labels: readonly string[]) {}
+
+  /** The sum of `name` over the group's records that had a number, or undefined if none had. */
+  sum(name: string): number | undefined {
+    return this.sums.get(name);
+  }
+}
+
+/** Adds a sample unless the value is undefined (an aggregate nobody had a number for). */
+export function addDefined(sink: SampleSink, def: MetricDef, labels: readonly string[], value: number | undefined): void {
+  if (value !== undefined) sink.add(def, labels, value);
+}

@@ -1,0 +1,242 @@
+import type { Logger } from 'pino';
+import type { BrokerInfo } from '../broker/broker-info.js';
+import type { BrokerSelf } from '../broker/broker-self.js';
+import { unlessAbsent } from '../broker/absence.js';
+import { ManagementError } from '../broker/errors.js';
+import { pathTemplate } from '../broker/answer-caps.js';
+import type { ManagementClient } from '../broker/management-client.js';
+import type { AnyCollector, BrokerApi, RequestLimits } from '../collectors/kit/collector.js';
+import { partFailureCause } from '../collectors/kit/optional-part.js';
+import type { CollectorConfig } from '../config/exporter-config.js';
+import type { MetricDef } from '../model/metric-def.js';
+import type { TargetProfile } from '../profiles/profiles.js';
+import { SampleSink, type SinkProfile } from '../model/sample-sink.js';
+import type { TargetShare } from '../model/shard-assignment.js';
+import type { LeftOutRequest } from '../broker/failure-cause.js';
+import type { TargetState } from './target-state.js';
+import type { PollFailureLog } from './failure-log.js';
+
+/**
+ * The least time from the start of one poll of a collector to the start of its next, whatever
+ * the configuration or a slow poll says: nothing can make the exporter poll in a tight loop.
+ */
+export const MIN_POLL_SPACING_MS = 1000;
+
+/** Node fires a longer timer after 1 ms; the config refuses such durations, this is the last guard. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface RunnerDeps {
+  client: ManagementClient;
+  /** What the broker says about itself: read by the runner of the collector that describesBroker. */
+  brokerSelf: BrokerSelf;
+  state: TargetState;
+  log: Logger;
+  /** Fraction of the interval by which each start may move early or late. */
+  jitter: number;
+  backoffMaxMs: number;
+  /** Told after every finished poll (the snapshot is re-assembled). */
+  onPollFinished: () => void;
+  /**
+   * Told when the collector describing the broker succeeds after failures: the broker answers
+   * again, and the target cuts the other collectors' backoff short (retrySoon).
+   */
+  onBrokerBack?: () => void;
+  /** Where failures are logged, once per cause for the whole target. */
+  failures: PollFailureLog;
+  /** What of the target this replica serves (absent: everything). */
+  share?: TargetShare;
+  /** The target's naming profile, chosen once for the target (absent: the native names). */
+  profile?: TargetProfile;
+  random?: () => number;
+  /** Only tests set this below MIN_POLL_SPACING_MS, to run schedules quickly. */
+  minSpacingMs?: number;
+}
+
+/**
+ * Polls one collector on one target, forever: one poll at a time (never overlapping
+ * itself), start-to-start on its interval with jitter, with a deadline per poll, and
+ * exponential backoff while it fails, except the collector describing the broker, which keeps
+ * its interval so that rabbitmq_up turns 1 within one interval of the broker answering again.
+ * The broker's slowness never reaches a scrape. Times here are monotonic (performance.now()):
+ * a step of the wall clock moves no poll.
+ */
+export class CollectorRunner {
+  /** The start waiting to fire; undefined while a poll runs. */
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  /** Monotonic time of the last poll's start. */
+  private lastStart: number | undefined;
+  private stopped = false;
+  private failures = 0;
+  private readonly stopController = new AbortController();
+  private readonly carryOver = new Map<string, unknown>();
+  private readonly log: Logger;
+  private readonly excluded: ReadonlySet<MetricDef>;
+
+  constructor(
+    private readonly collector: AnyCollector,
+    private readonly config: CollectorConfig,
+    private readonly deps: RunnerDeps,
+  ) {
+    this.log = deps.log.child({ collector: collector.name });
+    this.excluded = deps.profile?.excluded(collector.metrics) ?? new Set();
+    deps.state.register(collector.name, config.intervalMs, config.maxAgeMs, { decidesUp: collector.describesBroker === true, timeoutMs: config.timeoutMs });
+  }
+
+  /** Its collector reads what the broker says about itself (started first). */
+  get describesBroker(): boolean {
+    return this.collector.describesBroker === true;
+  }
+
+  start(initialDelayMs = 0): void {
+    this.schedule(initialDelayMs);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.stopController.abort();
+    await this.running;
+  }
+
+  /**
+   * The broker answers again: a collector waiting out its backoff polls after `delayMs` instead
+   * (still at least the least spacing after its last start). Nothing changes for one that is
+   * polling, or not failing.
+   */
+  retrySoon(delayMs = 0): void {
+    if (this.stopped || this.failures === 0 || this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.schedule(delayMs);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    const spacing = this.deps.minSpacingMs ?? MIN_POLL_SPACING_MS;
+    const earliest = this.lastStart === undefined ? 0 : this.lastStart + spacing - performance.now();
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, earliest, delayMs));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const startedAt = performance.now();
+      this.lastStart = startedAt;
+      this.running = this.pollOnce().then(() => {
+        this.running = undefined;
+        this.schedule(this.nextDelay(startedAt));
+      });
+    }, delay);
+    this.timer.unref?.();
+  }
+
+  private nextDelay(startedAt: number): number {
+    const random = this.deps.random ?? Math.random;
+    const interval = this.config.intervalMs;
+    // The collector describing the broker never backs off: its one small request per interval
+    // is what tells that the broker is back.
+    if (this.failures > 0 && !this.describesBroker) {
+      // 1, 2, 4, 8 intervals, capped: the first retry comes after one interval, so a broker
+      // that went down is reported within one interval and one that came back is seen soon.
+      const backoff = interval * 2 ** Math.min(this.failures - 1, 3);
+      return Math.min(backoff, Math.max(interval, this.deps.backoffMaxMs));
+    }
+    const jittered = interval * (1 + this.deps.jitter * (2 * random() - 1));
+    return startedAt + jittered - performance.now();
+  }
+
+  /** The profile the poll's samples are written under; undefined for the native names. */
+  private sinkProfile(broker: BrokerInfo): SinkProfile | undefined {
+    const profile = this.deps.profile;
+    if (!profile) return undefined;
+    return { names: profile.names, clusterName: broker.clusterName, node: broker.node, loadBalanced: profile.loadBalanced, excluded: this.excluded };
+  }
+
+  /** One poll; never throws. */
+  async pollOnce(): Promise<void> {
+    const { state, client, brokerSelf } = this.deps;
+    const started = performance.now();
+    const deadline = AbortSignal.timeout(this.config.timeoutMs);
+    // Ended when the poll ends: a failed poll's other requests stop instead of reading on.
+    const pollController = new AbortController();
+    const signal = AbortSignal.any([deadline, this.stopController.signal, pollController.signal]);
+    const share = this.deps.share;
+    const lane = this.collector.lane;
+    // A request with limits of its own (one vhost's list) ends at the first of its deadline and the poll's.
+    const requestOptions = (limits?: RequestLimits) =>
+      limits ? { signal: limits.signal ? AbortSignal.any([signal, limits.signal]) : signal, lane, timeoutMs: limits.timeoutMs } : { signal, lane };
+    const api: BrokerApi = {
+      get: (path, query, limits) => client.getJson(path, query, requestOptions(limits)),
+      getOptional: (path, query, limits) => unlessAbsent(client.getJson(path, query, requestOptions(limits))),
+    };
+    const leftOut: LeftOutRequest[] = [];
+    try {
+      // One reading of /api/overview per poll of the collector describing the broker; the others reuse the latest.
+      const selfReport = this.collector.describesBroker ? await brokerSelf.read(signal) : undefined;
+      const broker = selfReport?.info ?? (await brokerSelf.latest(signal));
+      const sink = new SampleSink(share && !share.whole ? share : undefined, this.sinkProfile(broker));
+      const collecting = this.collector.collect({
+        api,
+        broker,
+        sink,
+        log: this.log,
+        options: this.config.options,
+        signal,
+        carryOver: this.carryOver,
+        share,
+        selfReport,
+        limits: { deadlineAt: started + this.config.timeoutMs, timeoutMs: this.config.timeoutMs, maxAgeMs: this.config.maxAgeMs },
+        lastServed: state.collectors.get(this.collector.name)?.families,
+        leftOut: (request) => leftOut.push(request),
+      });
+      // A collect that ignores its signal must not hold the loop: the poll fails at the deadline.
+      await Promise.race([collecting, failAfterAbort(signal, this.config.timeoutMs)]);
+      if (deadline.aborted) throw new Error(`poll ran past its deadline of ${this.config.timeoutMs} ms`);
+      const seconds = (performance.now() - started) / 1000;
+      if (sink.skipped > 0) this.log.debug({ skipped: sink.skipped }, 'values that were null or not numbers were left out');
+      state.succeeded(this.collector.name, sink.finish(), seconds, sink.skipped, Date.now(), sink.dropped, leftOut);
+      this.deps.failures.succeeded(this.collector.name);
+      const wasFailing = this.failures > 0;
+      this.failures = 0;
+      if (wasFailing && this.describesBroker) this.deps.onBrokerBack?.();
+    } catch (error) {
+      const seconds = (performance.now() - started) / 1000;
+      this.failures++;
+      const cause = describe(error, deadline.aborted, this.config.timeoutMs);
+      if (error instanceof ManagementError && error.kind === 'too_large') state.answerRefused(this.collector.name, pathTemplate(error.pathname));
+      state.failed(
+        this.collector.name,
+        error instanceof ManagementError ? `${error.pathname}: ${cause}` : cause,
+        seconds,
+        Date.now(),
+        partFailureCause(error, deadline.aborted),
+      );
+      if (!this.stopped) {
+        this.deps.failures.failed(this.collector.name, cause, {
+          path: error instanceof ManagementError ? error.pathname : undefined,
+          reason: error instanceof ManagementError ? error.reason : 'collector_error',
+          consecutive_failures: this.failures,
+        }, { collector: this.collector.name, error, deadlinePassed: deadline.aborted, timeoutMs: this.config.timeoutMs });
+      }
+    }
+    pollController.abort();
+    this.deps.onPollFinished();
+  }
+}
+
+/** Time a cancelled collect gets to end with its own error (naming the request it was in). */
+const ABORT_GRACE_MS = 250;
+
+function failAfterAbort(signal: AbortSignal, timeoutMs: number): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    const fail = () =>
+      setTimeout(() => reject(new Error(`the poll's deadline of ${timeoutMs} ms passed and the collector did not stop`)), ABORT_GRACE_MS).unref();
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+}
+
+function describe(error: unknown, deadlinePassed: boolean, timeoutMs: number): string {
+  if (deadlinePassed && error instanceof ManagementError && error.kind === 'aborted') {
+    return `the poll's deadline of ${timeoutMs} ms passed`;
+  }
+  if (error instanceof ManagementError) return error.detail;
+  return error instanceof Error ? error.message : String(error);
+}

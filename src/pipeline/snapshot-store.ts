@@ -1,0 +1,121 @@
+import type { RenderedFamily } from '../model/text-format.js';
+import type { NamingProfileName } from '../profiles/profiles.js';
+import type { ProfileTargetView } from '../model/naming-profile.js';
+import { exporterFamilies, type ClientCounters, type HttpCounters } from './own-series.js';
+
+import { Exposition, type Format } from './exposition.js';
+import type { TargetState } from './target-state.js';
+
+/** Families of the exporter process rather than of a target (Node's metrics, the reload status). */
+export interface ProcessFamilies {
+  families(): Promise<RenderedFamily[]>;
+  /**
+   * Whether a target's snapshot carries them and the exporter's process-wide series: yes while it
+   * is the only target (the default); with several, /metrics serves them once and /probe a target's own.
+   */
+  inTargetSnapshots?(): boolean;
+}
+
+/** Polls that finish within this time of each other share one re-assembly. */
+const COALESCE_MS = 100;
+
+/**
+ * Assembles the Exposition served on /metrics from the target's collector parts, the
+ * exporter's own series and the process metrics. After polls it builds the next one in the
+ * background, compresses it in the format scrapers last asked for, and only then publishes it:
+ * a scrape meanwhile gets the previous one at once. A scrape never gets data past their
+ * maximum age: an exposition holding such data is rebuilt before it is served. Ages are measured
+ * on the monotonic clock (performance.now()), so a step of the wall clock withdraws nothing.
+ */
+export class SnapshotStore {
+  private published: { exposition: Exposition; version: number } | undefined;
+  private building: Promise<Exposition> | undefined;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** What scrapers want compressed: prepared before publishing. */
+  private preferredGzip: Format = 'openmetrics';
+
+  constructor(
+    private readonly target: TargetState,
+    private readonly client: ClientCounters,
+    private readonly http: HttpCounters,
+    private readonly processMetrics: ProcessFamilies,
+    private readonly onError: (error: unknown) => void = () => undefined,
+    /** The names the exporter's own series are served under. */
+    private readonly naming: NamingProfileName = 'native',
+    /** What the naming profile's own series read of the target: its broker, the collectors that run. */
+    private readonly profileView?: ProfileTargetView,
+  ) {}
+
+  /** The exposition of the current state (waits for a build if the state changed). */
+  async current(now = performance.now()): Promise<Exposition> {
+    const published = this.published;
+    if (published && published.version === this.target.version && now < published.exposition.validUntil) return published.exposition;
+    return this.rebuild();
+  }
+
+  /**
+   * For a scrape: the published exposition while none of its data is past its maximum age,
+   * even if a newer one is being prepared (that one follows within milliseconds).
+   */
+  async forScrape(gzipFormat?: Format, now = performance.now()): Promise<Exposition> {
+    if (gzipFormat) this.preferredGzip = gzipFormat;
+    const published = this.published;
+    if (published && now < published.exposition.validUntil) {
+      if (published.version !== this.target.version) this.schedule();
+      return published.exposition;
+    }
+    return this.rebuild();
+  }
+
+  /** Called after every poll: several polls finishing together share one build. */
+  schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.rebuild().catch(this.onError);
+    }, COALESCE_MS);
+    this.timer.unref?.();
+  }
+
+  /** Resolves once an exposition assembled after this call is published (e.g. after a reload). */
+  async refresh(): Promise<void> {
+    await this.building?.catch(() => undefined);
+    await this.rebuild();
+  }
+
+  /** Builds, compresses and publishes; a call during a build asks for one more afterwards. */
+  rebuild(): Promise<Exposition> {
+    if (this.building) {
+      this.again = true;
+      return this.building;
+    }
+    this.building = this.buildAndPublish().finally(() => {
+      this.building = undefined;
+      if (this.again) {
+        this.again = false;
+        this.schedule();
+      }
+    });
+    return this.building;
+  }
+
+  private async buildAndPublish(): Promise<Exposition> {
+    const version = this.target.version;
+    const withProcess = this.processMetrics.inTargetSnapshots?.() ?? true;
+    const processFamilies = withProcess ? await this.processMetrics.families() : [];
+    const now = performance.now();
+    // One part per collector, the same array object until it polls again: its compression is reused.
+    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now, withProcess, this.naming, this.profileView), ...processFamilies]];
+    let validUntil = Infinity;
+    for (const state of this.target.collectors.values()) {
+      if (!this.target.isFresh(state, now)) continue;
+      parts.push(state.families);
+      validUntil = Math.min(validUntil, (state.lastSuccessMonotonicMs as number) + state.maxAgeMs + 1);
+    }
+    const exposition = new Exposition(parts, validUntil, Date.now());
+    await exposition.gzip(this.preferredGzip);
+    this.published = { exposition, version };
+    return exposition;
+  }
+}

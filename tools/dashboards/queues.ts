@@ -1,0 +1,140 @@
+import { consumerMetrics } from '../../src/collectors/consumers/metrics.js';
+import { queueMetrics as q } from '../../src/collectors/queues/metrics.js';
+import type { DashboardSpec } from './grafana.js';
+import { DASHBOARD_SCOPE, matcherText, scoped, scopedRate } from './promql.js';
+import { queueReadySlope, queuesGrowing } from './recording-rules.js';
+
+const V = { vhost: '=~$vhost' };
+const ONE = { vhost: '=~$vhost', queue: '=~$queue' };
+
+export const queuesDashboard: DashboardSpec = {
+  uid: 'rabbitmq-exporter-queues',
+  title: 'RabbitMQ / Queues',
+  description: 'Which queues hold a backlog or grow, which have no consumer, how busy their consumers are, and one queue in detail.',
+  variables: ['vhost', 'queue'],
+  fill(l) {
+    l.row('Queues')
+      .stat({ title: 'Queues', description: 'Queues in the selected vhosts (every queue, filtered or capped or not).', unit: 'short', span: 6, targets: [{ expr: `sum(${scoped(q.vhostQueues, V)})` }] })
+      .stat({
+        title: 'Ready without consumers',
+        description: 'Queues that hold ready messages and have no consumer.',
+        unit: 'short',
+        span: 6,
+        targets: [{ expr: `sum(${scoped(q.vhostQueuesWithoutConsumers, V)})` }],
+      })
+      .stat({ title: 'Not running', description: 'Queues whose state is not running (down, crashed, minority, ...).', unit: 'short', span: 6, targets: [{ expr: `sum(${scoped(q.vhostQueuesNotRunning, V)})` }] })
+      .stat({
+        title: 'Growing',
+        description: `Queues whose ready messages grew over the last 10 minutes (recording rule ${queuesGrowing.record}; empty when none grows).`,
+        unit: 'short',
+        span: 6,
+        targets: [{ expr: `sum(${queuesGrowing.record}${matcherText({ ...DASHBOARD_SCOPE, ...V })})` }],
+      });
+
+    l.row('Backlog')
+      .timeseries({
+        title: 'Top 10 queues by ready messages',
+        description: 'The ten queues holding the most messages ready for delivery.',
+        unit: 'short',
+        targets: [{ expr: `topk(10, ${scoped(q.messagesReady, V)})`, legend: '{{vhost}} / {{queue}}' }],
+      })
+      .timeseries({
+        title: 'Top 10 queues by growth',
+        description: `The ten queues whose ready messages grow fastest: slope over 10 minutes, in messages per second (recording rule ${queueReadySlope.record}).`,
+        unit: 'mps',
+        targets: [{ expr: `topk(10, ${queueReadySlope.record}${matcherText({ ...DASHBOARD_SCOPE, ...V })} > 0)`, legend: '{{vhost}} / {{queue}}' }],
+      })
+      .timeseries({
+        title: 'Messages by vhost and queue type',
+        description: 'Ready and unacknowledged messages summed per vhost and queue type (served by the exporter, over every queue).',
+        unit: 'short',
+        stacked: true,
+        targets: [
+          { expr: scoped(q.vhostQueueMessagesReady, V), legend: 'ready {{vhost}} {{type}}' },
+          { expr: scoped(q.vhostQueueMessagesUnacked, V), legend: 'unacked {{vhost}} {{type}}' },
+        ],
+      })
+      .timeseries({
+        title: 'Age of the oldest message (top 10)',
+        description: 'Now minus the timestamp property of the message at the head of the queue; only for messages whose publisher set a timestamp.',
+        unit: 's',
+        targets: [{ expr: `topk(10, time() - ${scoped(q.headMessageTimestamp, V)})`, legend: '{{vhost}} / {{queue}}' }],
+      });
+
+    l.row('Consumers')
+      .timeseries({
+        title: 'Consumers by vhost and queue type',
+        description: 'Consumers of the queues of each vhost and queue type.',
+        unit: 'short',
+        targets: [{ expr: scoped(q.vhostQueueConsumers, V), legend: '{{vhost}} {{type}}' }],
+      })
+      .timeseries({
+        title: 'Lowest consumer utilisation (bottom 10)',
+        description: 'Fraction of time a queue could deliver to its consumers at once (consumer capacity; consumer utilisation, its older name, where the broker reports only that); low values mean consumers are slow or prefetch is too small. Only queues with consumers report it.',
+        unit: 'percentunit',
+        targets: [{ expr: `bottomk(10, ${scoped(q.consumerCapacity, V)} or ${scoped(q.consumerUtilisation, V)})`, legend: '{{vhost}} / {{queue}}' }],
+      })
+      .table({
+        title: 'Queues with ready messages and no consumer',
+        description: 'Queues that hold ready messages while nobody consumes them; the value is the number of ready messages.',
+        unit: 'short',
+        span: 12,
+        targets: [{ expr: `${scoped(q.messagesReady, V)} > 0 and on (job, instance, vhost, queue) ${scoped(q.consumers, V)} == 0` }],
+      })
+      .table({
+        title: 'Consumers by prefetch',
+        description: 'Manual-ack consumers by prefetch range; "unlimited" consumers can take any number of unacknowledged messages.',
+        unit: 'short',
+        span: 12,
+        targets: [{ expr: scoped(consumerMetrics.byPrefetch, V) }],
+      });
+
+    l.row('Queue $queue')
+      .timeseries({
+        title: 'Messages',
+        description: 'Ready and unacknowledged messages in the selected queue.',
+        unit: 'short',
+        span: 8,
+        targets: [
+          { expr: scoped(q.messagesReady, ONE), legend: 'ready {{vhost}} / {{queue}}' },
+          { expr: scoped(q.messagesUnacked, ONE), legend: 'unacked {{vhost}} / {{queue}}' },
+        ],
+      })
+      .timeseries({
+        title: 'Message rates',
+        description: 'Messages per second published into the queue, delivered (manual and auto ack), acknowledged and redelivered.',
+        unit: 'mps',
+        span: 8,
+        targets: [
+          { expr: scopedRate(q.published, ONE), legend: 'published' },
+          { expr: scopedRate(q.deliveredAck, ONE), legend: 'delivered (manual ack)' },
+          { expr: scopedRate(q.deliveredNoAck, ONE), legend: 'delivered (auto ack)' },
+          { expr: scopedRate(q.acked, ONE), legend: 'acknowledged' },
+          { expr: scopedRate(q.redelivered, ONE), legend: 'redelivered' },
+        ],
+      })
+      .timeseries({
+        title: 'Consumers',
+        description: 'Consumers of the selected queue by acknowledgement mode.',
+        unit: 'short',
+        span: 8,
+        targets: [{ expr: scoped(consumerMetrics.perQueue, ONE), legend: '{{ack_mode}}' }],
+      })
+      .timeseries({
+        title: 'Bytes and memory',
+        description: 'Size of the message bodies in the queue, and memory of its Erlang process.',
+        unit: 'bytes',
+        targets: [
+          { expr: scoped(q.messagesBytes, ONE), legend: 'message bodies' },
+          { expr: scoped(q.memory, ONE), legend: 'process memory' },
+        ],
+      })
+      .table({
+        title: 'Queue settings',
+        description: 'The queue\'s type, node, policy, state and arguments (rabbitmq_queue_info).',
+        unit: 'none',
+        span: 12,
+        targets: [{ expr: scoped(q.info, ONE) }],
+      });
+  },
+};
