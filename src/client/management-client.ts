@@ -2,6 +2,7 @@ import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { Redactor } from '../redaction/redactor.js';
 import { answerCap, answerKind } from './answer-caps.js';
+import { Deadline } from './deadline.js';
 import { ManagementError } from './errors.js';
 import { AnswerTooLarge, describeBytes, MalformedAnswer, readJson, stop as discard, type BodyStream } from './read-json.js';
 
@@ -90,8 +91,16 @@ export class ManagementClient {
 
   private async request<T>(path: string, callerSignal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
     if (callerSignal?.aborted) throw new ManagementError('aborted', path, 'cancelled before it was sent');
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
+    const deadline = new Deadline(timeoutMs, callerSignal);
+    try {
+      return await this.send<T>(path, deadline, callerSignal);
+    } finally {
+      deadline.end();
+    }
+  }
+
+  private async send<T>(path: string, deadline: Deadline, callerSignal: AbortSignal | undefined): Promise<T> {
+    const { signal, timeoutMs } = deadline;
     this.requests++;
     let response: Dispatcher.ResponseData;
     try {
@@ -160,12 +169,12 @@ export class ManagementClient {
     return { text: Buffer.concat(chunks).toString('utf8'), cut };
   }
 
-  private translate(error: unknown, path: string, deadline: AbortSignal, timeoutMs: number, callerSignal?: AbortSignal): ManagementError {
+  private translate(error: unknown, path: string, deadline: Deadline, timeoutMs: number, callerSignal?: AbortSignal): ManagementError {
     if (error instanceof ManagementError) return error;
-    if (callerSignal?.aborted && !deadline.aborted) {
+    if (callerSignal?.aborted && !deadline.passed) {
       return new ManagementError('aborted', path, 'cancelled: the poll ran past its deadline or the exporter is stopping', undefined, { cause: error });
     }
-    if (deadline.aborted) {
+    if (deadline.passed) {
       return new ManagementError('timeout', path, `no complete answer within ${timeoutMs} ms`, undefined, { cause: error });
     }
     if (
