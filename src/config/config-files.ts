@@ -72,6 +72,16 @@ export class FilesReadAhead implements FileSource {
     return result;
   }
 
+  /** The same files with the same bytes; a file that could not be read is never the same. */
+  sameAs(other: FilesReadAhead): boolean {
+    if (this.results.size !== other.results.size) return false;
+    for (const [k, result] of this.results) {
+      const theirs = other.results.get(k);
+      if (!Buffer.isBuffer(result) || !Buffer.isBuffer(theirs) || !result.equals(theirs)) return false;
+    }
+    return true;
+  }
+
   /** These files and those. */
   with(other: FilesReadAhead): FilesReadAhead {
     return new FilesReadAhead(new Map([...this.results, ...other.results]));
