@@ -97,13 +97,14 @@ export async function readAhead(
   files: Iterable<readonly [string, FileKind]>,
   deadlineMs = READ_DEADLINE_MS,
   read: (path: string, kind: FileKind) => Promise<Buffer> = readLater,
+  clock: () => number = () => performance.now(),
 ): Promise<FilesReadAhead> {
   const wanted = new Map<string, readonly [string, FileKind]>();
   for (const [path, kind] of files) wanted.set(key(path, kind), [path, kind]);
   const results = new Map<string, Buffer | Error>();
   await Promise.all(
     [...wanted].map(async ([k, [path, kind]]) => {
-      results.set(k, await withDeadline(sharedRead(path, kind, read), deadlineMs).catch((error: Error) => error));
+      results.set(k, await withDeadline(sharedRead(path, kind, read), deadlineMs, clock).catch((error: Error) => error));
     }),
   );
   return new FilesReadAhead(results);
@@ -132,10 +133,28 @@ async function readLater(path: string, kind: FileKind): Promise<Buffer> {
   }
 }
 
-function withDeadline<T>(pending: Promise<T>, ms: number): Promise<T> {
+/** A deadline timer this much late was held by a busy event loop (a fleet's polls, a GC), not by the file. */
+const LATE_TIMER_MS = 1000;
+/** How often a late timer gives the read its wait again: a hung mount is still found on a busy loop. */
+const LATE_RETRIES = 3;
+
+/**
+ * `pending`, or FileRefused after `ms`. When the timer fires late, the read's answer may be queued
+ * behind it (timers run before I/O callbacks in a turn of the loop): the read gets its wait again
+ * instead of being called a hung mount. A loaded exporter of 10,000 targets refused its own
+ * configuration file that way on reload.
+ */
+function withDeadline<T>(pending: Promise<T>, ms: number, clock: () => number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FileRefused(`no answer within ${ms / 1000} s: a hung mount?`)), ms);
+    const wait = (retries: number) => {
+      const due = clock() + ms;
+      timer = setTimeout(() => {
+        if (clock() - due > LATE_TIMER_MS && retries > 0) wait(retries - 1);
+        else reject(new FileRefused(`no answer within ${ms / 1000} s: a hung mount?`));
+      }, ms);
+    };
+    wait(LATE_RETRIES);
   });
   return Promise.race([pending, late]).finally(() => clearTimeout(timer));
 }

@@ -85,6 +85,26 @@ describe('reading ahead', () => {
     expect(reads).toBe(1);
   });
 
+  // Issue 24: under a fleet's load the deadline timer fired seconds late, before the finished read's callback, and the config file was called a hung mount.
+  it('a deadline timer that fires late gives the read its wait again, a few times, then gives up', async () => {
+    const late = () => {
+      let calls = 0;
+      // Armed at 0, then every reading says the timer came 10 s late.
+      return () => (calls++ === 0 ? 0 : 10_000);
+    };
+    const slow = () => new Promise<Buffer>((resolve) => setTimeout(() => resolve(Buffer.from('pa55')), 70));
+    const read = await readAhead([['/run/slow-secret', 'secret']], 50, slow, late());
+    expect(read.read('/run/slow-secret', 'secret').toString()).toBe('pa55');
+
+    const hung = () => new Promise<Buffer>(() => {});
+    const alwaysLate = () => {
+      let t = 0;
+      return () => (t += 10_000);
+    };
+    const given = await readAhead([['/mnt/hung/late', 'secret']], 20, hung, alwaysLate());
+    expect(() => given.read('/mnt/hung/late', 'secret')).toThrow('no answer within 0.02 s');
+  });
+
   it('knows every file a configuration tree names', () => {
     const raw = {
       target: { password_file: '/run/top', tls: { ca_file: '/etc/ca.pem' } },
