@@ -90,13 +90,25 @@ export class FilesReadAhead implements FileSource {
 
 // A read that hangs keeps its thread of libuv's pool; the next reload waits on the same read
 // instead of starting another, so a hung mount holds at most one thread per path.
-const inFlight = new Map<string, Promise<Buffer>>();
+const inFlight = new Map<string, SharedRead>();
 
-/** Reads the files asynchronously, each within `deadlineMs`: serving goes on while they are read. */
+/** A read in progress, and how many of its steps (stat, open, read, close) have finished. */
+interface SharedRead {
+  readonly pending: Promise<Buffer>;
+  steps: number;
+}
+
+/** How a file is read: `stepDone` is called after each step, so that a slow but moving read is not taken for a hung one. */
+export type FileRead = (path: string, kind: FileKind, stepDone: () => void) => Promise<Buffer>;
+
+/**
+ * Reads the files asynchronously: serving goes on while they are read. A read is refused when it
+ * makes no progress for `deadlineMs` (a step that does not finish: a hung mount or a FIFO).
+ */
 export async function readAhead(
   files: Iterable<readonly [string, FileKind]>,
   deadlineMs = READ_DEADLINE_MS,
-  read: (path: string, kind: FileKind) => Promise<Buffer> = readLater,
+  read: FileRead = readLater,
   clock: () => number = () => performance.now(),
 ): Promise<FilesReadAhead> {
   const wanted = new Map<string, readonly [string, FileKind]>();
@@ -104,29 +116,38 @@ export async function readAhead(
   const results = new Map<string, Buffer | Error>();
   await Promise.all(
     [...wanted].map(async ([k, [path, kind]]) => {
-      results.set(k, await withDeadline(sharedRead(path, kind, read), deadlineMs, clock).catch((error: Error) => error));
+      const shared = sharedRead(path, kind, read);
+      results.set(k, await withDeadline(shared, deadlineMs, clock).catch((error: Error) => error));
     }),
   );
   return new FilesReadAhead(results);
 }
 
-function sharedRead(path: string, kind: FileKind, read: typeof readLater): Promise<Buffer> {
+function sharedRead(path: string, kind: FileKind, read: FileRead): SharedRead {
   const k = key(path, kind);
-  let pending = inFlight.get(k);
-  if (!pending) {
-    pending = read(path, kind).finally(() => inFlight.delete(k));
-    inFlight.set(k, pending);
+  let shared = inFlight.get(k);
+  if (!shared) {
+    const made: { pending?: Promise<Buffer>; steps: number } = { steps: 0 };
+    made.pending = read(path, kind, () => made.steps++).finally(() => inFlight.delete(k));
+    shared = made as SharedRead;
+    inFlight.set(k, shared);
   }
-  return pending;
+  return shared;
 }
 
-async function readLater(path: string, kind: FileKind): Promise<Buffer> {
+async function readLater(path: string, kind: FileKind, stepDone: () => void): Promise<Buffer> {
   refuse(await stat(path), kind);
+  stepDone();
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  stepDone();
   try {
     const buffer = bufferFor(await handle.stat(), kind);
+    stepDone();
     let length = 0;
-    for (let n = -1; n !== 0 && length < buffer.length; length += n) ({ bytesRead: n } = await handle.read(buffer, length, buffer.length - length, null));
+    for (let n = -1; n !== 0 && length < buffer.length; length += n) {
+      ({ bytesRead: n } = await handle.read(buffer, length, buffer.length - length, null));
+      stepDone();
+    }
     return checkedLength(buffer, length);
   } finally {
     await handle.close();
@@ -139,24 +160,29 @@ const LATE_TIMER_MS = 1000;
 const LATE_RETRIES = 3;
 
 /**
- * `pending`, or FileRefused after `ms`. When the timer fires late, the read's answer may be queued
- * behind it (timers run before I/O callbacks in a turn of the loop): the read gets its wait again
- * instead of being called a hung mount. A loaded exporter of 10,000 targets refused its own
- * configuration file that way on reload.
+ * The read's bytes, or FileRefused once it made no progress for `ms`. On an event loop busy with
+ * a fleet's polls each step of a read waits for a turn of the loop, and a timer may fire late,
+ * before the finished step's callback (timers come first in a turn): a read that finished a step
+ * since the timer was armed, or whose timer fired more than LATE_TIMER_MS late (at most
+ * LATE_RETRIES times), gets the wait again. A loaded exporter of 10,000 targets refused its own
+ * configuration file as a hung mount on reload.
  */
-function withDeadline<T>(pending: Promise<T>, ms: number, clock: () => number): Promise<T> {
+function withDeadline(read: SharedRead, ms: number, clock: () => number): Promise<Buffer> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     const wait = (retries: number) => {
       const due = clock() + ms;
+      const steps = read.steps;
       timer = setTimeout(() => {
-        if (clock() - due > LATE_TIMER_MS && retries > 0) wait(retries - 1);
+        const lateTimer = clock() - due > LATE_TIMER_MS && retries > 0;
+        if (read.steps !== steps) wait(retries);
+        else if (lateTimer) wait(retries - 1);
         else reject(new FileRefused(`no answer within ${ms / 1000} s: a hung mount?`));
       }, ms);
     };
     wait(LATE_RETRIES);
   });
-  return Promise.race([pending, late]).finally(() => clearTimeout(timer));
+  return Promise.race([read.pending, late]).finally(() => clearTimeout(timer));
 }
 
 function refuse(stats: Stats, kind: FileKind): void {

@@ -85,6 +85,18 @@ describe('reading ahead', () => {
     expect(reads).toBe(1);
   });
 
+  // Issue 24: on a loop busy with 10,000 targets each step of a read waited for a turn of the loop, and the five steps of reading the config file took more than 5 s.
+  it('a read that keeps finishing steps is not a hung one, however long it takes in all', async () => {
+    const moving = (_path: string, _kind: string, stepDone: () => void) =>
+      new Promise<Buffer>((resolve) => {
+        setTimeout(stepDone, 30);
+        setTimeout(stepDone, 60);
+        setTimeout(() => resolve(Buffer.from('slow but moving')), 90);
+      });
+    const read = await readAhead([['/run/moving', 'secret']], 50, moving);
+    expect(read.read('/run/moving', 'secret').toString()).toBe('slow but moving');
+  });
+
   // Issue 24: under a fleet's load the deadline timer fired seconds late, before the finished read's callback, and the config file was called a hung mount.
   it('a deadline timer that fires late gives the read its wait again, a few times, then gives up', async () => {
     const late = () => {
