@@ -85,13 +85,12 @@ async function measure(targets: number, port: number): Promise<Run> {
   const prober = (async () => {
     while (running) {
       const asked = performance.now();
-      try {
-        const r = await timed(`${base}/-/healthy`);
+      // Status 0: no answer (refused before the port is open, or none within the timeout).
+      const r = await timed(`${base}/-/healthy`);
+      if (r.status !== 0) {
         if (Number.isNaN(listenSeconds)) listenSeconds = (performance.now() - spawned) / 1000;
         latencies.push(r.ms);
-      } catch {
-        if (!Number.isNaN(listenSeconds)) failed++;
-      }
+      } else if (!Number.isNaN(listenSeconds)) failed++;
       await sleep(Math.max(0, 100 - (performance.now() - asked)));
     }
   })();
