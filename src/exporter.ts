@@ -22,9 +22,13 @@ export function readConfig(flags: CliFlags, env: Record<string, string | undefin
   return loadConfig(flags, env, COLLECTORS);
 }
 
-/** readConfig as the running exporter reads it: its files asynchronously, under deadlines, its targets in slices. */
-export function readConfigFromDisk(flags: CliFlags, env: Record<string, string | undefined>): Promise<ExporterConfig> {
-  return loadConfigFromDisk(flags, env, COLLECTORS);
+/**
+ * readConfig as the running exporter reads it: its files asynchronously, under deadlines, its
+ * targets in slices. `previous`: what this function read last; returned as it is when nothing it
+ * was read from changed.
+ */
+export function readConfigFromDisk(flags: CliFlags, env: Record<string, string | undefined>, previous?: ExporterConfig): Promise<ExporterConfig> {
+  return loadConfigFromDisk(flags, env, COLLECTORS, previous);
 }
 
 /** `restartRequired`: the settings read that only a restart applies, by their config key. */
@@ -52,6 +56,8 @@ export class Exporter {
   readonly reloadStatus = new ReloadStatus();
   private readonly processFamilies: ProcessFamilies;
   private running: Target[];
+  /** The configuration as last read (before the settings only a restart applies were put back): a reload that reads the same is a no-op for the targets. */
+  private lastRead: ExporterConfig;
   private credentials: Redactor;
   private reloading: Promise<ReloadOutcome> | undefined;
   private starting: Promise<void> | undefined;
@@ -72,6 +78,7 @@ export class Exporter {
     };
     // Made by start(); the log's guard knows their credentials from now on.
     this.running = [];
+    this.lastRead = config;
     this.credentials = new Redactor(config.targets.map((setup) => targetCredentials(setup.target)));
   }
 
@@ -129,7 +136,7 @@ export class Exporter {
   private async reloadOnce(): Promise<ReloadOutcome> {
     let next: ExporterConfig;
     try {
-      next = await readConfigFromDisk(this.flags, this.env);
+      next = await readConfigFromDisk(this.flags, this.env, this.lastRead);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       this.reloadStatus.failed();
@@ -147,6 +154,9 @@ export class Exporter {
     // Child loggers keep the level they were made with: a new level takes new targets.
     const levelChanged = next.logLevel !== this.config.logLevel;
     this.log.level = next.logLevel;
+    // Nothing it was read from changed: every target stays, without comparing 10,000 setups.
+    const nothingChanged = next === this.lastRead;
+    this.lastRead = next;
     const previous = new Map(this.running.map((t) => [t.setup.target.name, t]));
     // An unchanged target is kept as it is: its runners, pool and snapshot go on untouched.
     const unchanged = (setup: TargetSetup) => {
@@ -154,7 +164,9 @@ export class Exporter {
       return old && !levelChanged && sameSetup(old.setup, setup) ? old : undefined;
     };
     // A replaced target's last data are served until the new one's polls replace them.
-    const { all, made: started } = await runInSlices(makeTargets(next.targets, unchanged, (setup) => this.newTarget(setup, previous.get(setup.target.name)), () => false));
+    const { all, made: started } = nothingChanged
+      ? { all: this.running, made: [] }
+      : await runInSlices(makeTargets(next.targets, unchanged, (setup) => this.newTarget(setup, previous.get(setup.target.name)), () => false));
     const made = new Set(started);
     const keptSet = new Set(all.filter((t) => !made.has(t)));
     const kept = [...keptSet];

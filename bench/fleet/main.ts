@@ -43,12 +43,23 @@ function configFile(targets: number): string {
   return file;
 }
 
+/** How long one request of the measurement waits for its answer; status 0 when it got none. */
+const ANSWER_TIMEOUT_MS = 120_000;
+
 async function timed(url: string, init?: RequestInit): Promise<{ ms: number; status: number; bytes: number }> {
   const start = performance.now();
-  const response = await fetch(url, { ...init, signal: AbortSignal.timeout(120_000) });
-  const bytes = (await response.arrayBuffer()).byteLength;
-  return { ms: performance.now() - start, status: response.status, bytes };
+  try {
+    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
+    const bytes = (await response.arrayBuffer()).byteLength;
+    return { ms: performance.now() - start, status: response.status, bytes };
+  } catch {
+    // No answer in time (an overloaded exporter): the table says status 0 and how long it waited.
+    return { ms: performance.now() - start, status: 0, bytes: Number.NaN };
+  }
 }
+
+/** How long SIGTERM may take before the exporter is killed (the table then says exit null). */
+const EXIT_TIMEOUT_MS = 30_000;
 
 async function measure(targets: number, port: number): Promise<Run> {
   const config = configFile(targets);
@@ -74,13 +85,12 @@ async function measure(targets: number, port: number): Promise<Run> {
   const prober = (async () => {
     while (running) {
       const asked = performance.now();
-      try {
-        const r = await timed(`${base}/-/healthy`);
+      // Status 0: no answer (refused before the port is open, or none within the timeout).
+      const r = await timed(`${base}/-/healthy`);
+      if (r.status !== 0) {
         if (Number.isNaN(listenSeconds)) listenSeconds = (performance.now() - spawned) / 1000;
         latencies.push(r.ms);
-      } catch {
-        if (!Number.isNaN(listenSeconds)) failed++;
-      }
+      } else if (!Number.isNaN(listenSeconds)) failed++;
       await sleep(Math.max(0, 100 - (performance.now() - asked)));
     }
   })();
@@ -103,7 +113,9 @@ async function measure(targets: number, port: number): Promise<Run> {
   const hwm = status(pid, 'VmHWM');
   const termSent = performance.now();
   child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
   const exitCode = await exited;
+  clearTimeout(killer);
   const sigtermSeconds = (performance.now() - termSent) / 1000;
   running = false;
   await Promise.all([sampler, prober]);

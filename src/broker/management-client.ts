@@ -2,6 +2,7 @@ import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { Redactor } from './redactor.js';
 import { answerCap, answerKind } from './answer-caps.js';
+import { Deadline } from './deadline.js';
 import { ManagementError } from './errors.js';
 import { AnswerTooLarge, describeBytes, MalformedAnswer, readJson, stop as discard, type BodyStream } from './read-json.js';
 
@@ -41,7 +42,16 @@ export interface RequestOptions {
 
 /** The only module that speaks HTTP to the broker. Collectors get parsed JSON or a ManagementError. */
 export class ManagementClient {
-  private readonly pool: Pool;
+  /**
+   * Made at the first request, and let go when a request finds no broker (a refused or reset
+   * connection) with no other request in flight: a target that is down holds no pool between its
+   * polls (an undici Pool is ~20 kB before any connection; 10,000 such targets held 200 MB).
+   */
+  private pool: Pool | undefined;
+  private readonly origin: string;
+  private readonly poolOptions: Pool.Options;
+  private inFlight = 0;
+  private closed = false;
   private readonly lanes: Record<Lane, LimitFunction>;
   private readonly waiting = new QueuedRequests();
   private readonly authorization: string;
@@ -60,13 +70,19 @@ export class ManagementClient {
     this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
     this.lanes = { shared: pLimit(options.maxConcurrentRequests), overview: pLimit(1), health: pLimit(1) };
     // As many connections as the lanes let requests run at once: a request never waits in the pool.
-    this.pool = new Pool(url.origin, {
+    this.origin = url.origin;
+    this.poolOptions = {
       connections: options.maxConcurrentRequests + RESERVED_CONNECTIONS,
       connectTimeout: options.timeouts.connectMs,
       headersTimeout: options.timeouts.headersMs,
       bodyTimeout: options.timeouts.bodyMs,
       connect: url.protocol === 'https:' ? tlsConnectOptions(options) : undefined,
-    });
+    };
+  }
+
+  /** Whether it holds a connection pool now. */
+  get pooled(): boolean {
+    return this.pool !== undefined;
   }
 
   /** GET an API path (e.g. `/api/overview`) with an optional query; resolves to parsed JSON. */
@@ -90,11 +106,32 @@ export class ManagementClient {
 
   private async request<T>(path: string, callerSignal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
     if (callerSignal?.aborted) throw new ManagementError('aborted', path, 'cancelled before it was sent');
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, deadline]) : deadline;
+    const deadline = new Deadline(timeoutMs, callerSignal);
+    this.inFlight++;
+    try {
+      return await this.send<T>(path, deadline, callerSignal);
+    } catch (error) {
+      if (error instanceof ManagementError && error.kind === 'network' && this.inFlight === 1) this.releasePool();
+      throw error;
+    } finally {
+      this.inFlight--;
+      deadline.end();
+    }
+  }
+
+  private releasePool(): void {
+    const pool = this.pool;
+    this.pool = undefined;
+    pool?.close().catch(() => undefined);
+  }
+
+  private async send<T>(path: string, deadline: Deadline, callerSignal: AbortSignal | undefined): Promise<T> {
+    const { signal, timeoutMs } = deadline;
     this.requests++;
     let response: Dispatcher.ResponseData;
     try {
+      if (this.closed) throw new undiciErrors.ClientClosedError();
+      this.pool ??= new Pool(this.origin, this.poolOptions);
       response = await this.pool.request({
         path,
         method: 'GET',
@@ -160,12 +197,12 @@ export class ManagementClient {
     return { text: Buffer.concat(chunks).toString('utf8'), cut };
   }
 
-  private translate(error: unknown, path: string, deadline: AbortSignal, timeoutMs: number, callerSignal?: AbortSignal): ManagementError {
+  private translate(error: unknown, path: string, deadline: Deadline, timeoutMs: number, callerSignal?: AbortSignal): ManagementError {
     if (error instanceof ManagementError) return error;
-    if (callerSignal?.aborted && !deadline.aborted) {
+    if (callerSignal?.aborted && !deadline.passed) {
       return new ManagementError('aborted', path, 'cancelled: the poll ran past its deadline or the exporter is stopping', undefined, { cause: error });
     }
-    if (deadline.aborted) {
+    if (deadline.passed) {
       return new ManagementError('timeout', path, `no complete answer within ${timeoutMs} ms`, undefined, { cause: error });
     }
     if (
@@ -179,7 +216,8 @@ export class ManagementClient {
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    this.closed = true;
+    await this.pool?.close();
   }
 }
 

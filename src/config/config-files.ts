@@ -72,6 +72,16 @@ export class FilesReadAhead implements FileSource {
     return result;
   }
 
+  /** The same files with the same bytes; a file that could not be read is never the same. */
+  sameAs(other: FilesReadAhead): boolean {
+    if (this.results.size !== other.results.size) return false;
+    for (const [k, result] of this.results) {
+      const theirs = other.results.get(k);
+      if (!Buffer.isBuffer(result) || !Buffer.isBuffer(theirs) || !result.equals(theirs)) return false;
+    }
+    return true;
+  }
+
   /** These files and those. */
   with(other: FilesReadAhead): FilesReadAhead {
     return new FilesReadAhead(new Map([...this.results, ...other.results]));
@@ -80,54 +90,99 @@ export class FilesReadAhead implements FileSource {
 
 // A read that hangs keeps its thread of libuv's pool; the next reload waits on the same read
 // instead of starting another, so a hung mount holds at most one thread per path.
-const inFlight = new Map<string, Promise<Buffer>>();
+const inFlight = new Map<string, SharedRead>();
 
-/** Reads the files asynchronously, each within `deadlineMs`: serving goes on while they are read. */
+/** A read in progress, and how many of its steps (stat, open, read, close) have finished. */
+interface SharedRead {
+  readonly pending: Promise<Buffer>;
+  steps: number;
+}
+
+/** How a file is read: `stepDone` is called after each step, so that a slow but moving read is not taken for a hung one. */
+export type FileRead = (path: string, kind: FileKind, stepDone: () => void) => Promise<Buffer>;
+
+/**
+ * Reads the files asynchronously: serving goes on while they are read. A read is refused when it
+ * makes no progress for `deadlineMs` (a step that does not finish: a hung mount or a FIFO).
+ */
 export async function readAhead(
   files: Iterable<readonly [string, FileKind]>,
   deadlineMs = READ_DEADLINE_MS,
-  read: (path: string, kind: FileKind) => Promise<Buffer> = readLater,
+  read: FileRead = readLater,
+  clock: () => number = () => performance.now(),
 ): Promise<FilesReadAhead> {
   const wanted = new Map<string, readonly [string, FileKind]>();
   for (const [path, kind] of files) wanted.set(key(path, kind), [path, kind]);
   const results = new Map<string, Buffer | Error>();
   await Promise.all(
     [...wanted].map(async ([k, [path, kind]]) => {
-      results.set(k, await withDeadline(sharedRead(path, kind, read), deadlineMs).catch((error: Error) => error));
+      const shared = sharedRead(path, kind, read);
+      results.set(k, await withDeadline(shared, deadlineMs, clock).catch((error: Error) => error));
     }),
   );
   return new FilesReadAhead(results);
 }
 
-function sharedRead(path: string, kind: FileKind, read: typeof readLater): Promise<Buffer> {
+function sharedRead(path: string, kind: FileKind, read: FileRead): SharedRead {
   const k = key(path, kind);
-  let pending = inFlight.get(k);
-  if (!pending) {
-    pending = read(path, kind).finally(() => inFlight.delete(k));
-    inFlight.set(k, pending);
+  let shared = inFlight.get(k);
+  if (!shared) {
+    const made: { pending?: Promise<Buffer>; steps: number } = { steps: 0 };
+    made.pending = read(path, kind, () => made.steps++).finally(() => inFlight.delete(k));
+    shared = made as SharedRead;
+    inFlight.set(k, shared);
   }
-  return pending;
+  return shared;
 }
 
-async function readLater(path: string, kind: FileKind): Promise<Buffer> {
+async function readLater(path: string, kind: FileKind, stepDone: () => void): Promise<Buffer> {
   refuse(await stat(path), kind);
+  stepDone();
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  stepDone();
   try {
     const buffer = bufferFor(await handle.stat(), kind);
+    stepDone();
     let length = 0;
-    for (let n = -1; n !== 0 && length < buffer.length; length += n) ({ bytesRead: n } = await handle.read(buffer, length, buffer.length - length, null));
+    for (let n = -1; n !== 0 && length < buffer.length; length += n) {
+      ({ bytesRead: n } = await handle.read(buffer, length, buffer.length - length, null));
+      stepDone();
+    }
     return checkedLength(buffer, length);
   } finally {
     await handle.close();
   }
 }
 
-function withDeadline<T>(pending: Promise<T>, ms: number): Promise<T> {
+/** A deadline timer this much late was held by a busy event loop (a fleet's polls, a GC), not by the file. */
+const LATE_TIMER_MS = 1000;
+/** How often a late timer gives the read its wait again: a hung mount is still found on a busy loop. */
+const LATE_RETRIES = 3;
+
+/**
+ * The read's bytes, or FileRefused once it made no progress for `ms`. On an event loop busy with
+ * a fleet's polls each step of a read waits for a turn of the loop, and a timer may fire late,
+ * before the finished step's callback (timers come first in a turn): a read that finished a step
+ * since the timer was armed, or whose timer fired more than LATE_TIMER_MS late (at most
+ * LATE_RETRIES times), gets the wait again. A loaded exporter of 10,000 targets refused its own
+ * configuration file as a hung mount on reload.
+ */
+function withDeadline(read: SharedRead, ms: number, clock: () => number): Promise<Buffer> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FileRefused(`no answer within ${ms / 1000} s: a hung mount?`)), ms);
+    const wait = (retries: number) => {
+      const due = clock() + ms;
+      const steps = read.steps;
+      timer = setTimeout(() => {
+        const lateTimer = clock() - due > LATE_TIMER_MS && retries > 0;
+        if (read.steps !== steps) wait(retries);
+        else if (lateTimer) wait(retries - 1);
+        else reject(new FileRefused(`no answer within ${ms / 1000} s: a hung mount?`));
+      }, ms);
+    };
+    wait(LATE_RETRIES);
   });
-  return Promise.race([pending, late]).finally(() => clearTimeout(timer));
+  return Promise.race([read.pending, late]).finally(() => clearTimeout(timer));
 }
 
 function refuse(stats: Stats, kind: FileKind): void {

@@ -1,5 +1,5 @@
 import type { CollectorSpec } from './collector-spec.js';
-import { readAhead, readNow, type FileKind, type FileSource } from './config-files.js';
+import { readAhead, readNow, type FileKind, type FileSource, type FilesReadAhead } from './config-files.js';
 import { ConfigError } from './config-error.js';
 import type { ExporterConfig, TargetSetup } from './exporter-config.js';
 import { KBUDDE_LOGIN_FILES } from './kbudde-environment.js';
@@ -23,17 +23,32 @@ export function loadConfig(flags: ConfigFlags, env: Env, collectors: readonly Co
 /**
  * loadConfig for the running exporter: the files are read asynchronously, each within a deadline,
  * and the entries of `targets:` are resolved in slices, so /metrics and /-/healthy answer while
- * a configuration of 10,000 targets is read.
+ * a configuration of 10,000 targets is read. `previous`: a configuration this function made
+ * before; it is the answer when nothing it was read from changed (see readFrom).
  */
-export async function loadConfigFromDisk(flags: ConfigFlags, env: Env, collectors: readonly CollectorSpec[]): Promise<ExporterConfig> {
+export async function loadConfigFromDisk(flags: ConfigFlags, env: Env, collectors: readonly CollectorSpec[], previous?: ExporterConfig): Promise<ExporterConfig> {
+  const given = JSON.stringify([flags, env]);
   const first = await readAhead([
     ...(flags.config ? [[flags.config, 'config'] as const] : []),
     ...KBUDDE_LOGIN_FILES.flatMap((variable) => (env[variable] ? [[env[variable], 'secret'] as const] : [])),
   ]);
+  const before = previous && readFrom.get(previous);
+  if (before && before.given === given && first.sameAs(before.first) && (await readAhead(before.namedFiles)).sameAs(before.named)) return previous!;
   const tree = readConfigTree(flags, env, collectors.map((c) => c.name), first);
-  const files = first.with(await readAhead(filesNamedIn(tree.raw)));
-  return runInSlices(configSteps(flags, tree, env, collectors, files));
+  const namedFiles = filesNamedIn(tree.raw);
+  const named = await readAhead(namedFiles);
+  const config = await runInSlices(configSteps(flags, tree, env, collectors, first.with(named)));
+  readFrom.set(config, { given, first, namedFiles, named });
+  return config;
 }
+
+/**
+ * What each configuration loadConfigFromDisk made was read from: flags, environment and every
+ * file's bytes. The configuration is a function of them: when none changed, a reload gets the
+ * configuration it compares with (the same object) without parsing, validating and resolving
+ * 10,000 entries again.
+ */
+const readFrom = new WeakMap<ExporterConfig, { given: string; first: FilesReadAhead; namedFiles: [string, FileKind][]; named: FilesReadAhead }>();
 
 /** The files a configuration tree names: password files and TLS files of `target` and of each entry of `targets`. */
 export function filesNamedIn(raw: Record<string, unknown>): [string, FileKind][] {

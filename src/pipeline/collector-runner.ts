@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { BrokerInfo } from '../broker/broker-info.js';
 import type { BrokerSelf } from '../broker/broker-self.js';
 import { unlessAbsent } from '../broker/absence.js';
+import { Deadline } from '../broker/deadline.js';
 import { ManagementError } from '../broker/errors.js';
 import { pathTemplate } from '../broker/answer-caps.js';
 import type { ManagementClient } from '../broker/management-client.js';
@@ -68,7 +69,8 @@ export class CollectorRunner {
   private lastStart: number | undefined;
   private stopped = false;
   private failures = 0;
-  private readonly stopController = new AbortController();
+  /** The poll in progress: stop() cancels it. */
+  private poll: Deadline | undefined;
   private readonly carryOver = new Map<string, unknown>();
   private readonly log: Logger;
   private readonly excluded: ReadonlySet<MetricDef>;
@@ -95,7 +97,7 @@ export class CollectorRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    this.stopController.abort();
+    this.poll?.abort(STOPPING);
     await this.running;
   }
 
@@ -153,10 +155,11 @@ export class CollectorRunner {
   async pollOnce(): Promise<void> {
     const { state, client, brokerSelf } = this.deps;
     const started = performance.now();
-    const deadline = AbortSignal.timeout(this.config.timeoutMs);
-    // Ended when the poll ends: a failed poll's other requests stop instead of reading on.
-    const pollController = new AbortController();
-    const signal = AbortSignal.any([deadline, this.stopController.signal, pollController.signal]);
+    // Aborted at the deadline, by stop(), and when the poll ends: a failed poll's other requests stop instead of reading on.
+    const deadline = new Deadline(this.config.timeoutMs);
+    this.poll = deadline;
+    if (this.stopped) deadline.abort(STOPPING);
+    const signal = deadline.signal;
     const share = this.deps.share;
     const lane = this.collector.lane;
     // A request with limits of its own (one vhost's list) ends at the first of its deadline and the poll's.
@@ -187,8 +190,13 @@ export class CollectorRunner {
         leftOut: (request) => leftOut.push(request),
       });
       // A collect that ignores its signal must not hold the loop: the poll fails at the deadline.
-      await Promise.race([collecting, failAfterAbort(signal, this.config.timeoutMs)]);
-      if (deadline.aborted) throw new Error(`poll ran past its deadline of ${this.config.timeoutMs} ms`);
+      const stuck = failAfterAbort(signal, this.config.timeoutMs);
+      try {
+        await Promise.race([collecting, stuck.failed]);
+      } finally {
+        stuck.done();
+      }
+      if (deadline.passed) throw new Error(`poll ran past its deadline of ${this.config.timeoutMs} ms`);
       const seconds = (performance.now() - started) / 1000;
       if (sink.skipped > 0) this.log.debug({ skipped: sink.skipped }, 'values that were null or not numbers were left out');
       state.succeeded(this.collector.name, sink.finish(), seconds, sink.skipped, Date.now(), sink.dropped, leftOut);
@@ -199,38 +207,58 @@ export class CollectorRunner {
     } catch (error) {
       const seconds = (performance.now() - started) / 1000;
       this.failures++;
-      const cause = describe(error, deadline.aborted, this.config.timeoutMs);
+      const cause = describe(error, deadline.passed, this.config.timeoutMs);
       if (error instanceof ManagementError && error.kind === 'too_large') state.answerRefused(this.collector.name, pathTemplate(error.pathname));
       state.failed(
         this.collector.name,
         error instanceof ManagementError ? `${error.pathname}: ${cause}` : cause,
         seconds,
         Date.now(),
-        partFailureCause(error, deadline.aborted),
+        partFailureCause(error, deadline.passed),
       );
       if (!this.stopped) {
         this.deps.failures.failed(this.collector.name, cause, {
           path: error instanceof ManagementError ? error.pathname : undefined,
           reason: error instanceof ManagementError ? error.reason : 'collector_error',
           consecutive_failures: this.failures,
-        }, { collector: this.collector.name, error, deadlinePassed: deadline.aborted, timeoutMs: this.config.timeoutMs });
+        }, { collector: this.collector.name, error, deadlinePassed: deadline.passed, timeoutMs: this.config.timeoutMs });
       }
     }
-    pollController.abort();
+    deadline.end();
+    deadline.abort(POLL_ENDED);
+    this.poll = undefined;
     this.deps.onPollFinished();
   }
 }
 
+/** Why a poll's signal ends: made once, not per poll (an abort without a reason builds a DOMException with a stack trace). */
+const STOPPING = new Error('the exporter is stopping');
+const POLL_ENDED = new Error('the poll ended');
+
 /** Time a cancelled collect gets to end with its own error (naming the request it was in). */
 const ABORT_GRACE_MS = 250;
 
-function failAfterAbort(signal: AbortSignal, timeoutMs: number): Promise<never> {
-  return new Promise((_resolve, reject) => {
-    const fail = () =>
-      setTimeout(() => reject(new Error(`the poll's deadline of ${timeoutMs} ms passed and the collector did not stop`)), ABORT_GRACE_MS).unref();
+/**
+ * Rejects ABORT_GRACE_MS after `signal` aborts; `done()` (the collect ended) lets go of the signal
+ * and of the timer, so an ended poll leaves nothing behind.
+ */
+function failAfterAbort(signal: AbortSignal, timeoutMs: number): { failed: Promise<never>; done: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let fail = () => {};
+  const failed = new Promise<never>((_resolve, reject) => {
+    fail = () => {
+      timer = setTimeout(() => reject(new Error(`the poll's deadline of ${timeoutMs} ms passed and the collector did not stop`)), ABORT_GRACE_MS).unref();
+    };
     if (signal.aborted) fail();
     else signal.addEventListener('abort', fail, { once: true });
   });
+  return {
+    failed,
+    done: () => {
+      signal.removeEventListener('abort', fail);
+      clearTimeout(timer);
+    },
+  };
 }
 
 function describe(error: unknown, deadlinePassed: boolean, timeoutMs: number): string {

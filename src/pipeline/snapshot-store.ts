@@ -21,9 +21,11 @@ const COALESCE_MS = 100;
 
 /**
  * Assembles the Exposition served on /metrics from the target's collector parts, the
- * exporter's own series and the process metrics. After polls it builds the next one in the
- * background, compresses it in the format scrapers last asked for, and only then publishes it:
- * a scrape meanwhile gets the previous one at once. A scrape never gets data past their
+ * exporter's own series and the process metrics. Once the target has been scraped, it builds the
+ * next one in the background after polls, compresses it in the format scrapers last asked for
+ * with gzip (if any did), and only then publishes it: a scrape meanwhile gets the previous one at
+ * once. A target nobody scraped yet (most of a fleet behind /probe) builds nothing in the
+ * background: its first scrape waits for a build of the current state. A scrape never gets data past their
  * maximum age: an exposition holding such data is rebuilt before it is served. Ages are measured
  * on the monotonic clock (performance.now()), so a step of the wall clock withdraws nothing.
  */
@@ -32,8 +34,10 @@ export class SnapshotStore {
   private building: Promise<Exposition> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
-  /** What scrapers want compressed: prepared before publishing. */
-  private preferredGzip: Format = 'openmetrics';
+  /** What scrapers want compressed: prepared before publishing; undefined until one asks for gzip. */
+  private preferredGzip: Format | undefined;
+  /** A scrape asked for this target: from then on, polls are followed by a build in the background. */
+  private scraped = false;
 
   constructor(
     private readonly target: TargetState,
@@ -60,17 +64,27 @@ export class SnapshotStore {
    */
   async forScrape(gzipFormat?: Format, now = performance.now()): Promise<Exposition> {
     if (gzipFormat) this.preferredGzip = gzipFormat;
+    const scrapedBefore = this.scraped;
+    this.scraped = true;
     const published = this.published;
     if (published && now < published.exposition.validUntil) {
-      if (published.version !== this.target.version) this.schedule();
-      return published.exposition;
+      if (published.version === this.target.version) return published.exposition;
+      // Not kept up to date before its first scrape: what was published then may be polls old.
+      if (scrapedBefore) {
+        this.schedule();
+        return published.exposition;
+      }
     }
     return this.rebuild();
   }
 
-  /** Called after every poll: several polls finishing together share one build. */
+  /**
+   * Called after every poll: several polls finishing together share one build. Nothing before
+   * the first scrape: 10,000 idle targets would each rebuild (and compress) after every failed
+   * poll a snapshot nobody reads.
+   */
   schedule(): void {
-    if (this.timer) return;
+    if (this.timer || !this.scraped) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.rebuild().catch(this.onError);
@@ -114,7 +128,7 @@ export class SnapshotStore {
       validUntil = Math.min(validUntil, (state.lastSuccessMonotonicMs as number) + state.maxAgeMs + 1);
     }
     const exposition = new Exposition(parts, validUntil, Date.now());
-    await exposition.gzip(this.preferredGzip);
+    if (this.preferredGzip) await exposition.gzip(this.preferredGzip);
     this.published = { exposition, version };
     return exposition;
   }

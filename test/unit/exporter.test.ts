@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTORS } from '../../src/collectors/registry.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import { Exporter } from '../../src/exporter.js';
+import { Exporter, readConfigFromDisk } from '../../src/exporter.js';
 import { ProcessMetrics } from '../../src/pipeline/process-metrics.js';
 import { eventually } from '../support/exporter-process.js';
 import { serveApi, sleep, type TestServer } from './support/http-server.js';
@@ -228,4 +228,28 @@ it('says which settings read by a reload wait for a restart, in its outcome and 
   writeFileSync(file, config(brokers[0]!));
   expect(await e.reload()).toEqual({ ok: true, changed: false, restartRequired: [] });
   expect(await text(e)).toContain('rabbitmq_exporter_config_restart_required 0');
+});
+
+// Issue 24: a reload of an unchanged configuration of 10,000 targets took 15 s to resolve and compare them all.
+it('a reload reading what the last one read keeps every target as it is, and still says what waits for a restart', async () => {
+  const file = join(dir, 'config.yaml');
+  writeFileSync(file, config(brokers[0]!));
+  const flags = { help: false, version: false, config: file };
+  const e = new Exporter(await readConfigFromDisk(flags, {}), flags, {}, new ProcessMetrics(), pino({ level: 'silent' }));
+  exporter = e;
+  await e.start();
+  const first = e.targets[0];
+  expect(await e.reload()).toEqual({ ok: true, changed: false, restartRequired: [] });
+  expect(e.targets[0]).toBe(first);
+
+  writeFileSync(file, `${config(brokers[0]!)}web:\n  listen_address: ":9999"\n`);
+  expect(await e.reload()).toEqual({ ok: true, changed: false, restartRequired: ['web.listen_address'] });
+  // Read again unchanged: it still differs from what runs.
+  expect(await e.reload()).toEqual({ ok: true, changed: false, restartRequired: ['web.listen_address'] });
+  expect(e.targets[0]).toBe(first);
+
+  writeFileSync(file, config(brokers[1]!));
+  expect(await e.reload()).toEqual({ ok: true, changed: true, restartRequired: [] });
+  expect(e.targets[0]).not.toBe(first);
+  expect(e.targets[0]!.setup.target.url).toBe(brokers[1]!.url);
 });

@@ -366,6 +366,26 @@ describe('broken transfers', () => {
     expect(error.message).toContain('ECONNREFUSED');
     expectNoSecret(error);
   });
+
+  // Issue 24: each of 10,000 targets that were down held a connection pool (~20 kB) between polls.
+  it('holds no pool while its broker refuses connections; keeps it while the broker answers; refuses requests once closed', async () => {
+    const down = client(`http://127.0.0.1:${await closedPort()}`);
+    expect(down.pooled).toBe(false);
+    await failure(down.getJson('/api/overview'));
+    expect(down.pooled).toBe(false);
+    expectKind(await failure(down.getJson('/api/overview')), 'network', '/api/overview');
+
+    const s = await server((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    const up = client(s.url);
+    expect(await up.getJson('/api/overview')).toEqual({});
+    expect(up.pooled).toBe(true);
+    await up.close();
+    expect(up.pooled).toBe(true);
+    expectKind(await failure(up.getJson('/api/overview')), 'network', '/api/overview');
+  });
 });
 
 describe('cancellation', () => {

@@ -85,6 +85,38 @@ describe('reading ahead', () => {
     expect(reads).toBe(1);
   });
 
+  // Issue 24: on a loop busy with 10,000 targets each step of a read waited for a turn of the loop, and the five steps of reading the config file took more than 5 s.
+  it('a read that keeps finishing steps is not a hung one, however long it takes in all', async () => {
+    const moving = (_path: string, _kind: string, stepDone: () => void) =>
+      new Promise<Buffer>((resolve) => {
+        setTimeout(stepDone, 30);
+        setTimeout(stepDone, 60);
+        setTimeout(() => resolve(Buffer.from('slow but moving')), 90);
+      });
+    const read = await readAhead([['/run/moving', 'secret']], 50, moving);
+    expect(read.read('/run/moving', 'secret').toString()).toBe('slow but moving');
+  });
+
+  // Issue 24: under a fleet's load the deadline timer fired seconds late, before the finished read's callback, and the config file was called a hung mount.
+  it('a deadline timer that fires late gives the read its wait again, a few times, then gives up', async () => {
+    const late = () => {
+      let calls = 0;
+      // Armed at 0, then every reading says the timer came 10 s late.
+      return () => (calls++ === 0 ? 0 : 10_000);
+    };
+    const slow = () => new Promise<Buffer>((resolve) => setTimeout(() => resolve(Buffer.from('pa55')), 70));
+    const read = await readAhead([['/run/slow-secret', 'secret']], 50, slow, late());
+    expect(read.read('/run/slow-secret', 'secret').toString()).toBe('pa55');
+
+    const hung = () => new Promise<Buffer>(() => {});
+    const alwaysLate = () => {
+      let t = 0;
+      return () => (t += 10_000);
+    };
+    const given = await readAhead([['/mnt/hung/late', 'secret']], 20, hung, alwaysLate());
+    expect(() => given.read('/mnt/hung/late', 'secret')).toThrow('no answer within 0.02 s');
+  });
+
   it('knows every file a configuration tree names', () => {
     const raw = {
       target: { password_file: '/run/top', tls: { ca_file: '/etc/ca.pem' } },
@@ -103,5 +135,35 @@ describe('reading ahead', () => {
     const file = yamlFile('same', 'secret\n');
     const ahead = await readAhead([[file, 'secret']]);
     expect(ahead.read(file, 'secret')).toEqual(readNow.read(file, 'secret'));
+  });
+});
+
+// Issue 24: a reload of an unchanged configuration of 10,000 targets parsed, validated and resolved every entry again (15 s).
+describe('loadConfigFromDisk given the configuration it read before', () => {
+  it('answers that configuration when flags, environment and every file read are the same; a new one when any changed', async () => {
+    const secret = yamlFile('same-secret', 'first\n');
+    const config = yamlFile('same.yaml', `targets:\n  - name: a\n    url: http://127.0.0.1:1\n    password_file: ${secret}\n`);
+    const before = await loadConfigFromDisk({ config }, { A: '1' }, COLLECTORS);
+    expect(await loadConfigFromDisk({ config }, { A: '1' }, COLLECTORS, before)).toBe(before);
+
+    const otherEnv = await loadConfigFromDisk({ config }, { A: '2' }, COLLECTORS, before);
+    expect(otherEnv).not.toBe(before);
+    expect(otherEnv).toEqual(before);
+
+    writeFileSync(secret, 'second\n');
+    const newSecret = await loadConfigFromDisk({ config }, { A: '1' }, COLLECTORS, before);
+    expect(newSecret).not.toBe(before);
+    expect(newSecret.targets[0]!.target.password).toBe('second');
+    expect(await loadConfigFromDisk({ config }, { A: '1' }, COLLECTORS, newSecret)).toBe(newSecret);
+
+    writeFileSync(config, `targets:\n  - name: b\n    url: http://127.0.0.1:1\n    password_file: ${secret}\n`);
+    const newFile = await loadConfigFromDisk({ config }, { A: '1' }, COLLECTORS, newSecret);
+    expect(newFile.targets.map((t) => t.target.name)).toEqual(['b']);
+  });
+
+  it('never answers a configuration it did not read (one from loadConfig)', async () => {
+    const config = yamlFile('sync.yaml', 'targets:\n  - name: a\n    url: http://127.0.0.1:1\n');
+    const fromSync = loadConfig({ config }, {}, COLLECTORS);
+    expect(await loadConfigFromDisk({ config }, {}, COLLECTORS, fromSync)).not.toBe(fromSync);
   });
 });

@@ -365,6 +365,21 @@ describe('CollectorRunner with fake timers', () => {
     expect(polls).toBe(1);
     expect(state.collectors.get('test')!.lastSuccess).toBe(false);
   });
+  // Issue 24: every poll's deadline timer outlived the poll by its whole timeout, on 10,000 idle targets.
+  it('a finished poll leaves no timer behind but the next start, and its signal ended with it', async () => {
+    vi.useFakeTimers();
+    let signal: AbortSignal | undefined;
+    const { runner } = harness(async (ctx) => {
+      signal = ctx.signal;
+    });
+    runner.start(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(signal?.aborted).toBe(true);
+    // The poll's deadline is 60 s away: only the next start is pending.
+    expect(vi.getTimerCount()).toBe(1);
+    await runner.stop();
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });
 
 describe('CollectorRunner.pollOnce', () => {

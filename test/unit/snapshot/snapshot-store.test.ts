@@ -6,6 +6,7 @@ import { newHttpCounters } from '../../../src/pipeline/own-series.js';
 import type { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { SnapshotStore } from '../../../src/pipeline/snapshot-store.js';
 import { TargetState } from '../../../src/pipeline/target-state.js';
+import { Exposition } from '../../../src/pipeline/exposition.js';
 import { samples } from '../../support/parse-exposition.js';
 
 const M = defineMetrics('overview', {
@@ -300,3 +301,61 @@ describe('SnapshotStore.forScrape', () => {
   });
 });
 
+
+// Issue 24: 10,000 idle targets each rebuilt and compressed a snapshot after every failed poll, though nobody scraped them.
+describe('SnapshotStore before its first scrape', () => {
+  function counted() {
+    const state = new TargetState('default', 'http://localhost:15672');
+    state.register('overview', 1000, 3000, { decidesUp: true });
+    const builds = vi.fn(async () => []);
+    const store = new SnapshotStore(state, { requests: 0, bytesRead: 0 }, newHttpCounters(), { families: builds });
+    return { state, store, builds };
+  }
+
+  it('builds nothing after polls until a scrape asks; that scrape gets the current state', async () => {
+    const { state, store, builds } = counted();
+    state.failed('overview', 'connection refused', 0.01, T0);
+    store.schedule();
+    state.failed('overview', 'connection refused', 0.01, T0 + 10);
+    store.schedule();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(builds).not.toHaveBeenCalled();
+    state.succeeded('overview', fams(7), 0.01, 0, T0 + 20);
+    const first = await store.forScrape();
+    expect(samples(first.body('text').toString('utf8')).get('rabbitmq_test_queues')).toBe(7);
+    expect(builds).toHaveBeenCalledTimes(1);
+    // Scraped once: from now on a poll is followed by a build in the background.
+    state.succeeded('overview', fams(8), 0.01, 0, T0 + 30);
+    store.schedule();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(builds).toHaveBeenCalledTimes(2);
+  });
+
+  it('a first scrape never gets an exposition older than the state, even one published by a refresh', async () => {
+    const { state, store } = counted();
+    state.succeeded('overview', fams(1), 0.01, 0, T0);
+    await store.refresh();
+    state.succeeded('overview', fams(2), 0.01, 0, T0 + 10);
+    const first = await store.forScrape();
+    expect(samples(first.body('text').toString('utf8')).get('rabbitmq_test_queues')).toBe(2);
+  });
+
+  it('compresses in the background only once a scraper asked for gzip', async () => {
+    const { state, store } = counted();
+    const gzip = vi.spyOn(Exposition.prototype, 'gzip');
+    state.succeeded('overview', fams(1), 0.01, 0, T0);
+    await store.forScrape();
+    state.succeeded('overview', fams(2), 0.01, 0, T0 + 10);
+    store.schedule();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(gzip).not.toHaveBeenCalled();
+    // Asked for gzip once: the following builds are compressed in that format before they are published.
+    await store.forScrape('openmetrics');
+    state.succeeded('overview', fams(3), 0.01, 0, T0 + 20);
+    gzip.mockClear();
+    store.schedule();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(gzip).toHaveBeenCalledWith('openmetrics');
+    gzip.mockRestore();
+  });
+});
