@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
-import { selectedVersions } from './test/broker/support/versions.js';
+import { selectedVersions } from './test/harness/broker/versions.js';
 
 // `unit` needs nothing but Node. One `broker-<version>` project per RabbitMQ version selected by
-// BROKER_VERSIONS (default all: 3.10, 4.0, 4.3; see test/broker/support/versions.ts): each starts
-// a real node of its version (test/broker/support/broker.ts) and runs every broker test on it;
+// BROKER_VERSIONS (default all: 3.10, 4.0, 4.3; see test/harness/broker/versions.ts): each starts
+// a real node of its version (test/harness/broker/broker.ts) and runs every broker test on it;
 // skipped, loudly, when that version cannot run here. Broker files run one at a time, all
 // versions in turn (no file parallelism: the machine has 2 cores and the tests measure a broker).
 // `storefront` is the separate storefront package's own config (storefront/vitest.config.ts).

@@ -9,10 +9,11 @@ import { DASHBOARDS, dashboardPath } from '../../src/tools/dashboards/dashboard-
 import { alertRules } from '../../src/tools/dashboards/alerts.js';
 import { recordingRules } from '../../src/tools/dashboards/recording-rules.js';
 import { RULES_FILE } from '../../src/tools/dashboards/rule-files.js';
-import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
 import { dashboardJson, panelTargets, regexValues, substitute, variableValues } from './support/dashboard-queries.js';
-import { atLeast } from './support/versions.js';
+import { atLeast } from '../harness/broker/versions.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { eventually } from '../support/exporter-process.js';
-import { atLeast } from './support/versions.js';
+import { eventually } from '../harness/eventually.js';
+import { atLeast } from '../harness/broker/versions.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
 import { managementApi, managementRequest } from './support/management-api.js';
 

@@ -5,24 +5,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ManagementClient } from '../../src/client/management-client.js';
 import { queuesCollector } from '../../src/collectors/queues.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
-import { checkMetricsWithPromtool } from './support/promtool.js';
+import { checkMetricsWithPromtool } from '../harness/promtool.js';
+import { eventually } from '../harness/eventually.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
 import { managementApi, managementRequest } from './support/management-api.js';
 
 const enc = encodeURIComponent;
-
-/** Retries `fn` (assertions inside) until it passes: statistics refresh every second. */
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 30_000, stepMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, stepMs));
-    }
-  }
-}
 
 interface Counts {
   messages: number | undefined;
@@ -91,7 +79,8 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
             expect(got, `${queue} ${JSON.stringify(options)}`).toEqual(expected);
           }
         }
-      }, 45_000, 500);
+        return true;
+      }, 45_000, `rabbitmqctl, the API and every mode of the collector at ${JSON.stringify(expected)}`);
 
     await agree({ messages: 0, ready: 0, unacked: 0, consumers: 0 });
 
@@ -156,7 +145,7 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
           expect(run.value('rabbitmq_queue_messages', { vhost, queue }), queue).toBe(i + 1);
         }
         return run;
-      });
+      }, 30_000, 'each queue\'s depth served');
       const lines = r.text.split('\n');
       expect(lines).toContain('rabbitmq_queue_messages{vhost="a b%/c",queue="очередь \\"x\\" \\\\ y"} 1');
       expect(lines).toContain('rabbitmq_queue_messages{vhost="a b%/c",queue="with \\"quotes\\""} 2');
@@ -223,7 +212,7 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
         expect(got).toBeDefined();
         for (const [k, v] of Object.entries(want)) expect(got![k], k).toBe(v);
         return got!;
-      });
+      }, 30_000, `the raw counters at ${JSON.stringify(want)}`);
     /**
      * Publishes n and closes the channel or connection once the API counts them (`total`): like
      * acks, a channel's publishes reach the queue's message_stats with the channel's next
@@ -298,7 +287,10 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
     } finally {
       await broker.startApp();
     }
-    await eventually(async () => expect((await request('GET', path)).status).toBe(200));
+    await eventually(async () => {
+      expect((await request('GET', path)).status).toBe(200);
+      return true;
+    }, 30_000, 'the queue answering after the restart');
     await publish(1, 'connection', 1);
     await rawIs({ publish: 1 });
     expect((await poll('node restarted, 1 published')).rabbitmq_queue_messages_published_total).toBe(12);
@@ -313,9 +305,15 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
     for (let i = 0; i < 3; i++) och.sendToQueue('ctr-excl', Buffer.from('x'));
     await och.waitForConfirms();
     const excl = () => collect({ per_vhost: false, queues: { include: '^ctr-excl$' } }, new Map());
-    await eventually(async () => expect((await excl()).value('rabbitmq_queue_messages_published_total', { vhost: '/', queue: 'ctr-excl' })).toBe(3));
+    await eventually(async () => {
+      expect((await excl()).value('rabbitmq_queue_messages_published_total', { vhost: '/', queue: 'ctr-excl' })).toBe(3);
+      return true;
+    }, 30_000, 'ctr-excl served with 3 published');
     await owner.close();
-    await eventually(async () => expect((await excl()).family('rabbitmq_queue_messages')).toEqual([]));
+    await eventually(async () => {
+      expect((await excl()).family('rabbitmq_queue_messages')).toEqual([]);
+      return true;
+    }, 30_000, 'ctr-excl gone from the served queues');
 
     await ok('DELETE', path);
     console.log(`[queues] counters across events:\n  ${log.join('\n  ')}`);
@@ -341,7 +339,10 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
     await request('DELETE', path);
     await ok('PUT', path, { durable: true, arguments: {} });
     await publish(5);
-    await eventually(async () => expect(await publishedRaw()).toBe(5));
+    await eventually(async () => {
+      expect(await publishedRaw()).toBe(5);
+      return true;
+    }, 30_000, '5 published in the raw statistics');
     const first = await poll();
     expect(first.value('rabbitmq_queue_messages_published_total', { vhost: '/', queue })).toBe(5);
     expect(first.value('rabbitmq_queue_statistics_age_seconds')).toBe(0);
@@ -354,10 +355,19 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
     await ch.prefetch(100);
     await ch.consume(queue, () => undefined, { noAck: false });
     const expected = { messages: 8, ready: 0, unacked: 8, consumers: 1 };
-    await eventually(async () => expect(await fromCtl('/', queue)).toEqual(expected));
-    await eventually(async () => expect(await publishedRaw()).toBe(8));
+    await eventually(async () => {
+      expect(await fromCtl('/', queue)).toEqual(expected);
+      return true;
+    }, 30_000, `rabbitmqctl showing ${JSON.stringify(expected)}`);
+    await eventually(async () => {
+      expect(await publishedRaw()).toBe(8);
+      return true;
+    }, 30_000, '8 published in the raw statistics');
     // The counts-only list refreshes on the queue's statistics tick: wait until it shows them.
-    await eventually(async () => expect(served(await collect({ per_vhost: false, stats_every: 0 }), '/', queue)).toEqual(expected));
+    await eventually(async () => {
+      expect(served(await collect({ per_vhost: false, stats_every: 0 }), '/', queue)).toEqual(expected);
+      return true;
+    }, 30_000, 'the counts-only list showing the new counts');
     for (let i = 1; i <= 3; i++) {
       const r = await poll();
       expect(served(r, '/', queue), `counts-only poll ${i}`).toEqual(expected);
@@ -383,7 +393,12 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
     }
     await ch.waitForConfirms();
     await conn.close();
-    for (const [queue, depth] of Object.entries(depths)) await eventually(async () => expect((await fromCtl('/', queue)).messages).toBe(depth));
+    for (const [queue, depth] of Object.entries(depths)) {
+      await eventually(async () => {
+        expect((await fromCtl('/', queue)).messages).toBe(depth);
+        return true;
+      }, 30_000, `rabbitmqctl showing ${depth} messages in ${queue}`);
+    }
     // Ranked by what the broker reports, not by the depths this test meant to create.
     const ctlDepths = await Promise.all(Object.keys(depths).map(async (queue) => [queue, (await fromCtl('/', queue)).messages as number] as const));
     const deepest = ctlDepths.sort((a, b) => b[1] - a[1]).slice(0, 2).map(([queue]) => queue).sort();
@@ -396,7 +411,7 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
         expect(polled.family('rabbitmq_queue_messages').map((s) => s.labels.queue).sort(), JSON.stringify(tier)).toEqual(deepest);
         for (const queue of deepest) expect(served(polled, '/', queue).messages).toBe(depths[queue]);
         return polled;
-      });
+      }, 30_000, `the deepest queues served (${JSON.stringify(tier)})`);
       expect(r.value('rabbitmq_queue_series_capped')).toBe(3);
       const listed = await ok<{ type: string }[]>('GET', '/api/queues/%2F?columns=name,type');
       expect(r.value('rabbitmq_vhost_queues', { vhost: '/', type: 'classic' })).toBe(listed.filter((q) => q.type === 'classic').length);

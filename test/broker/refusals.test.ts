@@ -10,7 +10,7 @@ import type { ManagementClient } from '../../src/client/management-client.js';
 import { featureFlagsCollector } from '../../src/collectors/feature-flags.js';
 import { inventoryCollector } from '../../src/collectors/inventory.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
-import { atLeast } from './support/versions.js';
+import { atLeast } from '../harness/broker/versions.js';
 import { describeWithBroker } from './support/with-broker.js';
 
 const USER = 'hf-refusals';

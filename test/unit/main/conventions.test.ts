@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, expect, it } from 'vitest';
 import { samples } from '../../support/parse-exposition.js';
-import { startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { closedPort } from '../support/http-server.js';
 
 let exporter: ExporterProcess | undefined;

@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process';
 import { afterEach, expect, it } from 'vitest';
 import { samples } from '../../support/parse-exposition.js';
-import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { eventually } from '../../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { startSimulator, type Simulator } from '../../support/management-simulator.js';
 
 let sim: Simulator | undefined;

@@ -1,7 +1,7 @@
 // Issue 32: the built exporter started with kbudde's variables but without its profile says so once, at start-up.
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
-import { startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { serveApi, type TestServer } from '../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');

@@ -2,7 +2,8 @@
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
-import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { eventually } from '../../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { serveApi, sleep, type TestServer } from '../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');

@@ -3,7 +3,8 @@
 // all), the other answers. Each target has its own connection pool, runners and snapshot.
 import { afterEach, expect, it } from 'vitest';
 import { samples } from '../../support/parse-exposition.js';
-import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { eventually } from '../../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { startSimulator, type Simulator } from '../../support/management-simulator.js';
 
 let sims: Simulator[] = [];

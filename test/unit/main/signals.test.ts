@@ -1,7 +1,8 @@
 // Reload on the built exporter as an operator runs it (npm test builds dist/ first).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
-import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { eventually } from '../../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { serveApi, type TestServer } from '../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');

@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { eventually, freePort } from '../../support/exporter-process.js';
+import { eventually } from '../../harness/eventually.js';
+import { freePort } from '../../harness/ports.js';
 import { serveApi, type TestServer } from '../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');

@@ -2,7 +2,8 @@
 // keys reach its server, and what the server closes is counted in /metrics.
 import { connect } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { eventually } from '../../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { closedPort } from '../support/http-server.js';
 
 let exporter: ExporterProcess | undefined;

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { check, decodeAddress, exporterPids } from '../../../src/tools/healthcheck.js';
-import { freePort, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
+import { freePort } from '../../harness/ports.js';
 import { makePki } from '../support/pki.js';
 
 // No broker is needed: /-/healthy answers while the process runs; port 1 refuses at once.

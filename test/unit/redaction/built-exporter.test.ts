@@ -5,7 +5,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { eventually } from '../../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { MODES, PASSWORD_SOURCES, reflectingUpstream, secretForms, secretsIn, USER, type PasswordSource, type ReflectingUpstream } from '../../support/reflecting-upstream.js';
 
 const cleanups: (() => Promise<void>)[] = [];

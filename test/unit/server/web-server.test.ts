@@ -7,7 +7,8 @@ import { connect } from 'node:tls';
 import bcrypt from 'bcryptjs';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { eventually, startExporter, type ExporterProcess } from '../../support/exporter-process.js';
+import { eventually } from '../../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { closedPort } from '../support/http-server.js';
 import { makePki } from '../support/pki.js';
 

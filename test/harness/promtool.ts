@@ -1,6 +1,6 @@
 // Prometheus's own check of a text exposition (`promtool check metrics`), for tests and benchmark.
 import { spawn } from 'node:child_process';
-import { isExecutable, which } from './availability.js';
+import { isExecutable, which } from './broker/availability.js';
 
 /** Path of promtool (PROMTOOL_BIN overrides), or undefined when not installed. */
 export function promtoolPath(): string | undefined {

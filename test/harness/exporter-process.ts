@@ -1,14 +1,16 @@
 /**
- * Runs the BUILT exporter (dist/src/main.js) as a child process, the way an operator does,
- * and reads its /metrics. Used by the end-to-end broker tests.
+ * The built exporter as the tests run it (built-exporter.ts): started from a YAML text, flags and
+ * an environment, ready once /-/ready answers 200, and its /metrics read. Used by the broker
+ * tests and the `process` project.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { samples } from './parse-exposition.js';
+import { samples } from '../support/parse-exposition.js';
+import { spawnBuiltExporter, untilServing } from './built-exporter.js';
+import { eventually } from './eventually.js';
+import { freePort } from './ports.js';
 
 export interface ExporterProcess {
   url: string;
@@ -20,17 +22,6 @@ export interface ExporterProcess {
   value(series: string): Promise<number | undefined>;
   signal(name: NodeJS.Signals): void;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface StartOptions {
@@ -53,11 +44,11 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
   const port = options.portFromEnvironment ?? (await freePort());
   const configArgs = options.configYaml === undefined ? [] : ['--config', configFile];
   const listenArgs = options.portFromEnvironment === undefined ? ['--web.listen-address', `127.0.0.1:${port}`] : [];
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['dist/src/main.js', ...configArgs, ...listenArgs, ...(options.args ?? [])],
-    { env: { PATH: process.env.PATH ?? '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const exporter = spawnBuiltExporter([...configArgs, ...listenArgs, ...(options.args ?? [])], {
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const { child } = exporter;
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -66,7 +57,6 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
   const dispatcher = secure ? new Agent({ connect: { ca: secure.ca, cert: secure.cert, key: secure.key } }) : undefined;
   const get = (path: string) =>
     undiciFetch(`${url}${path}`, { dispatcher, headers: secure?.authorization ? { authorization: secure.authorization } : {} });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const handle: ExporterProcess = {
     url,
     configFile,
@@ -83,42 +73,17 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
       child.kill(name);
     },
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
+      await exporter.stop();
       await dispatcher?.close();
     },
   };
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`exporter exited with ${child.exitCode}:\n${output}`);
-    try {
-      const ready = await get('/-/ready');
-      if (ready.status === 200) return handle;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) {
-      await handle.stop();
-      throw new Error(`exporter not ready within 20 s:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await untilServing(exporter, async () => (await get('/-/ready')).status === 200, () => output);
+  } catch (error) {
+    await dispatcher?.close();
+    throw error;
   }
-}
-
-/** Polls `check` until it returns a value that is not undefined, or fails after timeoutMs. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  return handle;
 }
 
 /**

@@ -84,7 +84,7 @@ export function epmdInRootfs(rootfs: string): string {
 const LAUNCHER = `#!/bin/sh
 # usage: inroot.sh COMMAND ARGS... — runs COMMAND (a path inside the root file system) in a
 # chroot of ROOTFS, in a private mount namespace holding /proc and the host's temp directory.
-# Written by test/broker/support/rootfs.ts.
+# Written by test/harness/broker/rootfs.ts.
 ROOTFS=%ROOTFS%
 TMPD=%TMPD%
 exec /usr/bin/unshare --mount --propagation private -- /bin/sh -c '
