@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { check, decodeAddress, exporterPids } from '../../../src/tools/healthcheck.js';
 import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { freePort } from '../../harness/ports.js';
-import { makePki } from '../support/pki.js';
+import { makePki } from '../../unit/support/pki.js';
 
 // No broker is needed: /-/healthy answers while the process runs; port 1 refuses at once.
 const NO_BROKER = 'target:\n  url: http://127.0.0.1:1\n';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { eventually } from '../../harness/eventually.js';
 import { freePort } from '../../harness/ports.js';
-import { serveApi, type TestServer } from '../support/http-server.js';
+import { serveApi, type TestServer } from '../../unit/support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 const UNREACHABLE = 3000;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { freePort } from '../../harness/ports.js';
-import { serveApi, type TestServer } from '../support/http-server.js';
+import { serveApi, type TestServer } from '../../unit/support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 

@@ -1,6 +1,6 @@
 // Issue 17: clients that never read their answer pinned old snapshots (120 of them: RSS 211 →
 // 428 MB, connections still open at 320 s). Real sockets against the exporter's HTTP side as
-// built (test/unit/support/served-snapshot.mjs, a child process run with --expose-gc).
+// built (test/process/support/served-snapshot.mjs, a child process run with --expose-gc).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -33,7 +33,7 @@ const WEB: WebLimits = { readTimeoutMs: 10_000, writeTimeoutMs: 60_000, idleTime
 const LARGE_MB = 24;
 
 async function serveSnapshot(web: Partial<WebLimits>, largeMb = LARGE_MB): Promise<Served> {
-  const child = spawn(process.execPath, ['--expose-gc', 'test/unit/support/served-snapshot.mjs', JSON.stringify({ ...WEB, ...web }), String(largeMb)], {
+  const child = spawn(process.execPath, ['--expose-gc', 'test/process/support/served-snapshot.mjs', JSON.stringify({ ...WEB, ...web }), String(largeMb)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   children.push(child);
