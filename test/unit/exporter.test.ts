@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { Exporter } from '../../src/exporter.js';
 import { ProcessMetrics } from '../../src/self/process-metrics.js';
 import { eventually } from '../harness/eventually.js';
-import { serveApi, sleep, type TestServer } from './support/http-server.js';
+import { serveApi, sleep, type TestServer } from '../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { afterEach, expect, it } from 'vitest';
 import { samples } from '../../support/parse-exposition.js';
 import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
-import { closedPort } from '../../unit/support/http-server.js';
+import { closedPort } from '../../support/http-server.js';
 
 let exporter: ExporterProcess | undefined;
 afterEach(async () => {

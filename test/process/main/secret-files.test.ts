@@ -1,14 +1,15 @@
 // Issue 24, item 4: a password_file that is a FIFO stopped /metrics and /-/healthy during a reload
 // (the file was read synchronously, waiting for a writer that never comes), and
 // RABBITMQ_PASSWORD_FILE=/dev/zero grew to gigabytes and never started, without a word.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
+import { spawnBuiltExporter } from '../../harness/built-exporter.js';
 import { freePort } from '../../harness/ports.js';
-import { serveApi, type TestServer } from '../../unit/support/http-server.js';
+import { serveApi, type TestServer } from '../../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 
@@ -42,12 +43,12 @@ it('refuses a FIFO as password_file on reload, keeps the running configuration, 
 }, 60_000);
 
 it('refuses RABBITMQ_PASSWORD_FILE=/dev/zero at start-up with exit 2 and a message naming the variable and the path', async () => {
-  const child = spawn(process.execPath, ['dist/src/main.js', '--web.listen-address', `127.0.0.1:${await freePort()}`], {
+  const { child } = spawnBuiltExporter(['--web.listen-address', `127.0.0.1:${await freePort()}`], {
     env: { PATH: process.env.PATH ?? '', RABBITMQ_PASSWORD_FILE: '/dev/zero' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
     child.once('exit', (c) => {

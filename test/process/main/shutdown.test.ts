@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
 import { eventually } from '../../harness/eventually.js';
 import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
-import { serveApi, sleep, type TestServer } from '../../unit/support/http-server.js';
+import { serveApi, sleep, type TestServer } from '../../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 // Enough queues for an exposition of several MB, which a slow reader takes a while to receive.

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
 import { eventually } from '../../harness/eventually.js';
 import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
-import { serveApi, type TestServer } from '../../unit/support/http-server.js';
+import { serveApi, type TestServer } from '../../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 

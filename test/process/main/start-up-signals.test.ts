@@ -4,14 +4,15 @@
 // once it does, and a SIGTERM during start-up exits at once, with 0. The signals are sent when the
 // exporter logs "starting" (its configuration read, its targets not yet made): a configuration of
 // 3,000 targets keeps it in start-up for a while after that line.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { spawnBuiltExporter } from '../../harness/built-exporter.js';
 import { eventually } from '../../harness/eventually.js';
 import { freePort } from '../../harness/ports.js';
-import { serveApi, type TestServer } from '../../unit/support/http-server.js';
+import { serveApi, type TestServer } from '../../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 const UNREACHABLE = 3000;
@@ -54,7 +55,7 @@ async function spawnExporter(yaml: string): Promise<{ child: ChildProcess; outpu
   dirs.push(dir);
   const config = join(dir, 'config.yaml');
   writeFileSync(config, yaml);
-  const child = spawn(process.execPath, ['dist/src/main.js', '--config', config, '--web.listen-address', `127.0.0.1:${await freePort()}`], {
+  const { child } = spawnBuiltExporter(['--config', config, '--web.listen-address', `127.0.0.1:${await freePort()}`], {
     env: { PATH: process.env.PATH ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

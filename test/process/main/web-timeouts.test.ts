@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { eventually } from '../../harness/eventually.js';
 import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
-import { closedPort } from '../../unit/support/http-server.js';
+import { closedPort } from '../../support/http-server.js';
 
 let exporter: ExporterProcess | undefined;
 afterEach(async () => {

@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { check, decodeAddress, exporterPids } from '../../../src/tools/healthcheck.js';
 import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
+import { spawnBuiltExporter } from '../../harness/built-exporter.js';
 import { freePort } from '../../harness/ports.js';
-import { makePki } from '../../unit/support/pki.js';
+import { makePki } from '../../support/pki.js';
 
 // No broker is needed: /-/healthy answers while the process runs; port 1 refuses at once.
 const NO_BROKER = 'target:\n  url: http://127.0.0.1:1\n';
@@ -52,7 +53,7 @@ describe('the container health check follows the port the exporter listens on', 
     const port = await freePort();
     // ":PORT" listens on :: (or 0.0.0.0 without IPv6): the check connects to loopback.
     writeFileSync(configFile, `web:\n  listen_address: ":${port}"\n${NO_BROKER}`);
-    const child = spawn(process.execPath, ['dist/src/main.js', '--config', configFile], { env: { PATH: process.env.PATH ?? '' }, stdio: 'ignore' });
+    const { child } = spawnBuiltExporter(['--config', configFile], { env: { PATH: process.env.PATH ?? '' }, stdio: 'ignore' });
     children.push(child);
     const pid = child.pid as number;
     let result = await check([pid]);

@@ -9,8 +9,8 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { eventually } from '../../harness/eventually.js';
 import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
-import { closedPort } from '../../unit/support/http-server.js';
-import { makePki } from '../../unit/support/pki.js';
+import { closedPort } from '../../support/http-server.js';
+import { makePki } from '../../support/pki.js';
 
 let root: string;
 /** Each test's own directory, with its own throw-away PKI and web config. */

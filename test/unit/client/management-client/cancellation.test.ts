@@ -2,7 +2,7 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../../src/client/errors.js';
-import { sleep } from '../../support/http-server.js';
+import { sleep } from '../../../support/http-server.js';
 import { cleanups, server, client, failure, expectKind, json } from './client-fixtures.js';
 
 afterEach(async () => {

@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 import { expect } from 'vitest';
 import { ManagementError, type ManagementErrorKind } from '../../../../src/client/errors.js';
 import { ManagementClient, type ClientOptions } from '../../../../src/client/management-client.js';
-import { serve, sleep, type TestServer } from '../../support/http-server.js';
+import { serve, sleep, type TestServer } from '../../../support/http-server.js';
 
 export const USER = 'monitor';
 export const PASSWORD = 'pa55-Wörd-3c7e';

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../../src/client/errors.js';
 import { apiPath, withQuery } from '../../../../src/client/management-client.js';
-import { sleep } from '../../support/http-server.js';
+import { sleep } from '../../../support/http-server.js';
 import { cleanups, server, client, json } from './client-fixtures.js';
 
 afterEach(async () => {

@@ -1,6 +1,6 @@
 // The management client when the answer does not arrive: timeouts and broken transfers.
 import { afterEach, describe, expect, it } from 'vitest';
-import { closedPort } from '../../support/http-server.js';
+import { closedPort } from '../../../support/http-server.js';
 import { cleanups, server, client, failure, expectKind, expectNoSecret, withUncaughtCaptured } from './client-fixtures.js';
 
 afterEach(async () => {

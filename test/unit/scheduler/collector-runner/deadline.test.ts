@@ -1,7 +1,7 @@
 // The collector runner's per-poll deadline, with real timers kept short.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManagementClient } from '../../../../src/client/management-client.js';
-import { serve, sleep } from '../../support/http-server.js';
+import { serve, sleep } from '../../../support/http-server.js';
 import { M, harness } from './fake-collector.js';
 
 afterEach(() => {
