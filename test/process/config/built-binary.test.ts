@@ -1,5 +1,5 @@
 // The built exporter's start-up with a configuration it cannot use: exit code 2 and a message
-// naming the setting, never a secret (load-config.test.ts checks the messages themselves).
+// naming the setting, never a secret (test/unit/config/load-config/ checks the messages themselves).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
