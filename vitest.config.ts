@@ -1,9 +1,12 @@
 import { defineConfig } from 'vitest/config';
-import { selectedVersions } from './test/broker/support/versions.js';
+import { selectedVersions } from './test/harness/broker/versions.js';
 
-// `unit` needs nothing but Node. One `broker-<version>` project per RabbitMQ version selected by
-// BROKER_VERSIONS (default all: 3.10, 4.0, 4.3; see test/broker/support/versions.ts): each starts
-// a real node of its version (test/broker/support/broker.ts) and runs every broker test on it;
+// `unit` needs nothing but Node and runs the code in-process. `process` runs the BUILT exporter
+// (dist/, made by `npm run build:exporter`, which `npm test` runs first) as a child process against
+// simulated brokers: start-up, signals, its web server, what it logs. One `broker-<version>`
+// project per RabbitMQ version selected by BROKER_VERSIONS (default all: 3.10, 4.0, 4.3; see
+// test/harness/broker/versions.ts): each starts
+// a real node of its version (test/harness/broker/broker.ts) and runs every broker test on it;
 // skipped, loudly, when that version cannot run here. Broker files run one at a time, all
 // versions in turn (no file parallelism: the machine has 2 cores and the tests measure a broker).
 // `storefront` is the separate storefront package's own config (storefront/vitest.config.ts).
@@ -14,6 +17,13 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'process',
+          include: ['test/process/**/*.test.ts'],
           environment: 'node',
         },
       },

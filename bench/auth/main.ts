@@ -11,16 +11,18 @@
  *    throttling does not stop them and the bound on checks in flight does.
  * Writes bench/results/auth.md and auth.json (commit, machine, command).
  */
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcryptjs';
+import { spawnBuiltExporter, untilServing } from '../../test/harness/built-exporter.js';
+import { freePort } from '../../test/harness/ports.js';
 import { exporterCommit } from '../run/report.js';
-import { EXPORTER_MAIN, S } from '../run/settings.js';
-import { cpuSeconds, freePort, log, logAs, percentile, sleep } from '../run/util.js';
+import { ROOT, S } from '../run/settings.js';
+import { cpuSeconds, log, logAs, percentile, sleep } from '../run/util.js';
 
 logAs('auth');
 
@@ -50,10 +52,12 @@ async function main(): Promise<void> {
   const config = path.join(work, 'config.yaml');
   fs.writeFileSync(config, `target:\n  url: http://127.0.0.1:${await freePort()}\n`);
   const port = await freePort();
-  const child = spawn(process.execPath, [EXPORTER_MAIN, '--config', config, '--web.config.file', webConfig, '--web.listen-address', `127.0.0.1:${port}`], {
+  const exporter = spawnBuiltExporter(['--config', config, '--web.config.file', webConfig, '--web.listen-address', `127.0.0.1:${port}`], {
+    root: ROOT,
     stdio: ['ignore', fs.openSync(path.join(work, 'exporter.log'), 'w'), 'inherit'],
     env: { PATH: process.env.PATH ?? '' },
   });
+  const { child } = exporter;
   process.on('exit', () => child.kill('SIGTERM'));
   const url = `http://127.0.0.1:${port}`;
   const authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
@@ -73,15 +77,7 @@ async function main(): Promise<void> {
       req.once('error', reject);
     });
 
-  for (let i = 0; ; i++) {
-    try {
-      if ((await timed(prober, '/-/healthy')).status === 200) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (i > 200) throw new Error('the exporter did not start');
-    await sleep(100);
-  }
+  await untilServing(exporter, async () => (await timed(prober, '/-/healthy')).status === 200, () => `see ${path.join(work, 'exporter.log')}`);
   // The valid credential is verified once before anything is measured, as by a running Prometheus.
   if ((await timed(scraper, '/metrics', { authorization })).status !== 200) throw new Error('the valid credential was refused');
 

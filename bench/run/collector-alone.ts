@@ -1,7 +1,7 @@
 // One collector alone: its recorded round of requests, its poll duration against a raw fetch of
 // the same paths, and the broker's CPU for that round.
 import type { Pool } from 'undici';
-import type { BrokerHandle } from '../../test/broker/support/broker.js';
+import type { BrokerHandle } from '../../test/harness/broker/broker.js';
 import { type Poll, startExporter, startRecordingProxy, watchPolls } from './exporter-process.js';
 import { brokerCpuOf, replay } from './measure.js';
 import { EXPORTER_CONCURRENCY, S } from './settings.js';

@@ -1,6 +1,6 @@
 // Phase 5: the exporter with every default (poll.interval BENCH_POLL_INTERVAL): /metrics latency
 // with Prometheus's headers, the first scrape after a new snapshot, RSS, series, bytes, promtool.
-import { checkMetricsWithPromtool } from '../../test/broker/support/promtool.js';
+import { checkMetricsWithPromtool } from '../../test/harness/promtool.js';
 import { readSelfMetrics, startExporter, watchPolls, type SelfMetrics } from './exporter-process.js';
 import { countSeries, scrape, type Scrape } from './measure.js';
 import { PROM_HEADERS, S } from './settings.js';

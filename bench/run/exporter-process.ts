@@ -1,14 +1,15 @@
 // The built exporter as a child process (dist/src/main.js), what it says about itself on
 // /metrics, and a recording proxy that shows which requests it makes.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { request } from 'undici';
 import { stringify as toYaml } from 'yaml';
-import { EXPORTER_MAIN, ROOT, S } from './settings.js';
-import { drain, freePort, memoryOf, onCleanup, sleep } from './util.js';
+import { spawnBuiltExporter, untilServing } from '../../test/harness/built-exporter.js';
+import { freePort } from '../../test/harness/ports.js';
+import { ROOT, S } from './settings.js';
+import { drain, memoryOf, onCleanup, sleep } from './util.js';
 
 export interface RecordedRequest {
   path: string;
@@ -93,9 +94,9 @@ export async function startExporter(label: string, brokerUrl: string, settings: 
   const logFile = path.join(workDir, `exporter-${slug}.log`);
   const out = fs.openSync(logFile, 'a');
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RABBITMQ_')));
-  const child = spawn(process.execPath, [EXPORTER_MAIN, '--config', configFile], { cwd: ROOT, env, stdio: ['ignore', out, out] });
+  const exporter = spawnBuiltExporter(['--config', configFile], { root: ROOT, env, stdio: ['ignore', out, out] });
+  const { child } = exporter;
   fs.closeSync(out);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
   let maxRss = 0;
@@ -110,14 +111,7 @@ export async function startExporter(label: string, brokerUrl: string, settings: 
   }, 100);
   const stop = onCleanup(async () => {
     clearInterval(sampler);
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const done = await Promise.race([exited.then(() => true), sleep(8000).then(() => false)]);
-      if (!done) {
-        child.kill('SIGKILL');
-        await Promise.race([exited, sleep(3000)]);
-      }
-    }
+    await exporter.stop(8000);
     process.off('exit', killOnExit);
   });
   const exp: Exporter = {
@@ -143,24 +137,16 @@ export async function startExporter(label: string, brokerUrl: string, settings: 
     },
     stop,
   };
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`exporter (${label}) exited with code ${child.exitCode}: ${exp.logTail(5).replace(/\s*\n\s*/g, ' / ')}`);
-    }
-    try {
-      const res = await request(`${exp.url}/-/healthy`, { headersTimeout: 2000, bodyTimeout: 2000 });
-      await drain(res.body);
-      if (res.statusCode === 200) break;
-    } catch {
-      /* not yet */
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`exporter (${label}) did not listen within 20 s: ${exp.logTail(5).replace(/\s*\n\s*/g, ' / ')}`);
-    }
-    await sleep(100);
+  const healthy = async () => {
+    const res = await request(`${exp.url}/-/healthy`, { headersTimeout: 2000, bodyTimeout: 2000 });
+    await drain(res.body);
+    return res.statusCode === 200;
+  };
+  try {
+    await untilServing(exporter, healthy, () => exp.logTail(5).replace(/\s*\n\s*/g, ' / '));
+  } catch (error) {
+    await stop();
+    throw new Error(`exporter (${label}): ${(error as Error).message}`);
   }
   return exp;
 }

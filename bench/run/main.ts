@@ -1,7 +1,7 @@
 /**
  * rabbitmq-exporter benchmark (`npm run bench`): one run, one table. Phases, one file each:
  *
- *  1. setup.ts: a PRIVATE RabbitMQ node (test/broker/support/broker.ts, the tests' harness) with
+ *  1. setup.ts: a PRIVATE RabbitMQ node (test/harness/broker/broker.ts, the tests' harness) with
  *     rabbitmq_management and rabbitmq_prometheus only; never touches another broker on the
  *     machine; the state over AMQP (many channels in parallel): vhosts, queues (about 2% quorum),
  *     topic exchanges, bindings, then publishers and consumers (manual acks) at a steady rate;

@@ -1,6 +1,6 @@
 // How the benchmark measures: raw replays of recorded paths, the broker's CPU, scrapes.
 import { Pool, request } from 'undici';
-import type { BrokerHandle } from '../../test/broker/support/broker.js';
+import type { BrokerHandle } from '../../test/harness/broker/broker.js';
 import { sleep, now, cpuSeconds, readBody, drain, onCleanup } from './util.js';
 
 export function brokerPool(broker: BrokerHandle, connections: number): Pool {

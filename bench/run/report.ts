@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import type { BrokerHandle } from '../../test/broker/support/broker.js';
+import type { BrokerHandle } from '../../test/harness/broker/broker.js';
 import { ROOT } from './settings.js';
 import type { Overview } from './state.js';
 

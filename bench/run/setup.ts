@@ -1,7 +1,7 @@
 // Phase 1 and 2: a private RabbitMQ node, its state and its load, and the broker's CPU baseline.
 import fs from 'node:fs';
-import { brokerAvailability } from '../../test/broker/support/availability.js';
-import { startBroker, type BrokerHandle } from '../../test/broker/support/broker.js';
+import { brokerAvailability } from '../../test/harness/broker/availability.js';
+import { startBroker, type BrokerHandle } from '../../test/harness/broker/broker.js';
 import { brokerPool, baselineCpu } from './measure.js';
 import { EXPORTER_CONCURRENCY, S } from './settings.js';
 import { brokerApi, buildState, planState, startTraffic, type BrokerApi, type Overview, type Traffic } from './state.js';

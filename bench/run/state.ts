@@ -2,7 +2,7 @@
 // bindings) declared over AMQP, and the steady publish/consume load.
 import amqp from 'amqplib';
 import { request } from 'undici';
-import type { BrokerHandle } from '../../test/broker/support/broker.js';
+import type { BrokerHandle } from '../../test/harness/broker/broker.js';
 import { S } from './settings.js';
 import { prng } from '../../test/support/prng.js';
 import { now, withTimeout, readBody, onCleanup } from './util.js';

@@ -1,7 +1,6 @@
 // Small helpers of the benchmark: statistics, formatting, /proc readings, and the cleanup that
 // stops everything started, once, on success, failure, signal or timeout.
 import fs from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import { CLK_TCK } from './settings.js';
 
 // ---------------------------------------------------------------------------
@@ -63,17 +62,6 @@ export function memoryOf(pid: number): { rss: number; hwm: number } | undefined 
   } catch {
     return undefined;
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export async function readBody(body: AsyncIterable<Buffer>): Promise<Buffer> {

@@ -7,8 +7,9 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { request } from 'undici';
-import { EXPORTER_MAIN, PROM_HEADERS, ROOT } from '../run/settings.js';
-import { freePort, sleep } from '../run/util.js';
+import { spawnBuiltExporter, untilServing } from '../../test/harness/built-exporter.js';
+import { freePort } from '../../test/harness/ports.js';
+import { PROM_HEADERS, ROOT } from '../run/settings.js';
 import { INTERVAL, VHOSTS } from './settings.js';
 
 const children = new Set<ChildProcess>();
@@ -88,23 +89,21 @@ export async function startExporter(sim: SimulatorProcess, workDir: string): Pro
     ].join('\n'),
   );
   const logFile = fs.openSync(path.join(workDir, 'exporter.log'), 'w');
-  const child = spawn(process.execPath, [EXPORTER_MAIN, '--config', config, '--web.listen-address', `127.0.0.1:${port}`], {
+  const exporter = spawnBuiltExporter(['--config', config, '--web.listen-address', `127.0.0.1:${port}`], {
+    root: ROOT,
     stdio: ['ignore', logFile, logFile],
     env: { PATH: process.env.PATH ?? '' },
   });
+  const { child } = exporter;
   children.add(child);
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
-    try {
-      const res = await request(`${url}/-/healthy`);
-      await res.body.dump();
-      if (res.statusCode === 200) return { url, child, pid: child.pid! };
-    } catch {
-      /* not yet */
-    }
-    await sleep(100);
-  }
-  throw new Error('exporter did not start');
+  const healthy = async () => {
+    const res = await request(`${url}/-/healthy`);
+    await res.body.dump();
+    return res.statusCode === 200;
+  };
+  await untilServing(exporter, healthy, () => `see ${path.join(workDir, 'exporter.log')}`);
+  return { url, child, pid: child.pid! };
 }
 
 export interface ScrapeRecord {

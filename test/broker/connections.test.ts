@@ -10,6 +10,7 @@ import { streamsCollector } from '../../src/collectors/streams/collector.js';
 import type { AnyCollector } from '../../src/collectors/kit/collector.js';
 import type { SinkProfile } from '../../src/model/sample-sink.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
+import { eventually } from '../harness/eventually.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
 import { managementApi, managementRequest } from './support/management-api.js';
 import { kbuddeNames } from '../../src/profiles/kbudde/names.js';
@@ -23,17 +24,6 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 async function list(b: BrokerHandle, path: string): Promise<Rec[]> {
   return managementApi(b)<Rec[]>('GET', path);
-}
-
-/** Polls until `check` passes (management statistics refresh every second here). */
-async function eventually<T>(what: string, fn: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: last ${JSON.stringify(value).slice(0, 2000)}`);
-    await sleep(250);
-  }
 }
 
 /**
@@ -113,20 +103,24 @@ describeWithBroker('connections, channels and consumers collectors on a real bro
     }
     // Wait until the statistics show all of it.
     await eventually(
-      'connections and unacked messages in the statistics',
-      async () => ({
-        connections: (await list(broker, `/api/vhosts/${encodeURIComponent(VHOST)}/connections`)).map((c) => c.channels),
-        channels: (await list(broker, `/api/vhosts/${encodeURIComponent(VHOST)}/channels`)).map((c) => [
-          c.messages_unacknowledged ?? 0,
-          field('message_stats.publish')(c) ?? 0,
-          field('message_stats.deliver_no_ack')(c) ?? 0,
-        ]),
-        consumers: (await list(broker, `/api/consumers/${encodeURIComponent(VHOST)}`)).length,
-      }),
-      (s) => {
+      async () => {
+        const s = {
+          connections: (await list(broker, `/api/vhosts/${encodeURIComponent(VHOST)}/connections`)).map((c) => c.channels),
+          channels: (await list(broker, `/api/vhosts/${encodeURIComponent(VHOST)}/channels`)).map((c) => [
+            c.messages_unacknowledged ?? 0,
+            field('message_stats.publish')(c) ?? 0,
+            field('message_stats.deliver_no_ack')(c) ?? 0,
+          ]),
+          consumers: (await list(broker, `/api/consumers/${encodeURIComponent(VHOST)}`)).length,
+        };
         const total = (i: number) => s.channels.reduce((n, c) => n + (c[i] as number), 0);
-        return s.connections.length === 3 && s.connections.every((n) => n === 2) && total(0) === 5 && total(1) === 23 && total(2) === 3 && s.consumers === 2;
+        const complete = s.connections.length === 3 && s.connections.every((n) => n === 2) && total(0) === 5 && total(1) === 23 && total(2) === 3 && s.consumers === 2;
+        // Thrown, not returned: a timeout then says what the statistics showed last.
+        if (!complete) throw new Error(`last ${JSON.stringify(s).slice(0, 2000)}`);
+        return s;
       },
+      30_000,
+      'connections and unacked messages in the statistics',
     );
   });
 

@@ -6,7 +6,8 @@
 // panels were empty, their $job coming from rabbitmq_identity_info, which /metrics never has.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exporterDashboard } from '../../tools/dashboards/exporter.js';
-import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
 import { dashboardJson, documentedProbeScrapeConfig, panelTargets, regexValues, substitute, variableValues } from './support/dashboard-queries.js';
 import { describeWithBroker } from './support/with-broker.js';

@@ -9,10 +9,11 @@ import { DASHBOARDS, dashboardPath } from '../../tools/dashboards/dashboard-file
 import { alertRules } from '../../tools/dashboards/alerts.js';
 import { recordingRules } from '../../tools/dashboards/recording-rules.js';
 import { RULES_FILE } from '../../tools/dashboards/rule-files.js';
-import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
 import { dashboardJson, panelsWithoutData, panelTargets, regexValues, variableValues } from './support/dashboard-queries.js';
-import { atLeast } from './support/versions.js';
+import { atLeast } from '../harness/broker/versions.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { checkMetricsWithPromtool } from './support/promtool.js';
+import { checkMetricsWithPromtool } from '../harness/promtool.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { samples } from '../support/parse-exposition.js';
-import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 
 const INTERVAL_S = 1;
 

@@ -2,7 +2,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { federationCollector } from '../../src/collectors/federation/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
-import { eventually } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { managementRequest } from './support/management-api.js';
 import { kbuddeNames } from '../../src/profiles/kbudde/names.js';

@@ -2,8 +2,8 @@
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { healthChecksCollector } from '../../src/collectors/health-checks/collector.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
-import { eventually } from '../support/exporter-process.js';
-import { atLeast } from './support/versions.js';
+import { eventually } from '../harness/eventually.js';
+import { atLeast } from '../harness/broker/versions.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';
 import { managementRequest } from './support/management-api.js';
 

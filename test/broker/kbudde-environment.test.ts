@@ -5,8 +5,10 @@
 import amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { samples } from '../support/parse-exposition.js';
-import { eventually, freePort, startExporter, type ExporterProcess } from '../support/exporter-process.js';
-import { checkMetricsWithPromtool } from './support/promtool.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
+import { freePort } from '../harness/ports.js';
+import { checkMetricsWithPromtool } from '../harness/promtool.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 

@@ -3,8 +3,9 @@
 import amqp from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { samples } from '../support/parse-exposition.js';
-import { afterFirstPolls, eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
-import { checkMetricsWithPromtool } from './support/promtool.js';
+import { eventually } from '../harness/eventually.js';
+import { afterFirstPolls, startExporter, type ExporterProcess } from '../harness/exporter-process.js';
+import { checkMetricsWithPromtool } from '../harness/promtool.js';
 import { managementApi, managementRequest } from './support/management-api.js';
 import { describeWithBroker, getBroker, type BrokerHandle } from './support/with-broker.js';
 

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 

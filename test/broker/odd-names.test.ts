@@ -15,9 +15,10 @@ import { COLLECTORS } from '../../src/collectors/registry.js';
 import { vhostsCollector } from '../../src/collectors/vhosts/collector.js';
 import { samples } from '../support/parse-exposition.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
-import { eventually, startExporter } from '../support/exporter-process.js';
-import { checkMetricsWithPromtool } from './support/promtool.js';
-import { atLeast } from './support/versions.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter } from '../harness/exporter-process.js';
+import { checkMetricsWithPromtool } from '../harness/promtool.js';
+import { atLeast } from '../harness/broker/versions.js';
 import { managementApi, managementRequest } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 

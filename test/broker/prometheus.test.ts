@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithBroker } from './support/with-broker.js';
-import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
 import { managementApi } from './support/management-api.js';
 

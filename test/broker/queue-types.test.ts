@@ -6,8 +6,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ManagementClient } from '../../src/broker/management-client.js';
 import { queuesCollector } from '../../src/collectors/queues/collector.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
-import { eventually } from '../support/exporter-process.js';
-import { atLeast } from './support/versions.js';
+import { eventually } from '../harness/eventually.js';
+import { atLeast } from '../harness/broker/versions.js';
 import { managementApi, managementRequest } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 

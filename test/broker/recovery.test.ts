@@ -4,7 +4,8 @@ import { createServer, Socket, type Server } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithBroker } from './support/with-broker.js';
 import { samples } from '../support/parse-exposition.js';
-import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 
 const INTERVAL_MS = 2000;
 

@@ -10,7 +10,7 @@ import type { ManagementClient } from '../../src/broker/management-client.js';
 import { featureFlagsCollector } from '../../src/collectors/feature-flags/collector.js';
 import { inventoryCollector } from '../../src/collectors/inventory/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
-import { atLeast } from './support/versions.js';
+import { atLeast } from '../harness/broker/versions.js';
 import { describeWithBroker } from './support/with-broker.js';
 
 const USER = 'hf-refusals';

@@ -9,7 +9,8 @@ import { TargetShare } from '../../src/model/shard-assignment.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { samples } from '../support/parse-exposition.js';
-import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
 
 const enc = encodeURIComponent;

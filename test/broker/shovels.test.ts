@@ -2,7 +2,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { shovelsCollector } from '../../src/collectors/shovels/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
-import { eventually } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { kbuddeNames } from '../../src/profiles/kbudde/names.js';
 

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startBroker, type BrokerHandle } from './support/broker.js';
-import { checkMetricsWithPromtool } from './support/promtool.js';
+import { startBroker, type BrokerHandle } from '../harness/broker/broker.js';
+import { checkMetricsWithPromtool } from '../harness/promtool.js';
 import { describeWithBroker, getBroker } from './support/with-broker.js';
 import { samples } from '../support/parse-exposition.js';
-import { afterFirstPolls, eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
+import { afterFirstPolls, startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 import { managementApi } from './support/management-api.js';
 
 // A second private node with management statistics off, the direction of RabbitMQ 4: the

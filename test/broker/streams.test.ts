@@ -10,9 +10,9 @@ import { Connection } from 'rabbitmq-stream-js-client/dist/connection.js';
 import type { ManagementClient } from '../../src/broker/management-client.js';
 import { streamsCollector } from '../../src/collectors/streams/collector.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
-import { eventually } from '../support/exporter-process.js';
-import { atLeast } from './support/versions.js';
-import { DEFAULT_PLUGINS, startBroker, type BrokerHandle } from './support/broker.js';
+import { eventually } from '../harness/eventually.js';
+import { atLeast } from '../harness/broker/versions.js';
+import { DEFAULT_PLUGINS, startBroker, type BrokerHandle } from '../harness/broker/broker.js';
 import { describeWithBroker, getBroker } from './support/with-broker.js';
 import { managementApi } from './support/management-api.js';
 

@@ -5,12 +5,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { checkMetricsWithPromtool } from './support/promtool.js';
+import { checkMetricsWithPromtool } from '../harness/promtool.js';
 import { documentedProbeScrapeConfig } from './support/dashboard-queries.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
 import { samples } from '../support/parse-exposition.js';
-import { eventually, startExporter, type ExporterProcess } from '../support/exporter-process.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 import { prometheusAvailable, startPrometheus } from '../support/prometheus-process.js';
 
 const enc = encodeURIComponent;

@@ -5,16 +5,16 @@
  *
  *   RECORD_FIXTURES=4.3 npx vitest run --project record test/record/record-cluster.record.ts
  *
- * Two private nodes of the same version (test/broker/support/broker.ts): `rabbit2-…` is started
+ * Two private nodes of the same version (test/harness/broker/broker.ts): `rabbit2-…` is started
  * with the epmd and cookie of `rabbit1-…` and joins it with `rabbitmqctl join_cluster`; later
  * `rabbitmqctl stop_app` stops it (its Erlang node stays up, as in the 3.10.8 recording). Every
  * answer is read from rabbit1's management API.
  */
 import amqp from 'amqplib';
 import { expect, it } from 'vitest';
-import { DEFAULT_PLUGINS, joinCluster, startBroker, type BrokerHandle, type BrokerInfo } from '../broker/support/broker.js';
-import { rootfsRabbitVersion } from '../broker/support/rootfs.js';
-import { brokerVersion } from '../broker/support/versions.js';
+import { DEFAULT_PLUGINS, joinCluster, startBroker, type BrokerHandle, type BrokerInfo } from '../harness/broker/broker.js';
+import { rootfsRabbitVersion } from '../harness/broker/rootfs.js';
+import { brokerVersion } from '../harness/broker/versions.js';
 import { Recorder, sleep } from './recorder.js';
 
 const version = process.env.RECORD_FIXTURES ?? '';

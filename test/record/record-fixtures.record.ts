@@ -6,13 +6,13 @@
  *
  *   RECORD_FIXTURES=4.0 npx vitest run --project record
  *
- * The nodes are private (test/broker/support/broker.ts). Bodies are pretty-printed with sorted keys.
+ * The nodes are private (test/harness/broker/broker.ts). Bodies are pretty-printed with sorted keys.
  */
 import amqp from 'amqplib';
 import { expect, it } from 'vitest';
-import { DEFAULT_PLUGINS, startBroker, type BrokerHandle } from '../broker/support/broker.js';
-import { rootfsRabbitVersion } from '../broker/support/rootfs.js';
-import { brokerVersion } from '../broker/support/versions.js';
+import { DEFAULT_PLUGINS, startBroker, type BrokerHandle } from '../harness/broker/broker.js';
+import { rootfsRabbitVersion } from '../harness/broker/rootfs.js';
+import { brokerVersion } from '../harness/broker/versions.js';
 import { Recorder, sleep } from './recorder.js';
 
 const version = process.env.RECORD_FIXTURES ?? '';

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BrokerInfo } from '../broker/support/broker.js';
+import type { BrokerInfo } from '../harness/broker/broker.js';
 
 interface Entry {
   file: string;

@@ -1,28 +1,24 @@
 /**
- * A target's collector runners built as src/target.ts builds them, but without jitter and never
- * started: tests poll them by hand (`await runner.pollOnce()`) against a simulated or reflecting
- * upstream. Each finished poll schedules the target's next exposition, as in the exporter.
+ * A target's own collector runners, as src/target.ts wires them (client, state, snapshot,
+ * failure log, naming, shard), never started: tests poll them by hand (`await runner.pollOnce()`)
+ * against a simulated or reflecting upstream. Each finished poll schedules the target's next
+ * exposition, as in the exporter.
+ *
+ * The Target keeps its runners to itself; the element access below is checked by the compiler,
+ * so a rename in target.ts or collector-runner.ts fails here, not silently.
  */
-import type { Logger } from 'pino';
-import { collectorByName } from '../../src/collectors/registry.js';
-import type { CollectorConfig } from '../../src/config/exporter-config.js';
-import { CollectorRunner } from '../../src/pipeline/collector-runner.js';
-import { PollFailureLog } from '../../src/pipeline/failure-log.js';
+import type { CollectorRunner } from '../../src/pipeline/collector-runner.js';
 import type { Target } from '../../src/target.js';
 
-export function handRunners(target: Target, collectors: readonly CollectorConfig[], log: Logger): CollectorRunner[] {
-  const failures = new PollFailureLog(log);
-  return collectors.map(
-    (config) =>
-      new CollectorRunner(collectorByName(config.name), config, {
-        client: target.client,
-        brokerSelf: target.brokerSelf,
-        state: target.state,
-        log,
-        jitter: 0,
-        backoffMaxMs: 1000,
-        onPollFinished: () => target.store.schedule(),
-        failures,
-      }),
-  );
+/** The target's runners, in its configuration's order, or those of `names`, in that order. */
+export function handRunners(target: Target, names?: readonly string[]): CollectorRunner[] {
+  // biome-ignore lint/complexity/useLiteralKeys: private to Target; TypeScript checks element access to it
+  const runners = target['runners'];
+  if (names === undefined) return [...runners];
+  return names.map((name) => {
+    // biome-ignore lint/complexity/useLiteralKeys: private to CollectorRunner, checked the same way
+    const runner = runners.find((r) => r['collector'].name === name);
+    if (!runner) throw new Error(`target ${target.name} runs no collector ${name} (disabled, or not on this shard?)`);
+    return runner;
+  });
 }

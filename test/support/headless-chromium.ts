@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { isExecutable, which } from '../broker/support/availability.js';
+import { isExecutable, which } from '../harness/broker/availability.js';
 
 export interface ChromiumAvailability {
   path: string | undefined;

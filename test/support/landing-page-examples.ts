@@ -71,7 +71,7 @@ targets:
     // Each target polled once by hand, the broker's self-description first, as at start-up.
     await Promise.all(
       targets.map(async (target) => {
-        const runners = handRunners(target, target.setup.collectors.filter((c) => c.enabled), log);
+        const runners = handRunners(target);
         const [first, ...others] = runners;
         await first?.pollOnce();
         await Promise.all(others.map((r) => r.pollOnce()));

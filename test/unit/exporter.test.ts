@@ -8,8 +8,8 @@ import { COLLECTORS } from '../../src/collectors/registry.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { Exporter, readConfigFromDisk } from '../../src/exporter.js';
 import { ProcessMetrics } from '../../src/pipeline/process-metrics.js';
-import { eventually } from '../support/exporter-process.js';
-import { serveApi, sleep, type TestServer } from './support/http-server.js';
+import { eventually } from '../harness/eventually.js';
+import { serveApi, sleep, type TestServer } from '../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { dashboardFile } from '../../../tools/dashboards/dashboard-files.js';
 import type { DashboardSpec } from '../../../tools/dashboards/grafana.js';
-import { eventually } from '../../support/exporter-process.js';
+import { eventually } from '../../harness/eventually.js';
 import type { PrometheusProcess } from '../../support/prometheus-process.js';
 
 export interface DashboardJson {

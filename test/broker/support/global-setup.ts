@@ -1,7 +1,7 @@
 /**
  * vitest globalSetup of the `broker-<version>` projects (see vitest.config.ts and versions.ts).
  *
- * Starts ONE private RabbitMQ node of the project's version (test/broker/support/broker.ts)
+ * Starts ONE private RabbitMQ node of the project's version (test/harness/broker/broker.ts)
  * for the whole broker suite and provides its plain connection data as `inject('broker')`
  * (a BrokerInfo, or null when the suite is skipped). Teardown stops the node. For a chroot
  * version it first builds the root file system when none is cached (or when
@@ -14,10 +14,10 @@
  *                     An installed broker that fails to start still fails the run.
  */
 import type { TestProject } from 'vitest/node';
-import { brokerAvailability } from './availability.js';
-import { startBroker, type BrokerHandle, type BrokerInfo } from './broker.js';
-import { ensureRootfs, rootfsErlangVersion, rootfsRabbitVersion } from './rootfs.js';
-import { brokerVersion } from './versions.js';
+import { brokerAvailability } from '../../harness/broker/availability.js';
+import { startBroker, type BrokerHandle, type BrokerInfo } from '../../harness/broker/broker.js';
+import { ensureRootfs, rootfsErlangVersion, rootfsRabbitVersion } from '../../harness/broker/rootfs.js';
+import { brokerVersion } from '../../harness/broker/versions.js';
 import { toolsRequired } from '../../support/required-tools.js';
 
 declare module 'vitest' {

@@ -1,6 +1,6 @@
 // The broker's management API as the tests' administrator sees it: for setting up vhosts, users,
 // queues and messages, and for reading the broker's own numbers. Not the exporter's client.
-import type { BrokerHandle } from './broker.js';
+import type { BrokerHandle } from '../../harness/broker/broker.js';
 
 type Credentials = Pick<BrokerHandle, 'managementUrl' | 'username' | 'password'>;
 

@@ -12,10 +12,11 @@
  *   brokerInfo(): BrokerInfo | null        the raw provided data
  */
 import { describe, inject } from 'vitest';
-import { connectBroker, type BrokerHandle, type BrokerInfo } from './broker.js';
+import type { BrokerHandle, BrokerInfo } from '../../harness/broker/broker.js';
+import { connectBroker } from '../../harness/broker/controller.js';
 import type {} from './global-setup.js'; // ProvidedContext augmentation (type-only, not executed)
 
-export type { BrokerHandle, BrokerInfo } from './broker.js';
+export type { BrokerHandle, BrokerInfo } from '../../harness/broker/broker.js';
 
 export function brokerInfo(): BrokerInfo | null {
   return inject('broker') ?? null;

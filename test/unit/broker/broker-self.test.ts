@@ -91,7 +91,7 @@ describe('a target against the simulated management API', () => {
     const log = pino({ level: 'silent' });
     const target = new Target(config.targets[0]!, new ProcessMetrics(), log);
     cleanups.push(() => target.stop());
-    const runners = handRunners(target, ['overview', 'nodes'].map((name) => config.collectors.find((c) => c.name === name)!), log);
+    const runners = handRunners(target, ['overview', 'nodes']);
     const overviewRunner = runners[0]!;
     const nodes = runners[1]!;
     const overviewRequests = () => sim.requests.filter((r) => r.split('?')[0] === '/api/overview').length;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/broker/errors.js';
 import { ManagementClient, type ClientOptions } from '../../../src/broker/management-client.js';
-import { makePki, type Pki } from '../support/pki.js';
+import { makePki, type Pki } from '../../support/pki.js';
 
 describe('ManagementClient over TLS', () => {
   let dir: string;

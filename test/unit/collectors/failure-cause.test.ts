@@ -4,7 +4,7 @@ import { createServer as createTcpServer, type Server as TcpServer, type Socket 
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManagementClient } from '../../../src/broker/management-client.js';
 import { failureCause } from '../../../src/broker/failure-cause.js';
-import { closedPort, serve } from '../support/http-server.js';
+import { closedPort, serve } from '../../support/http-server.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

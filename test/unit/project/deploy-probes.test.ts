@@ -9,9 +9,9 @@ import { Agent, request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { UNAUTHENTICATED_PATHS } from '../../../src/server/web-guard.js';
-import { startExporter, type ExporterProcess } from '../../support/exporter-process.js';
-import { closedPort } from '../support/http-server.js';
-import { makePki } from '../support/pki.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
+import { closedPort } from '../../support/http-server.js';
+import { makePki } from '../../support/pki.js';
 
 interface HttpGet {
   path: string;

@@ -71,7 +71,7 @@ describe.each(PASSWORD_SOURCES)('an upstream quoting the request, password from 
 
     // Every collector polled against each kind of answer: first with the overview failing too
     // (every poll fails on it), then with a good overview (each collector's own requests fail).
-    const runners = handRunners(target, config.collectors, log);
+    const runners = handRunners(target);
     for (const overviewOk of [false, true]) {
       upstream.overviewOk = overviewOk;
       for (const mode of MODES) {

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/broker/errors.js';
 import { ManagementClient } from '../../../src/broker/management-client.js';
 import { failureHint, type TargetLogin } from '../../../src/pipeline/failure-hints.js';
-import { closedPort, serve, type TestServer } from '../support/http-server.js';
+import { closedPort, serve, type TestServer } from '../../support/http-server.js';
 
 const LOGIN: TargetLogin = { url: 'http://broker.example:15672', username: 'monitoring', passwordSource: 'environment variable RABBITMQ_PASSWORD' };
 

@@ -6,7 +6,7 @@ import { loadConfig } from '../../../src/config/load-config.js';
 import { PollFailureLog } from '../../../src/pipeline/failure-log.js';
 import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { Target } from '../../../src/target.js';
-import { serve, sleep, type TestServer } from '../support/http-server.js';
+import { serve, sleep, type TestServer } from '../../support/http-server.js';
 
 interface Line {
   level: number;

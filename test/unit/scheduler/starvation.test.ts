@@ -7,7 +7,7 @@ import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { Target } from '../../../src/target.js';
-import { serveApi, sleep, type TestServer } from '../support/http-server.js';
+import { serveApi, sleep, type TestServer } from '../../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
 

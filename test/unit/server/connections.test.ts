@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { WebLimits } from '../../../src/config/exporter-config.js';
 import { newHttpCounters, type HttpCounters } from '../../../src/pipeline/own-series.js';
 import { WebServer } from '../../../src/server/web-server.js';
-import { makePki } from '../support/pki.js';
+import { makePki } from '../../support/pki.js';
 
 const LIMITS: WebLimits = { readTimeoutMs: 500, writeTimeoutMs: 5000, idleTimeoutMs: 5000, maxConcurrentScrapes: 10, maxConnections: 512 };
 

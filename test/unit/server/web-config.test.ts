@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWebConfig, WebConfigError } from '../../../src/server/web-config.js';
-import { makePki } from '../support/pki.js';
+import { makePki } from '../../support/pki.js';
 
 // A bcrypt hash of "scrape-pw" (cost 4 keeps the tests quick; htpasswd -nBC 10 makes real ones).
 const HASH = bcrypt.hashSync('scrape-pw', 4);

@@ -9,7 +9,7 @@ import { loadConfig } from '../../../src/config/load-config.js';
 import { Exporter } from '../../../src/exporter.js';
 import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { shardOf } from '../../../src/model/shard-assignment.js';
-import { serveApi, type TestServer } from '../support/http-server.js';
+import { serveApi, type TestServer } from '../../support/http-server.js';
 
 let dir: string;
 let broker: TestServer;
