@@ -31,6 +31,8 @@ export interface Answer {
   end: number;
   bytes: number;
   status: number;
+  /** Queues the simulator changed before this answer (on the request that starts a queue poll). */
+  changed: number;
 }
 
 export interface SimulatorProcess {
@@ -39,12 +41,14 @@ export interface SimulatorProcess {
   password: string;
   answers: Answer[];
   child: ChildProcess;
+  /** From the next queue poll on, change this fraction of the queues before each (simulator-server.ts). */
+  changePerPoll(fraction: number): void;
 }
 
 export async function startSimulator(queues: number): Promise<SimulatorProcess> {
   const server = path.join(path.dirname(fileURLToPath(import.meta.url)), 'simulator-server.js');
   const child = spawn(process.execPath, ['--max-old-space-size=4096', server, String(queues), String(VHOSTS)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   children.add(child);
   const lines = readline.createInterface({ input: child.stdout! });
@@ -56,7 +60,7 @@ export async function startSimulator(queues: number): Promise<SimulatorProcess> 
       else answers.push(msg);
     });
   });
-  return { ...info, answers, child };
+  return { ...info, answers, child, changePerPoll: (fraction) => child.stdin!.write(`fraction ${fraction}\n`) };
 }
 
 export interface ExporterProcess {
@@ -71,8 +75,11 @@ export async function startExporter(sim: SimulatorProcess, workDir: string): Pro
   fs.writeFileSync(
     config,
     [
+      // The other collectors poll once a minute, without jitter, so that the queue polls are what
+      // a window of CPU time holds.
       'poll:',
-      '  interval: 5s',
+      '  interval: 60s',
+      '  jitter: 0',
       'target:',
       `  url: ${sim.url}`,
       `  username: ${sim.username}`,
