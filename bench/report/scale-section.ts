@@ -23,6 +23,7 @@ export function scaleSection(r: ScaleResults, file: string): string[] {
       `${cpuOverParse(size, c.fraction).toFixed(2)}×`,
       c.wallSeconds.map((x) => x.toFixed(1)).join(', '),
       mb(c.rssMaxBytes),
+      c.condition ?? 'not recorded',
     ]),
   );
   const latencyRows = r.sizes.map((size) => {
@@ -54,13 +55,13 @@ export function scaleSection(r: ScaleResults, file: string): string[] {
     `**CPU per queue poll, nothing scraping**: the exporter's CPU time (utime+stime, all threads) from the start of one queue poll to the start of the next, ${settings.polls} polls after one not measured, ` +
       'polls seen in the simulator\'s record of its answers (nothing asks the exporter anything in this phase). `JSON.parse` of the same bodies: in the benchmark\'s process, the exporter stopped, median of 3.',
     '',
-    table(['queues', 'changing per poll', 'queues changed', 'CPU per poll, median (each)', 'JSON.parse, same bodies', 'CPU / parse', 'wall between poll starts (s)', 'RSS max in phase'], cpuRows),
+    table(['queues', 'changing per poll', 'queues changed', 'CPU per poll, median (each)', 'JSON.parse, same bodies', 'CPU / parse', 'wall between poll starts (s)', 'RSS max in phase', 'queue collector after the phase'], cpuRows),
     '',
     `**Latency, a separate phase**: \`/metrics\` scraped in a loop from a worker thread (Prometheus' \`Accept\` and \`Accept-Encoding: gzip\`, 20 ms apart) while ${settings.polls} queue polls run, ` +
       'each poll\'s end read from the landing page (no exposition rendered); "during polls" counts the scrapes started between a poll\'s first request and its end. ' +
       'The event-loop delay is the exporter\'s own `rabbitmq_exporter_event_loop_delay_max_seconds` (its last minute), read once after the phase with the series and sizes.',
     '',
-    table(['queues', 'changing per poll', 'poll durations (s)', '/metrics p50 / p99 / max during polls (n)', '/metrics p99, whole phase (n)', 'longest event-loop delay', 'RSS max, whole run', 'series', '/metrics text / gzip', 'queue answers per poll', 'queue collector'], latencyRows),
+    table(['queues', 'changing per poll', 'poll durations (s)', '/metrics p50 / p99 / max during polls (n)', '/metrics p99, whole phase (n)', 'longest event-loop delay', 'RSS max, whole run', 'series', '/metrics text / gzip', 'queue answers per poll', 'queue collector after the CPU phases'], latencyRows),
     '',
     '**Targets** (issue 29; a benchmark, not a timed test):',
     '',

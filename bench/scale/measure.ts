@@ -33,6 +33,8 @@ export interface ChangePhase {
   wallSeconds: number[];
   /** Max RSS sampled (every 100 ms) during the phase. */
   rssMaxBytes: number;
+  /** The queue collector's condition on the landing page right after the phase (asked once the window closed). */
+  condition?: string;
 }
 
 export interface LatencyPhase {
@@ -93,6 +95,7 @@ async function measureChanges(sim: SimulatorProcess, exp: ExporterProcess, fract
     start = next;
   }
   phase.rssMaxBytes = rss.max;
+  phase.condition = (await queueStatus(exp.url)).condition;
   return phase;
 }
 
