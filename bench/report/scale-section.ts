@@ -13,6 +13,9 @@ const fmtLimit = (x: number, unit: string) => (unit === 'Ã—' ? `${x.toFixed(2)}Ã
 
 export function scaleSection(r: ScaleResults, file: string): string[] {
   const { settings } = r;
+  const others = settings.collectors
+    ? `only the ${settings.collectors.join(' and ')} collectors enabled, all but the queue collector polling once a minute`
+    : 'every default collector, the others once a minute (this file predates the benchmark disabling them)';
   const cpuRows = r.sizes.flatMap((size) =>
     size.changes.map((c) => [
       size.queues.toLocaleString('en'),
@@ -49,7 +52,7 @@ export function scaleSection(r: ScaleResults, file: string): string[] {
     describe(r.provenance),
     '',
     `The built exporter against the simulated management API (from the 3.10.8 recordings, a process of its own), ${settings.vhosts} vhosts, ` +
-      `queue polls every ${settings.queueInterval}, each fetching the statistics (\`stats_every: 1\`); the other collectors once a minute, no jitter. ` +
+      `queue polls every ${settings.queueInterval}, each fetching the statistics (\`stats_every: 1\`); ${others}; no jitter. ` +
       'Before each queue poll the simulator changes the given fraction of the queues (their counts, bytes, memory and counters), so the answers are not the same bytes every time.',
     '',
     `**CPU per queue poll, nothing scraping**: the exporter's CPU time (utime+stime, all threads) from the start of one queue poll to the start of the next, ${settings.polls} polls after one not measured, ` +

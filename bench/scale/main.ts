@@ -15,7 +15,7 @@ import { scaleSection } from '../report/scale-section.js';
 import { S } from '../run/settings.js';
 import { log, logAs } from '../run/util.js';
 import { measure, type SizeResult } from './measure.js';
-import { stopChildren } from './processes.js';
+import { MEASURED_COLLECTORS, stopChildren } from './processes.js';
 import type { ScaleResults } from './scale-results.js';
 import { CHANGES, INTERVAL, LATENCY_CHANGE, POLLS, SIZES, VHOSTS } from './settings.js';
 import { targetChecks } from './targets.js';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const results: ScaleResults = {
     bench: 'scale',
     provenance: run.finish(),
-    settings: { vhosts: VHOSTS, polls: POLLS, changes: CHANGES, latencyChange: LATENCY_CHANGE, queueInterval: INTERVAL },
+    settings: { vhosts: VHOSTS, polls: POLLS, changes: CHANGES, latencyChange: LATENCY_CHANGE, queueInterval: INTERVAL, collectors: MEASURED_COLLECTORS },
     wallSeconds: (performance.now() - t0) / 1000,
     sizes,
     targets: targetChecks(sizes),
