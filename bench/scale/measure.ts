@@ -99,32 +99,35 @@ async function measureChanges(sim: SimulatorProcess, exp: ExporterProcess, fract
   return phase;
 }
 
+/** The page's "s ago" has 0.1 s steps and is read some ms late: how far a poll's start may seem to move. */
+const PAGE_JITTER_MS = 250;
+
 async function measureLatency(sim: SimulatorProcess, exp: ExporterProcess, deadline: number): Promise<LatencyPhase> {
   sim.changePerPoll(LATENCY_CHANGE);
   const scraper = startScraper(exp.url);
   const from = sim.answers.length;
-  const ends: { at: number; seconds: number }[] = [];
+  const windows: { start: number; end: number; seconds: number }[] = [];
   let last = (await queueStatus(exp.url)).lastSuccessAt;
-  const startsAfter = () => sim.answers.slice(from).filter(isPollStart);
-  // Polls that start after the scraper did, until POLLS of them have ended.
-  while (ends.filter((e) => startsAfter().some((s) => s.start <= e.at)).length < POLLS) {
+  // Each poll that ended is matched to its start (the latest one no later than its end less its
+  // duration): polls run back to back at 100k queues, so "the first end after a start" could be the
+  // end of the poll before. Polls that started after the scraper did, until POLLS of them ended.
+  while (windows.length < POLLS) {
+    if (Date.now() > deadline) throw new Error('polls did not finish in time');
     await sleep(250);
     const status = await queueStatus(exp.url);
-    if (status.lastSuccessAt !== undefined && (last === undefined || status.lastSuccessAt - last > 500)) {
-      last = status.lastSuccessAt;
-      ends.push({ at: status.lastSuccessAt, seconds: status.lastDurationSeconds ?? NaN });
-    }
-    if (Date.now() > deadline) throw new Error('polls did not finish in time');
+    if (status.lastSuccessAt === undefined || (last !== undefined && status.lastSuccessAt - last <= 500)) continue;
+    last = status.lastSuccessAt;
+    const seconds = status.lastDurationSeconds ?? 0;
+    const starts = sim.answers.filter(isPollStart);
+    const start = starts.findLast((a) => a.start <= status.lastSuccessAt! - seconds * 1000 + PAGE_JITTER_MS);
+    if (start && sim.answers.indexOf(start) >= from) windows.push({ start: start.start, end: status.lastSuccessAt, seconds });
   }
   await scraper.stop();
-  const windows = startsAfter()
-    .map((s) => ({ start: s.start, end: ends.find((e) => e.at >= s.start)?.at }))
-    .filter((w): w is { start: number; end: number } => w.end !== undefined);
   const scrapes = scraper.scrapes;
   const during = scrapes.filter((s) => windows.some((w) => s.start >= w.start && s.start <= w.end)).map((s) => s.ms);
   return {
     fraction: LATENCY_CHANGE,
-    pollSeconds: ends.filter((e) => windows.some((w) => w.end === e.at)).map((e) => e.seconds),
+    pollSeconds: windows.map((w) => w.seconds),
     scrapes: scrapes.length,
     scrapesDuring: during.length,
     p50DuringMs: percentile(during, 50),
