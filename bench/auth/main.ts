@@ -9,7 +9,7 @@
  *    new wrong password on every request, back to back (attackers.ts, a process at nice 19);
  *  - attack from many addresses: the same, each connection from its own 127.0.0.x, so per-client
  *    throttling does not stop them and the bound on checks in flight does.
- * Writes bench/results/auth.md and auth.json (commit, machine, command).
+ * Writes bench/results/auth.json (commit, machine, command, date, load: ../provenance.ts) and auth.md.
  */
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,9 +20,10 @@ import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcryptjs';
 import { spawnBuiltExporter, untilServing } from '../../test/harness/built-exporter.js';
 import { freePort } from '../../test/harness/ports.js';
-import { exporterCommit } from '../run/report.js';
+import { startRun } from '../provenance.js';
+import { type AuthPhase, type AuthResults, authSection } from '../report/auth-section.js';
 import { ROOT, S } from '../run/settings.js';
-import { cpuSeconds, log, logAs, percentile, sleep } from '../run/util.js';
+import { cpuSeconds, log, logAs, sleep } from '../run/util.js';
 
 logAs('auth');
 
@@ -34,18 +35,10 @@ const SCRAPE_GAP_MS = 50;
 const USER = 'prometheus';
 const PASSWORD = 'the-right-password';
 
-interface Phase {
-  name: string;
-  scrapeMs: number[];
-  healthyMs: number[];
-  failedScrapes: number;
-  attackers?: Record<string, number>;
-  attackSeconds?: number;
-  exporterCpuSeconds: number;
-}
+type Phase = AuthPhase;
 
 async function main(): Promise<void> {
-  const commit = exporterCommit();
+  const run = startRun();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-auth-'));
   const webConfig = path.join(work, 'web.yml');
   fs.writeFileSync(webConfig, `basic_auth_users:\n  ${USER}: ${bcrypt.hashSync(PASSWORD, 10)}\n`);
@@ -115,7 +108,6 @@ async function main(): Promise<void> {
     }
   }
 
-  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   const phase = (name: string): Phase => ({ name, scrapeMs: [], healthyMs: [], failedScrapes: 0, exporterCpuSeconds: 0 });
   const phases = [phase('quiet'), phase(`${CONNECTIONS} wrong-password connections, one address`), phase(`${CONNECTIONS} wrong-password connections, ${CONNECTIONS} addresses`)];
   for (let round = 0; round < ROUNDS; round++) {
@@ -124,47 +116,21 @@ async function main(): Promise<void> {
     await measure(phases[2]!, 'many');
   }
   child.kill('SIGTERM');
-  write(phases, commit, load);
+  write({ provenance: run.finish(), phases });
 }
 
-function write(phases: Phase[], commit: string, load: string): void {
-  const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : 'n/a');
-  const quietP99 = percentile(phases[0]!.scrapeMs, 99);
-  const cpus = os.cpus();
-  const command = ['BENCH_AUTH_CONNECTIONS', 'BENCH_AUTH_SCRAPES', 'BENCH_AUTH_ROUNDS'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`).concat(['npm run bench:auth']).join(' ');
-  const header = ['phase', 'authenticated /metrics p50 / p99 / max (n)', 'p99 / quiet p99', '/-/healthy p50 / p99 / max', 'scrapes failed', "attackers' answers (per second)", 'exporter CPU'];
-  const rows = phases.map((p) => {
-    const seconds = p.attackSeconds ?? 0;
-    const answers = p.attackers ? Object.entries(p.attackers).map(([status, n]) => `${status}: ${n} (${(n / seconds).toFixed(0)}/s)`).join(', ') : '-';
-    const timedSeconds = (ROUNDS * SCRAPES * SCRAPE_GAP_MS) / 1000;
-    return [
-      p.name,
-      `${ms(percentile(p.scrapeMs, 50))} / ${ms(percentile(p.scrapeMs, 99))} / ${ms(Math.max(...p.scrapeMs))} (${p.scrapeMs.length})`,
-      `${(percentile(p.scrapeMs, 99) / quietP99).toFixed(2)}×`,
-      `${ms(percentile(p.healthyMs, 50))} / ${ms(percentile(p.healthyMs, 99))} / ${ms(Math.max(...p.healthyMs))}`,
-      String(p.failedScrapes),
-      answers,
-      `${p.exporterCpuSeconds.toFixed(1)} s over ~${timedSeconds.toFixed(0)}+ s`,
-    ];
-  });
+function write(results: AuthResults): void {
   const lines = [
     '# Auth benchmark: authenticated scrapes under wrong-password floods',
-    '',
-    `Run ${new Date().toISOString()}; exporter at ${commit}.`,
-    `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; load average ${load} before, ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} after (1, 5, 15 min; other work shares this machine).`,
-    `Command (from the repository root): \`${command}\`.`,
     '',
     `How: the built exporter with a web config of one basic-auth user (cost-10 bcrypt hash), its broker a closed port. ${ROUNDS} rounds of the three phases in turn, each phase ${SCRAPES} sequential scrapes of /metrics with the valid credential (verified once before the phases; the scraper's address is 127.0.0.1 too), ${SCRAPE_GAP_MS} ms apart over one keep-alive connection, each with a /-/healthy request beside it, timed to the last byte. ` +
       `Attackers: a process of their own at nice 19 (they stand for clients elsewhere), ${CONNECTIONS} keep-alive connections each sending a new wrong password on every request, back to back, from 127.0.0.1 or each from its own 127.0.0.x; they start 3 s before the timed scrapes and stop after them (their answers are counted over that whole time). Target: p99 under attack within 2× of the quiet p99.`,
     '',
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---').join('|')}|`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`),
-    '',
+    ...authSection(results, 'bench/results/auth.json'),
   ];
   fs.mkdirSync(S.resultsDir, { recursive: true });
   fs.writeFileSync(path.join(S.resultsDir, 'auth.md'), lines.join('\n'));
-  fs.writeFileSync(path.join(S.resultsDir, 'auth.json'), `${JSON.stringify({ commit, load, command, phases }, null, 2)}\n`);
+  fs.writeFileSync(path.join(S.resultsDir, 'auth.json'), `${JSON.stringify(results, null, 2)}\n`);
   console.log(lines.join('\n'));
 }
 

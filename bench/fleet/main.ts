@@ -6,32 +6,19 @@
  * 100 ms from spawn to exit, one at a time), RSS (VmRSS every 200 ms, VmHWM), RSS after two
  * intervals, a no-change POST /-/reload, the size of a 404 for an unknown /probe target, and the
  * time from SIGTERM to exit. Memory per idle target: (RSS at N - RSS at 1) / (N - 1).
- * Writes bench/results/fleet.md and fleet.json with commit, machine and command.
+ * Writes bench/results/fleet.json (commit, machine, command, date, load: ../provenance.ts) and fleet.md from it.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startRun } from '../provenance.js';
+import { type FleetResults, type FleetRun, fleetSection } from '../report/fleet-section.js';
 import { S } from '../run/settings.js';
 
 const TARGETS = Number(process.env.BENCH_FLEET_TARGETS ?? 10_000);
 const INTERVAL_S = Number(process.env.BENCH_FLEET_INTERVAL_S ?? 15);
 const PORT_BASE = 19_500;
-
-interface Run {
-  targets: number;
-  listenSeconds: number;
-  readySeconds: number;
-  healthy: { n: number; p50Ms: number; p99Ms: number; maxMs: number; over100: number; failed: number };
-  rssPeakBytes: number;
-  hwmBytes: number;
-  rssSteadyBytes: number;
-  reloadSeconds: number;
-  reloadStatus: number;
-  notFoundBytes: number;
-  sigtermSeconds: number;
-  exitCode: number | null;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const status = (pid: number, key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
@@ -61,7 +48,7 @@ async function timed(url: string, init?: RequestInit): Promise<{ ms: number; sta
 /** How long SIGTERM may take before the exporter is killed (the table then says exit null). */
 const EXIT_TIMEOUT_MS = 30_000;
 
-async function measure(targets: number, port: number): Promise<Run> {
+async function measure(targets: number, port: number): Promise<FleetRun> {
   const config = configFile(targets);
   const base = `http://127.0.0.1:${port}`;
   const spawned = performance.now();
@@ -139,45 +126,16 @@ async function measure(targets: number, port: number): Promise<Run> {
 }
 
 async function main(): Promise<void> {
-  const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const run = startRun();
   const one = await measure(1, PORT_BASE);
   const fleet = await measure(TARGETS, PORT_BASE + 1);
-  const loadAfter = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const perTargetBytes = (fleet.rssSteadyBytes - one.rssSteadyBytes) / (TARGETS - 1);
-  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8' }).trim() !== '';
-  const cpus = os.cpus();
-  const mb = (b: number) => `${(b / 1e6).toFixed(0)} MB`;
-  const s = (x: number) => `${x.toFixed(2)} s`;
-  const ms = (x: number) => `${x.toFixed(0)} ms`;
-  const row = (r: Run) => [
-    r.targets.toLocaleString('en'),
-    s(r.listenSeconds),
-    s(r.readySeconds),
-    `${ms(r.healthy.p50Ms)} / ${ms(r.healthy.p99Ms)} / ${ms(r.healthy.maxMs)} (${r.healthy.n}; ${r.healthy.over100} over 100 ms, ${r.healthy.failed} failed)`,
-    mb(r.rssPeakBytes),
-    mb(r.rssSteadyBytes),
-    `${s(r.reloadSeconds)} (${r.reloadStatus})`,
-    `${r.notFoundBytes} B`,
-    `${s(r.sigtermSeconds)} (exit ${r.exitCode})`,
-  ];
-  const header = ['targets', 'listening after', '/-/ready after', '/-/healthy p50 / p99 / max, spawn to exit (n)', 'RSS peak', `RSS after 2 intervals`, 'no-change reload', '404 body', 'SIGTERM to exit'];
-  const command = [...['BENCH_FLEET_TARGETS', 'BENCH_FLEET_INTERVAL_S'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`), 'npm run bench:fleet'].join(' ');
-  const lines = [
-    `Machine: ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; load average ${load} before, ${loadAfter} after (1, 5, 15 min; other work shares this machine).`,
-    `Exporter at ${commit}${dirty ? ' (with uncommitted changes in src/)' : ''}. Command: \`${command}\` (targets on an unreachable loopback port: every poll fails at once; poll interval ${INTERVAL_S} s, every default collector).`,
-    '',
-    `| ${header.join(' | ')} |`,
-    `|${header.map(() => '---').join('|')}|`,
-    `| ${row(one).join(' | ')} |`,
-    `| ${row(fleet).join(' | ')} |`,
-    '',
-    `Memory per idle target: ${(perTargetBytes / 1024).toFixed(0)} kB ((RSS at ${TARGETS.toLocaleString('en')} − RSS at 1) / ${(TARGETS - 1).toLocaleString('en')}, each after two intervals).`,
-  ];
+  const results: FleetResults = { provenance: run.finish(), intervalSeconds: INTERVAL_S, perTargetBytes, runs: [one, fleet] };
+  const md = ['# bench:fleet', '', ...fleetSection(results, 'bench/results/fleet.json')].join('\n');
   fs.mkdirSync(S.resultsDir, { recursive: true });
-  fs.writeFileSync(path.join(S.resultsDir, 'fleet.md'), `${lines.join('\n')}\n`);
-  fs.writeFileSync(path.join(S.resultsDir, 'fleet.json'), `${JSON.stringify({ commit, dirty, command, load, loadAfter, intervalSeconds: INTERVAL_S, perTargetBytes, runs: [one, fleet] }, null, 2)}\n`);
-  console.log(lines.join('\n'));
+  fs.writeFileSync(path.join(S.resultsDir, 'fleet.md'), md);
+  fs.writeFileSync(path.join(S.resultsDir, 'fleet.json'), `${JSON.stringify(results, null, 2)}\n`);
+  console.log(md);
 }
 
 main().catch((error: unknown) => {

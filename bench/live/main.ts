@@ -23,9 +23,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describe, type Provenance, startRun } from '../provenance.js';
 import { startExporter, startRecordingProxy, watchPolls, type RecordedRequest } from '../run/exporter-process.js';
 import { baselineCpu, brokerCpuOf, replay } from '../run/measure.js';
-import { exporterCommit, table } from '../run/report.js';
+import { table } from '../run/report.js';
 import { EXPORTER_CONCURRENCY, intEnv, S } from '../run/settings.js';
 import { setUp, type Setup } from '../run/setup.js';
 import { cleanup, cpuSeconds, fmtBytes, fmtRatio, log, logAs, onCleanup, sleep } from '../run/util.js';
@@ -61,8 +62,7 @@ async function netOf(setup: Setup, label: string, fn: () => Promise<unknown>, ba
 
 async function main(): Promise<void> {
   logAs('bench:live');
-  const commit = exporterCommit();
-  const loadAtStart = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  const run = startRun();
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmqexp-live-'));
   onCleanup(() => fs.rmSync(workDir, { recursive: true, force: true }));
   const setup = await setUp();
@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     },
     background,
   );
-  writeReport(commit, loadAtStart, inWindow, sum(exporterCpu), [live, backToBack.window, timed.window, contended.window]);
+  writeReport(run.finish(), inWindow, sum(exporterCpu), [live, backToBack.window, timed.window, contended.window]);
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
@@ -152,7 +152,7 @@ function burnerSchedules(slots: readonly number[], slotMs: number, burners: numb
   return Array.from({ length: burners }, () => slots.map((cpu, i): [number, number] => [i * slotMs, Math.min(slotMs, (cpu * 1000) / burners)]).filter(([, ms]) => ms > 0));
 }
 
-function writeReport(commit: string, loadAtStart: string, requests: RecordedRequest[], exporterCpu: number, windows: Window[]): void {
+function writeReport(provenance: Provenance, requests: RecordedRequest[], exporterCpu: number, windows: Window[]): void {
   const perMinute = (w: Window) => (w.net / WINDOW_S) * 60;
   const live = windows[0]!;
   const kinds = new Map<string, { count: number; bytes: number }>();
@@ -164,10 +164,10 @@ function writeReport(commit: string, loadAtStart: string, requests: RecordedRequ
     kinds.set(kind, k);
   }
   const lines = [
-    `# bench:live at ${commit}`,
+    '# bench:live',
     '',
-    `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}; load average ${loadAtStart} before, ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} after.`,
-    `Command: \`${TRAFFIC ? '' : 'BENCH_LIVE_TRAFFIC=0 '}npm run bench:live\` (${S.queues} queues, window ${WINDOW_S} s, background ${BACKGROUND_S} s before and after each window; ${TRAFFIC ? `traffic ${S.rate} msg/s` : 'publishing paused'}).`,
+    describe(provenance),
+    `Settings: ${S.queues} queues, window ${WINDOW_S} s, background ${BACKGROUND_S} s before and after each window; ${TRAFFIC ? `traffic ${S.rate} msg/s` : 'publishing paused'}.`,
     '',
     table(
       ['what', 'broker CPU (gross)', 'background', 'net', 'per minute of the live window', 'against live'],

@@ -47,11 +47,13 @@ import { exporterCommit } from './report.js';
 import { writeResults } from './results.js';
 import { HELD_PARTS, measureEachCollector, measureRounds } from './rounds.js';
 import { EXPORTER_MAIN, S } from './settings.js';
+import { startRun } from '../provenance.js';
 import { setUp } from './setup.js';
 import { cleanup, log, median, now, onCleanup } from './util.js';
 
 async function main(): Promise<void> {
   const t0 = now();
+  const run = startRun();
   const commit = exporterCommit();
   const loadAtStart = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   if (!fs.existsSync(EXPORTER_MAIN)) throw new Error(`${EXPORTER_MAIN} is missing: run npm run build`);
@@ -82,7 +84,7 @@ async function main(): Promise<void> {
   const perMinute = await measurePerMinute(ctx, setup, workDir, statsEvery, rounds.cpuKbudde);
   log(`broker CPU per minute: exporter ${perMinute.cpuPerMinute.toFixed(2)} s, kbudde-style at 15 s ${perMinute.kbuddePerMinute.toFixed(2)} s, per-object at 15 s ${(median(plugin.pluginCpu) * 4).toFixed(2)} s`);
   const alternatives = await measureQueueSettings(ctx, setup, collectors, statsEvery);
-  writeResults({ commit, loadAtStart, totalSeconds: (now() - t0) / 1000, statsEvery, setup, collectors, rounds, atDefaults, plugin, perMinute, alternatives, lastBaseline: ctx.baseline });
+  writeResults({ provenance: run.finish(), commit, loadAtStart, totalSeconds: (now() - t0) / 1000, statsEvery, setup, collectors, rounds, atDefaults, plugin, perMinute, alternatives, lastBaseline: ctx.baseline });
 }
 
 const overall = setTimeout(() => {

@@ -130,6 +130,6 @@ function save(run: RunResults, m: Machine, md: string): void {
   fs.mkdirSync(S.resultsDir, { recursive: true });
   fs.writeFileSync(path.join(S.resultsDir, 'latest.md'), md);
   fs.writeFileSync(path.join(S.resultsDir, `${S.queues}-queues.md`), md);
-  fs.writeFileSync(path.join(S.resultsDir, `${S.queues}-queues.json`), JSON.stringify({ settings: S, machine: m, setupSeconds, cpuStatsRound, cpuAverageRound, cpuPerMinute, kbuddePerMinute, pluginPerMinute, perCollector: perCollector.map((r) => ({ ...r, round: undefined })), cpuRuns, perPath, memory: memoryMax, baseline, scrapeMs, coldMs, pluginMs, pluginPlainMs, pluginCpu, series, pluginSeries, rss, hwm, alternatives: alternatives.map((a) => ({ ...a, round: undefined })), selfAtEnd }, null, 1));
+  fs.writeFileSync(path.join(S.resultsDir, `${S.queues}-queues.json`), JSON.stringify({ provenance: run.provenance, settings: { ...S, resultsDir: path.relative(ROOT, S.resultsDir) }, machine: m, setupSeconds, cpuStatsRound, cpuAverageRound, cpuPerMinute, kbuddePerMinute, pluginPerMinute, perCollector: perCollector.map((r) => ({ ...r, round: undefined })), cpuRuns, perPath, memory: memoryMax, baseline, scrapeMs, coldMs, pluginMs, pluginPlainMs, pluginCpu, series, pluginSeries, rss, hwm, alternatives: alternatives.map((a) => ({ ...a, round: undefined })), selfAtEnd }, null, 1));
   log(`written to ${path.relative(ROOT, path.join(S.resultsDir, 'latest.md'))} and ${S.queues}-queues.md/.json`);
 }

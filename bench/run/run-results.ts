@@ -1,4 +1,5 @@
 // Everything a run measured, phase by phase: what results.ts and summary.ts turn into tables.
+import type { Provenance } from '../provenance.js';
 import type { PerMinute, Plugin } from './alternatives.js';
 import type { FailedMeasurement, Measurement } from './collector-alone.js';
 import type { AtDefaults } from './exporter-defaults.js';
@@ -6,6 +7,7 @@ import type { Collectors, Rounds } from './rounds.js';
 import type { Setup } from './setup.js';
 
 export interface RunResults {
+  provenance: Provenance;
   commit: string;
   loadAtStart: string;
   totalSeconds: number;

@@ -1,4 +1,14 @@
-// One size of the scale benchmark: the exporter against the simulator, measured over POLLS queue polls.
+/**
+ * One size of the scale benchmark: the exporter against the simulator, in two phases that do not
+ * disturb each other.
+ *  - CPU: for each fraction of queues changed per poll, the exporter's CPU time (utime+stime) from
+ *    the start of one queue poll to the start of the next, with nothing asking the exporter
+ *    anything: polls are seen in the simulator's own report of the requests it answered.
+ *  - Latency: /metrics scraped in a loop (Prometheus' headers) from a worker thread while polls
+ *    run; when each poll ends is read from the landing page (a few kB, no exposition rendered).
+ * Then one read of the exposition (series, sizes, the exporter's longest event-loop delay), and
+ * JSON.parse of the same bodies the exporter asked for, in this process, with the exporter stopped.
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,32 +18,124 @@ import { request } from 'undici';
 import { planQueueQuery, queueOptionsSchema } from '../../src/collectors/queues/collector.js';
 import { PROM_HEADERS } from '../run/settings.js';
 import { cpuSeconds, log, memoryOf, percentile, sleep } from '../run/util.js';
-import { startExporter, startScraper, startSimulator, stop, type SimulatorProcess } from './processes.js';
-import { POLLS } from './settings.js';
+import { queueStatus } from './landing-status.js';
+import { startExporter, startScraper, startSimulator, stop, type Answer, type ExporterProcess, type SimulatorProcess } from './processes.js';
+import { CHANGES, LATENCY_CHANGE, POLLS } from './settings.js';
 
-const median = (xs: number[]) => percentile(xs, 50);
+export interface ChangePhase {
+  /** Fraction of the queues changed before each poll. */
+  fraction: number;
+  /** Queues the simulator changed before each measured poll. */
+  changed: number[];
+  /** Exporter CPU seconds from the start of each measured poll to the start of the next. */
+  cpuSeconds: number[];
+  /** Wall seconds between the same poll starts. */
+  wallSeconds: number[];
+  /** Max RSS sampled (every 100 ms) during the phase. */
+  rssMaxBytes: number;
+  /** The queue collector's condition on the landing page right after the phase (asked once the window closed). */
+  condition?: string;
+}
+
+export interface LatencyPhase {
+  fraction: number;
+  /** Each poll's duration as the exporter reports it (landing page). */
+  pollSeconds: number[];
+  scrapes: number;
+  scrapesDuring: number;
+  p50DuringMs: number;
+  p99DuringMs: number;
+  maxDuringMs: number;
+  p99AllMs: number;
+  failedScrapes: number;
+}
 
 export interface SizeResult {
   queues: number;
-  polls: number;
-  pollSeconds: number;
-  cpuPerPoll: number;
-  parseAloneSeconds: number;
+  /** Bytes of one poll's queue lists, and JSON.parse of those same bodies here (CPU seconds, 3 runs). */
   queueBodyBytes: number;
-  roundBytes: number;
-  rssMax: number;
-  hwm: number;
+  parseSeconds: number[];
+  changes: ChangePhase[];
+  latency: LatencyPhase;
+  rssMaxBytes: number;
+  hwmBytes: number;
+  /** rabbitmq_exporter_event_loop_delay_max_seconds after the latency phase (its last minute). */
   loopMaxSeconds: number;
-  scrapesDuring: number;
-  p50During: number;
-  p99During: number;
-  maxDuring: number;
-  scrapesAll: number;
-  p99All: number;
-  failedScrapes: number;
+  /** The queue collector's condition on the landing page at the end of the CPU phase. */
+  condition: string;
   series: number;
   textBytes: number;
   gzipBytes: number;
+}
+
+const isPollStart = (a: Answer) => a.path === '/api/vhosts' && a.query === 'columns=name';
+
+/** Waits for the next queue poll to start after answer index `from`; returns its index and the exporter's CPU then. */
+async function nextPollStart(sim: SimulatorProcess, exp: ExporterProcess, from: number, deadline: number): Promise<{ index: number; answer: Answer; cpu: number; at: number }> {
+  for (;;) {
+    for (let i = from; i < sim.answers.length; i++) if (isPollStart(sim.answers[i]!)) return { index: i, answer: sim.answers[i]!, cpu: cpuSeconds(exp.pid), at: Date.now() };
+    if (Date.now() > deadline) throw new Error('no queue poll started in time');
+    await sleep(20);
+  }
+}
+
+async function measureChanges(sim: SimulatorProcess, exp: ExporterProcess, fraction: number, rss: RssSampler, deadline: number): Promise<ChangePhase> {
+  sim.changePerPoll(fraction);
+  // The first poll at this fraction is not measured: it follows a poll made at another one.
+  let start = await nextPollStart(sim, exp, sim.answers.length, deadline);
+  start = await nextPollStart(sim, exp, start.index + 1, deadline);
+  rss.reset();
+  const phase: ChangePhase = { fraction, changed: [], cpuSeconds: [], wallSeconds: [], rssMaxBytes: 0 };
+  while (phase.cpuSeconds.length < POLLS) {
+    const next = await nextPollStart(sim, exp, start.index + 1, deadline);
+    phase.changed.push(start.answer.changed);
+    phase.cpuSeconds.push(next.cpu - start.cpu);
+    phase.wallSeconds.push((next.at - start.at) / 1000);
+    log(`${fraction * 100}% changing: poll ${phase.cpuSeconds.length}: ${phase.cpuSeconds.at(-1)!.toFixed(2)} CPU-s`);
+    start = next;
+  }
+  phase.rssMaxBytes = rss.max;
+  phase.condition = (await queueStatus(exp.url)).condition;
+  return phase;
+}
+
+/** The page's "s ago" has 0.1 s steps and is read some ms late: how far a poll's start may seem to move. */
+const PAGE_JITTER_MS = 250;
+
+async function measureLatency(sim: SimulatorProcess, exp: ExporterProcess, deadline: number): Promise<LatencyPhase> {
+  sim.changePerPoll(LATENCY_CHANGE);
+  const scraper = startScraper(exp.url);
+  const from = sim.answers.length;
+  const windows: { start: number; end: number; seconds: number }[] = [];
+  let last = (await queueStatus(exp.url)).lastSuccessAt;
+  // Each poll that ended is matched to its start (the latest one no later than its end less its
+  // duration): polls run back to back at 100k queues, so "the first end after a start" could be the
+  // end of the poll before. Polls that started after the scraper did, until POLLS of them ended.
+  while (windows.length < POLLS) {
+    if (Date.now() > deadline) throw new Error('polls did not finish in time');
+    await sleep(250);
+    const status = await queueStatus(exp.url);
+    if (status.lastSuccessAt === undefined || (last !== undefined && status.lastSuccessAt - last <= 500)) continue;
+    last = status.lastSuccessAt;
+    const seconds = status.lastDurationSeconds ?? 0;
+    const starts = sim.answers.filter(isPollStart);
+    const start = starts.findLast((a) => a.start <= status.lastSuccessAt! - seconds * 1000 + PAGE_JITTER_MS);
+    if (start && sim.answers.indexOf(start) >= from) windows.push({ start: start.start, end: status.lastSuccessAt, seconds });
+  }
+  await scraper.stop();
+  const scrapes = scraper.scrapes;
+  const during = scrapes.filter((s) => windows.some((w) => s.start >= w.start && s.start <= w.end)).map((s) => s.ms);
+  return {
+    fraction: LATENCY_CHANGE,
+    pollSeconds: windows.map((w) => w.seconds),
+    scrapes: scrapes.length,
+    scrapesDuring: during.length,
+    p50DuringMs: percentile(during, 50),
+    p99DuringMs: percentile(during, 99),
+    maxDuringMs: Math.max(...during),
+    p99AllMs: percentile(scrapes.map((s) => s.ms), 99),
+    failedScrapes: scrapes.filter((s) => s.status !== 200).length,
+  };
 }
 
 interface Exposition {
@@ -43,20 +145,8 @@ interface Exposition {
   gzipBytes: number;
 }
 
-/** The text exposition (gzip, decompressed here): samples of the exporter's own series, series count, sizes. */
+/** One read of the whole exposition (gzip, as Prometheus asks), after the measured phases. */
 async function readExposition(url: string): Promise<Exposition> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await readExpositionOnce(url);
-    } catch (error) {
-      if (attempt >= 5) throw error;
-      log(`reading /metrics failed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), again`);
-      await sleep(500);
-    }
-  }
-}
-
-async function readExpositionOnce(url: string): Promise<Exposition> {
   const res = await request(`${url}/metrics`, { headers: PROM_HEADERS });
   const gz = Buffer.from(await res.body.arrayBuffer());
   const text = gunzipSync(gz).toString('utf8');
@@ -68,25 +158,25 @@ async function readExpositionOnce(url: string): Promise<Exposition> {
   return { own, series, textBytes: Buffer.byteLength(text), gzipBytes: gz.length };
 }
 
-/** JSON.parse alone of the bodies one queue poll asked for, CPU seconds (median of 3). */
-async function parseAlone(sim: SimulatorProcess, paths: string[]): Promise<{ seconds: number; bytes: number }> {
+/** JSON.parse alone of the bodies one queue poll asks for, CPU seconds of each of 3 runs. */
+async function parseAlone(sim: SimulatorProcess, paths: string[]): Promise<{ seconds: number[]; bytes: number }> {
   const auth = `Basic ${Buffer.from(`${sim.username}:${sim.password}`).toString('base64')}`;
   const bodies: Buffer[] = [];
   for (const p of paths) {
     const res = await request(`${sim.url}${p}`, { headers: { authorization: auth } });
     bodies.push(Buffer.from(await res.body.arrayBuffer()));
   }
-  const runs: number[] = [];
+  const seconds: number[] = [];
   for (let r = 0; r < 3; r++) {
     const before = process.cpuUsage();
     for (const body of bodies) JSON.parse(body.toString('utf8'));
     const used = process.cpuUsage(before);
-    runs.push((used.user + used.system) / 1e6);
+    seconds.push((used.user + used.system) / 1e6);
   }
-  return { seconds: median(runs), bytes: bodies.reduce((n, b) => n + b.length, 0) };
+  return { seconds, bytes: bodies.reduce((n, b) => n + b.length, 0) };
 }
 
-/** The query the queue collector sends (from its rabbitmq_queue_query series we only know the mode; columns are rebuilt here). */
+/** The query the queue collector sends with its default options (rebuilt here from its own planner). */
 function queueQuery(): string {
   const plan = planQueueQuery({
     broker: { managementVersion: '3.10.8', rabbitmqVersion: '3.10.8', productName: 'RabbitMQ', productVersion: '3.10.8', erlangVersion: '', clusterName: '', node: '', variant: 'A', statisticsDisabled: false },
@@ -97,87 +187,65 @@ function queueQuery(): string {
   return `?${new URLSearchParams(Object.entries(plan.query).map(([k, v]) => [k, String(v)] as [string, string])).toString()}`;
 }
 
+/** The exporter's RSS every 100 ms: max since the last reset, and over the whole run. */
+class RssSampler {
+  max = 0;
+  overall = 0;
+  private readonly timer: NodeJS.Timeout;
+  constructor(pid: number) {
+    this.timer = setInterval(() => {
+      const rss = memoryOf(pid)?.rss ?? 0;
+      this.max = Math.max(this.max, rss);
+      this.overall = Math.max(this.overall, rss);
+    }, 100);
+  }
+  reset(): void {
+    this.max = 0;
+  }
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
 export async function measure(queues: number): Promise<SizeResult> {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rmqexp-scale-'));
   log(`${queues} queues: starting the simulator`);
   const sim = await startSimulator(queues);
   const exp = await startExporter(sim, workDir);
-  const memSamples: number[] = [];
-  const memTimer = setInterval(() => {
-    const m = memoryOf(exp.pid);
-    if (m) memSamples.push(m.rss);
-  }, 100);
-  const lastSuccess = 'rabbitmq_exporter_collector_last_success_timestamp_seconds{collector="queues"}';
-  const pollOf = async () => (await readExposition(exp.url)).own.get(lastSuccess);
+  const rss = new RssSampler(exp.pid);
+  const deadline = Date.now() + 1_800_000;
   // Warm-up: the first poll also makes the simulator build (and cache) its answers.
-  const deadline = Date.now() + 600_000;
-  let first: number | undefined;
-  for (;;) {
-    first = await pollOf();
-    if (first) break;
+  while ((await queueStatus(exp.url)).lastSuccessAt === undefined) {
     if (Date.now() > deadline) throw new Error('no successful queue poll');
     await sleep(1000);
   }
-  log(`${queues} queues: warm, measuring ${POLLS} polls`);
-  const scraper = startScraper(exp.url);
-  const cpuStart = cpuSeconds(exp.pid);
-  const answersStart = sim.answers.length;
-  let last = first;
-  const durations: number[] = [];
-  const loopMax: number[] = [];
-  let exposition: Exposition | undefined;
-  while (durations.length < POLLS) {
-    await sleep(500);
-    exposition = await readExposition(exp.url);
-    const at = exposition.own.get(lastSuccess);
-    if (at !== undefined && at !== last) {
-      last = at;
-      durations.push(exposition.own.get('rabbitmq_exporter_collector_duration_seconds{collector="queues"}') ?? NaN);
-      loopMax.push(exposition.own.get('rabbitmq_exporter_event_loop_delay_max_seconds') ?? NaN);
-      log(`${queues} queues: poll ${durations.length}: ${durations.at(-1)!.toFixed(2)} s`);
-    }
-    if (Date.now() > deadline) throw new Error('polls did not finish in time');
-  }
-  const cpu = cpuSeconds(exp.pid) - cpuStart;
-  await scraper.stop();
-  const scrapes = scraper.scrapes;
-  clearInterval(memTimer);
-  const mem = memoryOf(exp.pid) ?? { rss: NaN, hwm: NaN };
-  // Poll windows: from the vhost list to the end of the last queue answer of each round.
-  const answers = sim.answers.slice(answersStart);
-  const windows: { start: number; end: number }[] = [];
-  for (const a of answers) {
-    if (a.path === '/api/vhosts' && a.query === 'columns=name') windows.push({ start: a.start, end: a.end });
-    else if (windows.length > 0) windows.at(-1)!.end = Math.max(windows.at(-1)!.end, a.end);
-  }
-  const during = scrapes.filter((s) => windows.some((w) => s.start >= w.start && s.start <= w.end));
-  const queuePaths = [...new Set(answers.filter((a) => a.path.startsWith('/api/queues')).map((a) => a.path))];
-  const roundBytes = answers.filter((a) => a.path.startsWith('/api/queues')).reduce((n, a) => n + a.bytes, 0) / Math.max(1, windows.length);
-  // The exporter asked with columns=: ask the same way for the JSON.parse reference.
-  const columnsQuery = queueQuery();
+  log(`${queues} queues: warm; CPU per poll, nothing scraping`);
+  const changes: ChangePhase[] = [];
+  for (const fraction of CHANGES) changes.push(await measureChanges(sim, exp, fraction, rss, deadline));
+  const { condition } = await queueStatus(exp.url);
+  log(`${queues} queues: /metrics latency while polls run (${LATENCY_CHANGE * 100}% changing)`);
+  const latency = await measureLatency(sim, exp, deadline);
+  const exposition = await readExposition(exp.url);
+  rss.stop();
+  const hwm = memoryOf(exp.pid)?.hwm ?? NaN;
+  const queuePaths = [...new Set(sim.answers.filter((a) => a.path.startsWith('/api/queues')).map((a) => a.path))];
   stop(exp.child);
-  const alone = await parseAlone(sim, queuePaths.map((p) => `${p}${columnsQuery}`));
+  const alone = await parseAlone(sim, queuePaths.map((p) => `${p}${queueQuery()}`));
   stop(sim.child);
+  fs.rmSync(workDir, { recursive: true, force: true });
   return {
     queues,
-    polls: durations.length,
-    pollSeconds: median(durations),
-    cpuPerPoll: cpu / durations.length,
-    parseAloneSeconds: alone.seconds,
     queueBodyBytes: alone.bytes,
-    roundBytes,
-    rssMax: Math.max(...memSamples, mem.rss),
-    hwm: mem.hwm,
-    loopMaxSeconds: Math.max(...loopMax),
-    scrapesDuring: during.length,
-    p50During: percentile(during.map((s) => s.ms), 50),
-    p99During: percentile(during.map((s) => s.ms), 99),
-    maxDuring: Math.max(...during.map((s) => s.ms)),
-    scrapesAll: scrapes.length,
-    p99All: percentile(scrapes.map((s) => s.ms), 99),
-    failedScrapes: scrapes.filter((s) => s.status !== 200).length,
-    series: exposition!.series,
-    textBytes: exposition!.textBytes,
-    gzipBytes: exposition!.gzipBytes,
+    parseSeconds: alone.seconds,
+    changes,
+    latency,
+    rssMaxBytes: rss.overall,
+    hwmBytes: hwm,
+    loopMaxSeconds: exposition.own.get('rabbitmq_exporter_event_loop_delay_max_seconds') ?? NaN,
+    condition,
+    series: exposition.series,
+    textBytes: exposition.textBytes,
+    gzipBytes: exposition.gzipBytes,
   };
 }
+

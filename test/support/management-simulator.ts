@@ -74,6 +74,8 @@ export interface Simulator {
   changed(): void;
   /** Sets (or with undefined clears) the fault of every path equal to `path` or matching it. */
   fault(path: string | RegExp, fault: Fault | undefined): void;
+  /** Forgets the answers cached so far: for a caller that changed `data` between polls. */
+  forget(): void;
   /** Bytes of response bodies written so far. */
   readonly bytesSent: number;
   /** Of 'huge' answers: when (Date.now()) each further MiB was written, and when the last write was. */
@@ -428,6 +430,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     password,
     requests,
     data,
+    forget: () => cache.clear(),
     get bytesSent() {
       return bytesSent;
     },

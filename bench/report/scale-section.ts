@@ -1,0 +1,74 @@
+// bench:scale's results as Markdown: scale.md, and its section of docs/performance.md.
+import { describe } from '../provenance.js';
+import { median } from '../run/util.js';
+import type { ScaleResults } from '../scale/scale-results.js';
+import { cpuOverParse } from '../scale/targets.js';
+import { table } from '../run/report.js';
+
+const s2 = (x: number) => `${x.toFixed(2)} s`;
+const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const pct = (f: number) => `${+(f * 100).toFixed(1)}%`;
+const fmtLimit = (x: number, unit: string) => (unit === '×' ? `${x.toFixed(2)}×` : `${x.toFixed(1)} ${unit}`);
+
+export function scaleSection(r: ScaleResults, file: string): string[] {
+  const { settings } = r;
+  const others = settings.collectors
+    ? `only the ${settings.collectors.join(' and ')} collectors enabled, all but the queue collector polling once a minute`
+    : 'every default collector, the others once a minute (this file predates the benchmark disabling them)';
+  const cpuRows = r.sizes.flatMap((size) =>
+    size.changes.map((c) => [
+      size.queues.toLocaleString('en'),
+      pct(c.fraction),
+      c.changed.map((n) => n.toLocaleString('en')).join(', '),
+      `${s2(median(c.cpuSeconds))} (${c.cpuSeconds.map((x) => x.toFixed(2)).join(', ')})`,
+      `${median(size.parseSeconds).toFixed(3)} s`,
+      `${cpuOverParse(size, c.fraction).toFixed(2)}×`,
+      c.wallSeconds.map((x) => x.toFixed(1)).join(', '),
+      mb(c.rssMaxBytes),
+      c.condition ?? 'not recorded',
+    ]),
+  );
+  const latencyRows = r.sizes.map((size) => {
+    const l = size.latency;
+    return [
+      size.queues.toLocaleString('en'),
+      pct(l.fraction),
+      l.pollSeconds.map((x) => x.toFixed(2)).join(', '),
+      `${ms(l.p50DuringMs)} / ${ms(l.p99DuringMs)} / ${ms(l.maxDuringMs)} (${l.scrapesDuring})`,
+      `${ms(l.p99AllMs)} (${l.scrapes}, ${l.failedScrapes} failed)`,
+      ms(size.loopMaxSeconds * 1000),
+      `${mb(size.rssMaxBytes)} (VmHWM ${mb(size.hwmBytes)})`,
+      size.series.toLocaleString('en'),
+      `${mb(size.textBytes)} / ${mb(size.gzipBytes)}`,
+      mb(size.queueBodyBytes),
+      size.condition,
+    ];
+  });
+  const targetRows = r.targets.map((t) => [t.queues.toLocaleString('en'), t.what, fmtLimit(t.measured, t.unit), `≤ ${fmtLimit(t.limit, t.unit)}`, t.pass ? 'pass' : '**fail**']);
+  return [
+    `From \`${file}\`, written by the benchmark (${Math.round(r.wallSeconds)} s in all):`,
+    '',
+    describe(r.provenance),
+    '',
+    `The built exporter against the simulated management API (from the 3.10.8 recordings, a process of its own), ${settings.vhosts} vhosts, ` +
+      `queue polls every ${settings.queueInterval}, each fetching the statistics (\`stats_every: 1\`); ${others}; no jitter. ` +
+      'Before each queue poll the simulator changes the given fraction of the queues (their counts, bytes, memory and counters), so the answers are not the same bytes every time.',
+    '',
+    `**CPU per queue poll, nothing scraping**: the exporter's CPU time (utime+stime, all threads) from the start of one queue poll to the start of the next, ${settings.polls} polls after one not measured, ` +
+      'polls seen in the simulator\'s record of its answers (nothing asks the exporter anything in this phase). `JSON.parse` of the same bodies: in the benchmark\'s process, the exporter stopped, median of 3.',
+    '',
+    table(['queues', 'changing per poll', 'queues changed', 'CPU per poll, median (each)', 'JSON.parse, same bodies', 'CPU / parse', 'wall between poll starts (s)', 'RSS max in phase', 'queue collector after the phase'], cpuRows),
+    '',
+    `**Latency, a separate phase**: \`/metrics\` scraped in a loop from a worker thread (Prometheus' \`Accept\` and \`Accept-Encoding: gzip\`, 20 ms apart) while ${settings.polls} queue polls run, ` +
+      'each poll\'s end read from the landing page (no exposition rendered); "during polls" counts the scrapes started between a poll\'s first request and its end. ' +
+      'The event-loop delay is the exporter\'s own `rabbitmq_exporter_event_loop_delay_max_seconds` (its last minute), read once after the phase with the series and sizes.',
+    '',
+    table(['queues', 'changing per poll', 'poll durations (s)', '/metrics p50 / p99 / max during polls (n)', '/metrics p99, whole phase (n)', 'longest event-loop delay', 'RSS max, whole run', 'series', '/metrics text / gzip', 'queue answers per poll', 'queue collector after the CPU phases'], latencyRows),
+    '',
+    '**Targets** (issue 29; a benchmark, not a timed test):',
+    '',
+    table(['queues', 'target', 'measured', 'limit', 'result'], targetRows),
+    '',
+  ];
+}

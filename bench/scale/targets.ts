@@ -1,0 +1,50 @@
+// The scale targets of issue 29 as pass/fail checks of one run's figures (a benchmark, not a timed test).
+import { median } from '../run/util.js';
+import type { SizeResult } from './measure.js';
+
+export interface TargetCheck {
+  queues: number;
+  what: string;
+  measured: number;
+  limit: number;
+  unit: '×' | 'MB' | 'ms';
+  pass: boolean;
+}
+
+/** Median CPU seconds per poll at a fraction changing, over JSON.parse of the same bodies (median). */
+export function cpuOverParse(r: SizeResult, fraction: number): number {
+  const phase = r.changes.find((c) => c.fraction === fraction);
+  return phase ? median(phase.cpuSeconds) / median(r.parseSeconds) : NaN;
+}
+
+const check = (queues: number, what: string, measured: number, limit: number, unit: TargetCheck['unit']): TargetCheck => ({ queues, what, measured, limit, unit, pass: measured <= limit });
+
+export function targetChecks(results: SizeResult[]): TargetCheck[] {
+  const at = (n: number) => results.find((r) => r.queues === n);
+  const checks: TargetCheck[] = [];
+  const k100 = at(100_000);
+  if (k100) {
+    const cpu10 = cpuOverParse(k100, 0.1);
+    const cpu100 = cpuOverParse(k100, 1);
+    if (Number.isFinite(cpu10)) checks.push(check(100_000, 'CPU per poll / JSON.parse of the same bodies, 10% of queues changing', cpu10, 3, '×'));
+    if (Number.isFinite(cpu100)) checks.push(check(100_000, 'CPU per poll / JSON.parse of the same bodies, all queues changing', cpu100, 6, '×'));
+    checks.push(
+      check(100_000, 'RSS, max over the run', k100.rssMaxBytes / 1e6, 400, 'MB'),
+      check(100_000, '/metrics p99 during polls', k100.latency.p99DuringMs, 20, 'ms'),
+      check(100_000, '/metrics max during polls', k100.latency.maxDuringMs, 100, 'ms'),
+      check(100_000, 'longest event-loop delay', k100.loopMaxSeconds * 1000, 50, 'ms'),
+    );
+  }
+  const k10 = at(10_000);
+  if (k10) checks.push(check(10_000, 'RSS, max over the run', k10.rssMaxBytes / 1e6, 150, 'MB'));
+  const k300 = at(300_000);
+  if (k100 && k300) {
+    const cpu = (r: SizeResult) => median(r.changes.find((c) => c.fraction === 0.1)?.cpuSeconds ?? [NaN]);
+    checks.push(
+      check(300_000, 'CPU per poll (10% changing) / the 100k figure', cpu(k300) / cpu(k100), 3.3, '×'),
+      check(300_000, 'RSS / the 100k figure', k300.rssMaxBytes / k100.rssMaxBytes, 3.3, '×'),
+      check(300_000, '/metrics p99 during polls / the 100k figure', k300.latency.p99DuringMs / k100.latency.p99DuringMs, 3.3, '×'),
+    );
+  }
+  return checks;
+}
