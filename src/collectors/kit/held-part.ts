@@ -2,6 +2,7 @@ import type { MetricDef } from '../../model/metric-def.js';
 import { type LabelValues, orderedLabelValues, type SampleWriter, toSampleValue } from '../../model/sample-sink.js';
 import { renderLabels } from '../../model/text-format.js';
 import { carried } from './carried.js';
+import { PollCadence } from './poll-cadence.js';
 
 interface HeldSample {
   readonly def: MetricDef;
@@ -13,14 +14,12 @@ interface HeldSample {
 
 /**
  * A costly part of a collector's poll (the bindings list, the node memory breakdowns) fetched
- * every `every` polls; the polls between write what the last fetch wrote, unchanged, and its age
- * says how old it is. A failed poll changes nothing held.
+ * every `every` polls (poll-cadence.ts); the polls between write what the last fetch wrote,
+ * unchanged, and its age says how old it is. A failed poll changes nothing held.
  */
 export class HeldPart {
   private samples: HeldSample[] = [];
-  /** Successful polls since (and including) the one that fetched the part. */
-  private polls: number | undefined;
-  private fetchedAt = 0;
+  private readonly cadence = new PollCadence();
   private recording: HeldSample[] | undefined;
 
   static in(carryOver: Map<string, unknown>, key: string): HeldPart {
@@ -29,7 +28,7 @@ export class HeldPart {
 
   /** Whether this poll fetches the part: the first, then every `every` polls. */
   due(every: number): boolean {
-    return this.polls === undefined || this.polls >= every;
+    return this.cadence.due(every);
   }
 
   /** A writer for a poll that fetches the part: what it writes is passed on and recorded. */
@@ -53,25 +52,21 @@ export class HeldPart {
 
   /** Ends a successful poll: keeps what a fetching poll recorded. */
   commit(now: number): void {
-    if (this.recording) {
-      this.samples = this.recording;
-      this.recording = undefined;
-      this.fetchedAt = now;
-      this.polls = 1;
-    } else if (this.polls !== undefined) {
-      this.polls++;
-    }
+    const fetched = this.recording !== undefined;
+    if (this.recording) this.samples = this.recording;
+    this.recording = undefined;
+    this.cadence.commit(now, fetched);
   }
 
   /** Seconds since the part held was fetched; undefined when nothing is held (no age without data). */
   ageSeconds(now: number): number | undefined {
-    return this.polls === undefined || this.samples.length === 0 ? undefined : Math.max(0, now - this.fetchedAt) / 1000;
+    return this.samples.length === 0 ? undefined : this.cadence.ageSeconds(now);
   }
 
   /** The part switched off: nothing held. */
   clear(): void {
     this.samples = [];
-    this.polls = undefined;
+    this.cadence.reset();
     this.recording = undefined;
   }
 }

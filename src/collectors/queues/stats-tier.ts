@@ -2,6 +2,7 @@ import type { MetricDef } from '../../model/metric-def.js';
 import { toSampleValue, type SampleWriter } from '../../model/sample-sink.js';
 import { renderLabels } from '../../model/text-format.js';
 import { carried } from '../kit/carried.js';
+import { PollCadence } from '../kit/poll-cadence.js';
 
 /** A queue's fields some labels are read from, as the last statistics list had them. */
 type HeldFields = Record<string, unknown>;
@@ -24,7 +25,7 @@ interface QueueSamples {
 
 /**
  * The per-queue statistics tier of the queue collector. The list with statistics costs the broker
- * several times the counts-only list, so it is fetched every `stats_every` polls; the polls
+ * several times the counts-only list, so it is fetched every `stats_every` polls (poll-cadence.ts); the polls
  * between ask for counts only and serve the statistics of the last poll that fetched them, as
  * they were: counters keep their value (never 0, never a made-up increase), so rate() over a
  * window longer than the statistics interval sees each step once. Their age is served too
@@ -34,9 +35,7 @@ interface QueueSamples {
  * on 3.10 a quorum queue's): their values of the last statistics poll, so a series keeps its labels.
  */
 export class QueueStatsTier {
-  /** Successful polls since (and including) the one that fetched the statistics. */
-  private polls: number | undefined;
-  private fetchedAt = 0;
+  private readonly cadence = new PollCadence();
   private samples = new Map<string, QueueSamples>();
   private fields = new Map<string, HeldFields>();
   private streamCounts = new Map<string, HeldFields>();
@@ -49,13 +48,12 @@ export class QueueStatsTier {
 
   /** Whether this poll fetches the statistics: the first, and then every `every` polls (0: never). */
   due(every: number): boolean {
-    if (every === 0) return false;
-    return this.polls === undefined || this.polls >= every;
+    return this.cadence.due(every);
   }
 
   /** Seconds between the fetch of the statistics held and `now`; undefined when none are held. */
   ageSeconds(now: number): number | undefined {
-    return this.polls === undefined ? undefined : Math.max(0, now - this.fetchedAt) / 1000;
+    return this.cadence.ageSeconds(now);
   }
 
   /** Writes the held statistics of one queue (rendered labels; `record`: its record of this poll) again. */
@@ -101,16 +99,13 @@ export class QueueStatsTier {
       this.fields = keepHeld(fetched.recorder.fields, this.fields, byLabels);
       this.streamCounts = keepHeld(fetched.recorder.streamCounts, this.streamCounts, byKey);
       this.sums = keepHeld(fetched.sums, this.sums, byKey);
-      this.fetchedAt = now;
-      this.polls = 1;
-    } else if (this.polls !== undefined) {
-      this.polls++;
     }
+    this.cadence.commit(now, fetched !== undefined);
   }
 
   /** Statistics switched off: nothing is held or served any more. */
   clear(): void {
-    this.polls = undefined;
+    this.cadence.reset();
     this.samples = new Map();
     this.fields = new Map();
     this.streamCounts = new Map();
