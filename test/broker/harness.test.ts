@@ -127,7 +127,7 @@ describe.skipIf(!needPromtool)('promtool check metrics', () => {
 });
 
 // The chroot versions' root file systems: a failed build names its step. Run once, by the 4.0 project.
-const buildScript = path.join(import.meta.dirname, 'support/build-rootfs.sh');
+const buildScript = path.join(import.meta.dirname, '../harness/broker/build-rootfs.sh');
 describe.skipIf(getBroker()?.brokerVersion !== '4.0')('build-rootfs.sh', () => {
   const run = (args: string[], env: Record<string, string>) => {
     const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'rmqexp-rootfs-'));

@@ -122,30 +122,30 @@ describeWithBroker('the exporter with --naming=kbudde: the queue module', (broke
       await eventually(async () => (held.length === MANUAL_ACK ? true : undefined), 10_000, 'the manual-ack deliveries');
       await manual.cancel(consumerTag);
       for (const m of held) manual.ack(m);
-      await manual.close();
       // Auto ack: every message of kq.transient.
       const auto = await connection.createChannel();
       let received = 0;
       const autoTag = (await auto.consume('kq.transient', () => void received++, { noAck: true })).consumerTag;
       await eventually(async () => (received === 2 ? true : undefined), 10_000, 'the auto-ack deliveries');
       await auto.cancel(autoTag);
-      await auto.close();
+      // Statistics arrive every few seconds: wait until the API has counted every delivery. The
+      // channels stay open until then: a channel's deliveries and acks reach the queue's
+      // message_stats on the channel's own statistics tick, which a channel closed at once may not have.
+      await eventually(
+        async () => {
+          const records = await api<Json[]>('GET', '/api/queues/%2F');
+          const record = (name: string) => records.find((r) => r.name === name) ?? {};
+          const stats = (name: string) => (record(name).message_stats ?? {}) as Json;
+          // A quorum queue's record has its node, policy and counts only from its first stats tick on.
+          const counted = QUEUES.every((q) => record(q.name).messages === MESSAGES[q.name] && record(q.name).node !== undefined);
+          return counted && stats('kq.durable').deliver === MANUAL_ACK && stats('kq.durable').ack === MANUAL_ACK && stats('kq.transient').deliver_no_ack === 2 ? true : undefined;
+        },
+        30_000,
+        'the API\'s delivery counts',
+      );
     } finally {
       await connection.close();
     }
-    // Statistics arrive every few seconds: wait until the API has counted every delivery.
-    await eventually(
-      async () => {
-        const records = await api<Json[]>('GET', '/api/queues/%2F');
-        const record = (name: string) => records.find((r) => r.name === name) ?? {};
-        const stats = (name: string) => (record(name).message_stats ?? {}) as Json;
-        // A quorum queue's record has its node, policy and counts only from its first stats tick on.
-        const counted = QUEUES.every((q) => record(q.name).messages === MESSAGES[q.name] && record(q.name).node !== undefined);
-        return counted && stats('kq.durable').deliver === MANUAL_ACK && stats('kq.durable').ack === MANUAL_ACK && stats('kq.transient').deliver_no_ack === 2 ? true : undefined;
-      },
-      30_000,
-      'the API\'s delivery counts',
-    );
     exporter = await startExporter({
       configYaml: [
         'poll:\n  interval: 1s',

@@ -87,7 +87,10 @@ target:
 
   it("the two shards' series are the unsharded exporter's, and no series is on both", async () => {
     const owner = new TargetShare({ shard: 1, totalShards: 2 }, 'default').ownsClusterSeries ? 1 : 0;
-    const every = (vhostSeries: string[]) => VHOSTS.every((v) => vhostSeries.some((k) => k.includes(`vhost="${v}"`) && k.includes(`queue="${QUEUE}"`)));
+    // The queue's counts, not just any of its series: a queue's record lacks `messages` until the
+    // broker's first statistics tick after it was made, which for the vhost made last may not have come yet.
+    const every = (vhostSeries: string[]) =>
+      VHOSTS.every((v) => vhostSeries.some((k) => k.startsWith('rabbitmq_queue_messages{') && k.includes(`vhost="${v}"`) && k.includes(`queue="${QUEUE}"`)));
     let last: { single: string[]; union: string[] } | undefined;
     const overlaps = new Set<string>();
     // The three processes poll on their own clocks: once each has polled the settled broker, their series agree.
