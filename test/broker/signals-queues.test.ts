@@ -99,6 +99,15 @@ describeWithBroker('queue signals on a real broker', (broker: BrokerHandle) => {
     expect(targets).toEqual([{ vhost: '/', queue: 'sig-dead', dead_letter_exchange: 'sig-dlx' }]);
     // The bindings of the dead-letter exchange, and nothing else, were asked for.
     expect(r.requests.filter((q) => q.path.includes('/bindings')).map((q) => q.path)).toEqual(['/api/exchanges/%2F/sig-dlx/bindings/source']);
+    // A counts-only poll between (3.10's list then lacks effective_policy_definition): the target
+    // stays, from the policy as the statistics poll saw it, and no bindings are read again.
+    const memory = new Map<string, unknown>();
+    const tiered = { ...options('^sig-'), stats_every: 2 };
+    await collect(tiered, memory);
+    const countsOnly = await collect(tiered, memory);
+    expect(countsOnly.requests.some((q) => q.query.disable_stats === 'true')).toBe(true);
+    expect(countsOnly.family('rabbitmq_queue_dead_letter_target_info').map((s) => s.labels)).toEqual(targets);
+    expect(countsOnly.requests.filter((q) => q.path.includes('/bindings'))).toEqual([]);
   });
 
   it('a max-length queue filling: fill ratio from rabbitmqctl\'s ready count, time to full from the growth, 0 at the limit', async () => {

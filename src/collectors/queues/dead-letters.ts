@@ -15,6 +15,12 @@ const MAX_HOPS = 3;
 
 const key = (...parts: string[]) => parts.join('\u0000');
 
+/** A queue's dead-letter settings from its effective policy. */
+interface DeadLetterSetting {
+  exchange?: unknown;
+  routingKey?: unknown;
+}
+
 /**
  * Dead-letter queues found, not named: each queue's dead-letter exchange (its argument wins over
  * its effective policy, as in RabbitMQ; operator policies cannot set one) and the queues that
@@ -29,23 +35,36 @@ export class DeadLetterTargets {
   /** vhost\0queue\0exchange of each target found at the last read. */
   private targets = new Set<string>();
   private readKeys = '';
+  /**
+   * vhost\0queue → its effective policy's dead-letter settings, as last seen: the counts-only list
+   * of 3.10 to 4.2.4 has no effective_policy_definition, so the statistics poll's stand in.
+   */
+  private policies = new Map<string, DeadLetterSetting>();
+  private seenPolicies = new Map<string, DeadLetterSetting>();
 
   static in(carryOver: Map<string, unknown>): DeadLetterTargets {
     const found = carried(carryOver, 'dead-letters', () => new DeadLetterTargets());
     found.sources = new Map();
     found.queues = new Set();
+    found.seenPolicies = new Map();
     return found;
   }
 
   /** One queue of this poll: notes its dead-letter exchange, if it has one. */
   note(queue: QueueRecord): void {
     const vhost = queue.vhost as string;
-    this.queues.add(key(vhost, queue.name as string));
+    const id = key(vhost, queue.name as string);
+    this.queues.add(id);
     const args = objectOf(queue.arguments);
-    const policy = objectOf(queue.effective_policy_definition);
-    const exchange = args['x-dead-letter-exchange'] ?? policy['dead-letter-exchange'];
+    let policy = this.policies.get(id) ?? {};
+    if (queue.effective_policy_definition !== undefined) {
+      const definition = objectOf(queue.effective_policy_definition);
+      policy = { exchange: definition['dead-letter-exchange'], routingKey: definition['dead-letter-routing-key'] };
+    }
+    this.seenPolicies.set(id, policy);
+    const exchange = args['x-dead-letter-exchange'] ?? policy.exchange;
     if (typeof exchange !== 'string') return;
-    const routingKey = args['x-dead-letter-routing-key'] ?? policy['dead-letter-routing-key'];
+    const routingKey = args['x-dead-letter-routing-key'] ?? policy.routingKey;
     const source = key(vhost, exchange);
     let keys = this.sources.get(source);
     if (!keys) {
@@ -60,6 +79,7 @@ export class DeadLetterTargets {
    * dead-letter exchanges changed); a failed read keeps what the last one found.
    */
   async refresh(api: BrokerApi, every: number, now: number): Promise<void> {
+    this.policies = this.seenPolicies;
     const readKeys = [...this.sources.keys()].sort().join('\u0001');
     if (!this.cadence.due(Math.max(1, every)) && readKeys === this.readKeys) {
       this.cadence.commit(now, false);

@@ -131,6 +131,15 @@ describe('queue signals through the collector', () => {
     expect(again.family('rabbitmq_queue_dead_letter_target_info')).toHaveLength(3);
   });
 
+  it('keeps a policy\'s dead-letter exchange through counts-only lists that lack effective_policy_definition (3.10 to 4.2.4)', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+    const source = (stats: boolean) => queue('src', { ready: 0 }, stats ? { effective_policy_definition: { 'dead-letter-exchange': 'pdlx' } } : {});
+    const p = poller((stats) => [source(stats), queue('dead', { ready: 1 })], { '/api/exchanges/%2F/pdlx/bindings/source': [{ destination: 'dead', destination_type: 'queue' }] }, { stats_every: 2 });
+    const polls = [await p.poll(), await p.poll(), await p.poll()];
+    expect(polls.map((r) => r.family('rabbitmq_queue_dead_letter_target_info').length)).toEqual([1, 1, 1]);
+    expect(p.api.calls.filter((c) => c.path.includes('bindings'))).toHaveLength(2); // the statistics polls only
+  });
+
   it('treats a dead-letter exchange that does not exist as leading nowhere', async () => {
     vi.useFakeTimers({ toFake: ['Date', 'performance'] });
     const p = poller(() => [queue('q', { ready: 0, deliverGet: 0 }, { arguments: { 'x-dead-letter-exchange': 'gone' } })], { '/api/exchanges/%2F/gone/bindings/source': NOT_FOUND });
