@@ -5,6 +5,10 @@ import { thresholds as t } from './thresholds.js';
 
 const on = 'on (job, instance, vhost, queue)';
 const orders = { vhost: '/', queue: 'orders' };
+const parked = { vhost: '/', queue: 'orders.dlq' };
+/** Dead-letter queues hold messages nobody drains by design: their own alert is RabbitmqDeadLetterQueueFilling. */
+const notDeadLetters = `unless ${on} ${series(q.deadLetterTarget)}`;
+const parkedTarget = [s(q.deadLetterTarget, { ...parked, dead_letter_exchange: 'dlx' }), '1x30'] as const;
 /** +Inf for 21 samples: promtool's expanding notation (`1x20`) takes no infinities. */
 const INFINITE = Array.from({ length: 21 }, () => '+Inf').join(' ');
 
@@ -12,7 +16,7 @@ const INFINITE = Array.from({ length: 21 }, () => '+Inf').join(' ');
 export const queueSignalAlerts: readonly AlertRule[] = [
   {
     alert: 'RabbitmqQueueWaitTooLong',
-    expr: `${series(q.estimatedWait)} > ${t.waitMaxSeconds.value}`,
+    expr: `${series(q.estimatedWait)} > ${t.waitMaxSeconds.value} ${notDeadLetters}`,
     for: String(t.waitFor.value),
     severity: 'warning',
     summary: 'Messages in queue {{ $labels.queue }} (vhost {{ $labels.vhost }}) would wait long',
@@ -22,11 +26,12 @@ export const queueSignalAlerts: readonly AlertRule[] = [
       { name: 'nothing drains', input: [[s(q.estimatedWait, orders), INFINITE]], at: '20m', fires: [target(orders)] },
       { name: 'drains fast enough', input: [[s(q.estimatedWait, orders), '30x20']], at: '20m', fires: [] },
       { name: 'a short spike', input: [[s(q.estimatedWait, orders), '30x10 900x5 30x5']], at: '20m', fires: [] },
+      { name: 'a dead-letter queue nobody drains', input: [[s(q.estimatedWait, parked), INFINITE], parkedTarget], at: '20m', fires: [] },
     ],
   },
   {
     alert: 'RabbitmqQueueNoProgress',
-    expr: `${series(q.withoutProgress)} > ${t.noProgressSeconds.value}`,
+    expr: `${series(q.withoutProgress)} > ${t.noProgressSeconds.value} ${notDeadLetters}`,
     for: String(t.noProgressFor.value),
     severity: 'warning',
     summary: 'Queue {{ $labels.queue }} (vhost {{ $labels.vhost }}) holds messages and nothing moves',
@@ -34,6 +39,7 @@ export const queueSignalAlerts: readonly AlertRule[] = [
     cases: [
       { name: 'stalled for half an hour', input: [[s(q.withoutProgress, orders), '0+60x30']], at: '30m', fires: [target(orders)] },
       { name: 'moves now and then', input: [[s(q.withoutProgress, orders), '0+60x10 0+60x10 0+60x10']], at: '30m', fires: [] },
+      { name: 'a dead-letter queue at rest', input: [[s(q.withoutProgress, parked), '0+60x30'], parkedTarget], at: '30m', fires: [] },
     ],
   },
   {
@@ -58,19 +64,19 @@ export const queueSignalAlerts: readonly AlertRule[] = [
     cases: [
       {
         name: 'a dead-letter queue grows',
-        input: [[s(q.messages, { vhost: '/', queue: 'orders.dlq' }), '0+3x30'], [s(q.deadLetterTarget, { vhost: '/', queue: 'orders.dlq', dead_letter_exchange: 'dlx' }), '1x30']],
+        input: [[s(q.messages, parked), '0+3x30'], parkedTarget],
         at: '30m',
-        fires: [target({ vhost: '/', queue: 'orders.dlq' })],
+        fires: [target(parked)],
       },
       {
         name: 'an ordinary queue grows',
-        input: [[s(q.messages, orders), '0+3x30'], [s(q.deadLetterTarget, { vhost: '/', queue: 'orders.dlq', dead_letter_exchange: 'dlx' }), '1x30']],
+        input: [[s(q.messages, orders), '0+3x30'], parkedTarget],
         at: '30m',
         fires: [],
       },
       {
         name: 'a dead-letter queue holds steady',
-        input: [[s(q.messages, { vhost: '/', queue: 'orders.dlq' }), '40x30'], [s(q.deadLetterTarget, { vhost: '/', queue: 'orders.dlq', dead_letter_exchange: 'dlx' }), '1x30']],
+        input: [[s(q.messages, parked), '40x30'], parkedTarget],
         at: '30m',
         fires: [],
       },
