@@ -89,6 +89,53 @@ export const queuesDashboard: DashboardSpec = {
         targets: [{ expr: scoped(consumerMetrics.byPrefetch, V) }],
       });
 
+    // The signals of the queue collector (its signals option; docs/signals.md): empty without it.
+    l.row('Signals')
+      .timeseries({
+        title: 'Estimated wait (top 10)',
+        description: 'Ready messages divided by the drain rate of the last polls (deliveries and gets, or acks): how long a message ready now would wait. +Inf when nothing drains (shown at the top). Needs the signals option.',
+        unit: 's',
+        targets: [{ expr: `topk(10, ${scoped(q.estimatedWait, V)})`, legend: '{{vhost}} / {{queue}}' }],
+      })
+      .timeseries({
+        title: 'Without progress (top 10)',
+        description: 'How long each queue has held messages while neither deliveries, gets nor acks moved (as of the last statistics poll). Needs the signals option.',
+        unit: 's',
+        targets: [{ expr: `topk(10, ${scoped(q.withoutProgress, V)} > 0)`, legend: '{{vhost}} / {{queue}}' }],
+      })
+      .table({
+        title: 'Stuck consumers',
+        description: 'Queues whose consumers hold unacknowledged messages while the ack counter has not moved for collectors.queues.stuck_after statistics polls; the value is how long (seconds). Needs the signals option.',
+        unit: 's',
+        span: 12,
+        targets: [{ expr: `${scoped(q.unackedStalled, V)} and on (job, instance, vhost, queue) ${scoped(q.consumersStuck, V)} == 1` }],
+      })
+      .table({
+        title: 'Dead-letter queues',
+        description: 'Queues that receive dead letters (found from dead-letter exchanges of arguments and policies and their bindings), with their messages. Needs the signals option.',
+        unit: 'short',
+        span: 12,
+        targets: [{ expr: `${scoped(q.messages, V)} and on (job, instance, vhost, queue) ${scoped(q.deadLetterTarget, V)}` }],
+      })
+      .timeseries({
+        title: 'Fill of length limits (top 10)',
+        description: 'Ready messages (or their bytes) as a fraction of the queue\'s max-length (or max-length-bytes). Needs the signals option.',
+        unit: 'percentunit',
+        targets: [
+          { expr: `topk(10, ${scoped(q.lengthLimitRatio, V)})`, legend: 'messages {{vhost}} / {{queue}}' },
+          { expr: `topk(10, ${scoped(q.bytesLimitRatio, V)})`, legend: 'bytes {{vhost}} / {{queue}}' },
+        ],
+      })
+      .timeseries({
+        title: 'Time to full (bottom 10)',
+        description: 'Seconds until a queue reaches its length limit at the growth of the last polls; queues that do not grow (+Inf) are left out. Needs the signals option.',
+        unit: 's',
+        targets: [
+          { expr: `bottomk(10, ${scoped(q.lengthLimitTimeToFull, V)} < +Inf)`, legend: 'messages {{vhost}} / {{queue}}' },
+          { expr: `bottomk(10, ${scoped(q.bytesLimitTimeToFull, V)} < +Inf)`, legend: 'bytes {{vhost}} / {{queue}}' },
+        ],
+      });
+
     l.row('Queue $queue')
       .timeseries({
         title: 'Messages',

@@ -16,6 +16,8 @@ import { planQueueQuery } from './plan.js';
 import { emitQueueInfo, emitQueueLimits, emitQueueState } from './series.js';
 import { QueueStatsTier, vhostLabelPrefixes } from './stats-tier.js';
 import { STATS_DEFS } from './tables.js';
+import { DeadLetterTargets } from './dead-letters.js';
+import { QueueSignals } from './signals.js';
 import { rateSelection } from '../kit/rates-option.js';
 import { VhostReader } from '../kit/vhost-lists.js';
 
@@ -48,9 +50,15 @@ export const queuesCollector: Collector<QueueOptions> = {
     const plan = planQueueQuery(ctx, tier.due(options.stats_every), labelFields);
     // Fields a counts-only list may lack (3.10's has no policy, node or effective_policy_definition):
     // those of the last statistics poll stand in, so labels and limits do not change from poll to poll.
-    const heldFields = options.limits ? [...labelFields, 'effective_policy_definition'] : labelFields;
+    const heldFields = options.limits || options.signals ? [...labelFields, 'effective_policy_definition'] : labelFields;
+    const signals = options.signals ? QueueSignals.in(ctx.carryOver) : undefined;
+    const deadLetters = options.signals ? DeadLetterTargets.in(ctx.carryOver) : undefined;
+    const signalSettings = { window: options.signals_window, stuckAfter: options.stuck_after };
     // Statistics switched off on the broker since they were fetched: none will come to refresh them.
-    if (ctx.broker.statisticsDisabled) tier.clear();
+    if (ctx.broker.statisticsDisabled) {
+      tier.clear();
+      signals?.forgetStats();
+    }
     // A poll that fetches the statistics records them for the counts-only polls that follow.
     const recorder = plan.mode === 'totals' ? undefined : tier.recorder(sink, STATS_DEFS);
     const writer: SampleWriter = recorder ?? sink;
@@ -69,6 +77,8 @@ export const queuesCollector: Collector<QueueOptions> = {
     const aggregates = new QueueAggregates();
     const reader = new VhostReader(ctx, 'queues', { what: 'queues', vhostsSetting: 'collectors.queues.vhosts', timeoutMs: options.vhost_timeout });
     const list = await openQueueList(ctx.api, plan, watched, options, sink, reader);
+    // One time for the poll: the signals' points of one poll share it, as the statistics tier's age does.
+    const pollTime = performance.now();
     const serve = (queue: QueueRecord) => {
       const labels = renderLabels(['vhost', 'queue'], [queue.vhost as string, queue.name as string]);
       if (heldFields.length > 0) {
@@ -80,6 +90,7 @@ export const queuesCollector: Collector<QueueOptions> = {
       if (!recorder) tier.replay(sink, labels, queue);
       if (options.info) emitQueueInfo(sink, queue);
       if (options.limits) emitQueueLimits(sink, queue, labels);
+      signals?.observe(sink, writer, labels, queue, pollTime, recorder !== undefined, signalSettings);
     };
     const turns = new Turns();
     // One vhost's answer at a time, in vhost order: only the answers in flight are held in memory.
@@ -91,6 +102,7 @@ export const queuesCollector: Collector<QueueOptions> = {
       if (recorder) recorder.keepStreamCounts(queue);
       else tier.fillStreamCounts(queue);
       aggregates.add(queue);
+      deadLetters?.note(queue);
       if (selection.offer(queue)) serve(queue);
     }
     // The cap's choice by rank is known only now that every queue was seen.
@@ -99,6 +111,11 @@ export const queuesCollector: Collector<QueueOptions> = {
       serve(queue);
     }
     selection.commit();
+    if (signals) {
+      signals.commit(vhostLabelPrefixes(reader.unread));
+      signals.emitPerVhost(sink);
+    }
+    if (deadLetters) await refreshDeadLetters(ctx, deadLetters, pollTime);
     // Counters are read only from the statistics list: between its polls they keep their state.
     if (recorder) counters.commit(vhostLabelPrefixes(reader.unread));
     aggregates.emit(sink, recorder ? undefined : tier.heldSums);
@@ -131,6 +148,16 @@ class Turns {
     await new Promise((resolve) => setImmediate(resolve));
     this.since = performance.now();
   }
+}
+
+/** A failed read of the bindings keeps the targets found last: it does not fail the queue poll. */
+async function refreshDeadLetters(ctx: CollectContext<QueueOptions>, deadLetters: DeadLetterTargets, now: number): Promise<void> {
+  try {
+    await deadLetters.refresh(ctx.api, ctx.options.stats_every || 4, now);
+  } catch (error) {
+    warnOnce(ctx, 'dead-letter-bindings', { err: error instanceof Error ? error.message : String(error) }, 'could not read the bindings of the dead-letter exchanges: serving the dead-letter targets found last');
+  }
+  deadLetters.emit(ctx.sink);
 }
 
 function warnOnce(ctx: Pick<CollectContext<QueueOptions>, 'log' | 'carryOver'>, key: string, fields: Record<string, unknown>, message: string): void {

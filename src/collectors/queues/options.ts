@@ -62,6 +62,17 @@ export const queueOptionsSchema = z.strictObject({
    * queues' arguments and effective_policy_definition.
    */
   limits: z.boolean().default(false),
+  /**
+   * Serve the signals computed from the last polls (docs/signals.md): estimated wait, seconds
+   * without progress, stuck consumers, dead-letter targets, fill of the length limits and time
+   * to full. Asks for the queues' arguments and effective_policy_definition, and the bindings of
+   * the exchanges that are some queue's dead-letter exchange every stats_every polls.
+   */
+  signals: z.boolean().default(false),
+  /** How many polls (statistics polls for counter-based signals) the rates of the signals span. */
+  signals_window: z.number().int().min(2).default(5),
+  /** Statistics polls in a row with unacknowledged messages and no ack before a queue's consumers count as stuck. */
+  stuck_after: z.number().int().min(1).default(3),
 });
 
 export type QueueOptions = z.infer<typeof queueOptionsSchema>;

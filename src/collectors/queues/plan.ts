@@ -12,6 +12,9 @@ const INFO_COLUMNS = ['durable', 'auto_delete', 'exclusive', 'policy', 'operator
 const DETAIL_COLUMNS = ['idle_since', 'members', 'online'];
 /** What the effective length limits are read from. */
 const LIMIT_COLUMNS = ['arguments', 'effective_policy_definition'];
+/** What the signals read beyond the tables: the limits and dead-letter settings, and on statistics polls the counters. */
+const SIGNAL_COLUMNS = ['arguments', 'effective_policy_definition'];
+const SIGNAL_STATS_COLUMNS = ['message_stats.deliver_get', 'message_stats.ack', 'messages', 'messages_unacknowledged', 'message_bytes_ready'];
 /** What `rank_by: publish_rate` reads. */
 const RANKING_COLUMN = 'message_stats.publish_details';
 
@@ -59,6 +62,7 @@ export function planQueueQuery(
   }
   const metadata = [...IDENTITY_COLUMNS, ...labelFields];
   if (options.info) metadata.push(...INFO_COLUMNS);
+  if (options.signals) metadata.push(...SIGNAL_COLUMNS);
   if (options.limits) metadata.push(...LIMIT_COLUMNS);
   else {
     if (options.skip_exclusive) metadata.push('exclusive');
@@ -71,7 +75,8 @@ export function planQueueQuery(
     query.columns = columnsParam([...metadata, 'members', 'online', ...fieldsRead(countsTable, false)]);
   } else if (mode === 'columns') {
     const ranking = options.max_queues > 0 && options.rank_by === 'publish_rate' ? [RANKING_COLUMN] : [];
-    query.columns = columnsParam([...metadata, ...(options.details ? DETAIL_COLUMNS : []), ...tables.flatMap((table) => fieldsRead(table, rates)), ...ranking]);
+    const signals = options.signals ? SIGNAL_STATS_COLUMNS : [];
+    query.columns = columnsParam([...metadata, ...(options.details ? DETAIL_COLUMNS : []), ...tables.flatMap((table) => fieldsRead(table, rates)), ...ranking, ...signals]);
   }
   const pageSize = options.filter_on_broker && options.queues.include !== undefined ? options.page_size || 500 : options.page_size;
   if (pageSize > 0 && options.filter_on_broker && options.queues.include !== undefined) {

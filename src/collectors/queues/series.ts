@@ -15,15 +15,19 @@ export function emitQueueState(writer: SampleWriter, queue: QueueRecord, labels:
 
 /** The queue's effective length limits, where its argument or its policies set one: the smaller wins, as in RabbitMQ. */
 export function emitQueueLimits(sink: SampleSink, queue: QueueRecord, labels: string): void {
-  const args = objectOf(queue.arguments);
-  const policy = objectOf(queue.effective_policy_definition);
-  const messages = smallest(args['x-max-length'], policy['max-length']);
-  const bytes = smallest(args['x-max-length-bytes'], policy['max-length-bytes']);
+  const { messages, bytes } = queueLimits(queue);
   if (messages !== undefined) sink.addRendered(M.maxLength, labels, messages, queue);
   if (bytes !== undefined) sink.addRendered(M.maxLengthBytes, labels, bytes, queue);
 }
 
-function objectOf(value: unknown): Record<string, unknown> {
+/** The queue's effective length limits (messages, bytes): the smaller of argument and effective policy; undefined when unset. */
+export function queueLimits(queue: QueueRecord): { messages?: number; bytes?: number } {
+  const args = objectOf(queue.arguments);
+  const policy = objectOf(queue.effective_policy_definition);
+  return { messages: smallest(args['x-max-length'], policy['max-length']), bytes: smallest(args['x-max-length-bytes'], policy['max-length-bytes']) };
+}
+
+export function objectOf(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 

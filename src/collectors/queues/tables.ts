@@ -37,5 +37,7 @@ export const STATS_DEFS: ReadonlySet<MetricDef> = new Set([
   ...moreDetailsTable.metrics,
   ...messageStatsTable.metrics,
   M.idleSince,
+  // The signals read from counters and bytes (signals.ts): computed by the statistics polls only.
+  M.withoutProgress, M.unackedStalled, M.consumersStuck, M.bytesLimitRatio, M.bytesLimitTimeToFull,
   ...countsTable.rows.flatMap((row) => (row.metric.rate ? [row.metric.rate] : [])),
 ]);
