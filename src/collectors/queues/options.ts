@@ -62,6 +62,14 @@ export const queueOptionsSchema = z.strictObject({
    * queues' arguments and effective_policy_definition.
    */
   limits: z.boolean().default(false),
+  /**
+   * Serve quorum queue placement and health (queues/quorum-placement.ts): leaders and replicas
+   * per node, queues below quorum, queues below their target size. Asks for the queues' leader,
+   * members, online and arguments, and GET /api/nodes?columns=name once a poll.
+   */
+  quorum_placement: z.boolean().default(false),
+  /** quorum_placement: the target size of a quorum queue declared without x-quorum-initial-group-size (the broker's quorum_cluster_size, not shown by the API). */
+  quorum_target_size: z.number().int().min(1).default(3),
 });
 
 export type QueueOptions = z.infer<typeof queueOptionsSchema>;
