@@ -1,4 +1,3 @@
-import type { MetricDef } from '../../src/model/metric-def.js';
 import { exporterMetrics as e } from '../../src/collectors/exporter/metrics.js';
 import { healthMetrics } from '../../src/collectors/health-checks/metrics.js';
 import { limitsMetrics } from '../../src/collectors/limits/metrics.js';
@@ -10,33 +9,13 @@ import { connectionMetrics } from '../../src/collectors/connections/metrics.js';
 import { increase, rate, series } from './promql.js';
 import { queueReadySlope } from './recording-rules.js';
 import { thresholds as t } from './thresholds.js';
+import { type AlertRule, testSeries, testTarget } from './alert-rule.js';
+import { clusterSignalAlerts } from './cluster-signal-alerts.js';
 
-/** One promtool case: input series, when to evaluate, and the labels of each alert expected then (none: silent). */
-export interface AlertCase {
-  readonly name: string;
-  /** Series (a selector built from the catalogue) → promtool expanding notation, one sample per `interval`. */
-  readonly input: readonly (readonly [selector: string, values: string])[];
-  /** Time between samples: 1m unless a case needs a scrape's resolution. */
-  readonly interval?: string;
-  readonly at: string;
-  readonly fires: readonly Record<string, string>[];
-}
+export { type AlertCase, type AlertRule, TEST_TARGET } from './alert-rule.js';
 
-export interface AlertRule {
-  readonly alert: string;
-  readonly expr: string;
-  readonly for?: string;
-  readonly severity: 'critical' | 'warning';
-  /** Annotations may use `{{ $labels.x }}` and nothing else, so tests can render them exactly. */
-  readonly summary: string;
-  readonly description: string;
-  readonly cases: readonly AlertCase[];
-}
-
-/** Target labels every test series carries, as Prometheus adds them to scraped series. */
-export const TEST_TARGET = { job: 'rabbitmq', instance: 'exporter:9419' } as const;
-const s = (def: MetricDef, labels: Record<string, string> = {}) => series(def, { ...TEST_TARGET, ...labels });
-const target = (labels: Record<string, string> = {}) => ({ ...TEST_TARGET, ...labels });
+const s = testSeries;
+const target = testTarget;
 
 const CHECK_ALERTED_ELSEWHERE = 'alarms|local-alarms|certificate-expiration';
 
@@ -367,4 +346,5 @@ export const alertRules: readonly AlertRule[] = [
       { name: 'few connections', input: [[s(o.connectionsOpened), '0+3000x30'], [s(o.connectionsClosed), '0+3000x30'], [s(o.connections), '50x30']], at: '30m', fires: [] },
     ],
   },
+  ...clusterSignalAlerts,
 ];
