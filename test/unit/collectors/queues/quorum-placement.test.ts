@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../../src/broker/errors.js';
 import { quorumOf } from '../../../../src/collectors/queues/quorum-placement.js';
 import { loadFixture } from '../../../support/fixtures.js';
-import { type Q, type PageFixture, FULL, listRoute, run, warnings } from './queue-fixtures.js';
+import { type Q, type PageFixture, BROKER_STATS_OFF, FULL, SD_TOTALS, listRoute, run, warnings } from './queue-fixtures.js';
 
 const R1 = 'rabbit1-684-k62gcm@localhost';
 const R2 = 'rabbit2-684-pqhufx@localhost';
@@ -93,5 +93,33 @@ describe('quorum placement (quorum_placement)', () => {
     // The 3.10 fixture's vh0 queues: classic only. /api/nodes is not routed: asking it would fail the test.
     const classic = await run({ '/api/queues': listRoute(FULL.filter((q) => q.type !== 'quorum')) }, OPTIONS).result;
     expect(classic.familyNames.filter((n) => n.startsWith('rabbitmq_quorum_'))).toEqual([]);
+  });
+
+  it('statistics disabled (3.10.8 recorded counts-only list): the placement is served all the same', async () => {
+    // The recording's 21 quorum queues of vh0, one member each on rabbit@vm, online, leading there.
+    const { api, result } = run({ '/api/queues': listRoute(SD_TOTALS), '/api/nodes': [{ name: 'rabbit@vm' }] }, OPTIONS, { broker: BROKER_STATS_OFF });
+    const r = await result;
+    expect(api.calls.find((c) => c.path === '/api/queues')?.query).toMatchObject({ disable_stats: 'true', enable_queue_totals: 'true' });
+    expect(r.value('rabbitmq_quorum_queue_leaders', { vhost: 'vh0', node: 'rabbit@vm' })).toBe(21);
+    expect(r.value('rabbitmq_quorum_queue_replicas', { vhost: 'vh0', node: 'rabbit@vm' })).toBe(21);
+    expect(r.value('rabbitmq_quorum_queues_below_quorum', { vhost: 'vh0' })).toBe(0);
+    // One node: the target of 3 is capped at 1, which every queue has.
+    expect(r.value('rabbitmq_quorum_queues_below_target_size', { vhost: 'vh0' })).toBe(0);
+  });
+
+  it('the counts-only polls between statistics polls serve the same placement (stats_every)', async () => {
+    const memory = new Map<string, unknown>();
+    const routes = { '/api/queues': listRoute(DOWN), '/api/nodes': NODES_DOWN, '/api/consumers': [] };
+    const placementOf = async () => {
+      const { api, result } = run(routes, { ...OPTIONS, stats_every: 2 }, { memory });
+      const r = await result;
+      const placement = r.family('rabbitmq_quorum_queue_leaders').map((s) => [s.labels.node, s.value]).concat([['below', r.value('rabbitmq_quorum_queues_below_quorum', { vhost: '/' })]]);
+      return { placement, statistics: api.calls.find((c) => c.path === '/api/queues')?.query.disable_stats === undefined };
+    };
+    const first = await placementOf();
+    const second = await placementOf();
+    expect([first.statistics, second.statistics]).toEqual([true, false]);
+    expect(first.placement).toEqual([[R1, 1], [R2, 0], ['below', 1]]);
+    expect(second.placement).toEqual(first.placement);
   });
 });
