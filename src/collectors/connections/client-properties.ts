@@ -60,8 +60,8 @@ export class ClientValueCap {
 }
 
 /**
- * client_properties when the record has them as a table. With management statistics disabled
- * (before 4.3) the connection records carry none: such records are not counted, never as "".
+ * client_properties when the record has them as a table. With management statistics disabled the
+ * connection records carry none (3.10.8, 4.0.5): such records are not counted, never as "".
  */
 function clientPropertiesOf(record: ApiRecord): Record<string, unknown> | undefined {
   const properties = getPath(record, ['client_properties']);
