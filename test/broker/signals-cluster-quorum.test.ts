@@ -93,7 +93,7 @@ describeWithBroker('signal 5: quorum queue placement on a two-node cluster', (sh
     expect(r.value('rabbitmq_quorum_queue_replicas', { vhost: '/', node: rabbit2!.nodeName })).toBe(1);
   }, 120_000);
 
-  it('a member stopped: sig.both is below quorum, and a node leading nothing is served as 0', async () => {
+  it('a member stopped: sig.both is below quorum; leaders per node (0 included) as rabbitmqctl lists them', async () => {
     const node1 = rabbit1!;
     await rabbit2!.ctl(['stop_app']);
     const rows = await eventually(async () => {
