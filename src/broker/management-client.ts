@@ -38,6 +38,11 @@ export interface RequestOptions {
    * connection), shorter than target.timeouts.request: one vhost's list within a poll.
    */
   timeoutMs?: number;
+  /**
+   * Statuses besides 2xx whose JSON body is the answer, read like a 2xx one (the certificate
+   * check's 503 lists the expiring certificates).
+   */
+  answerStatuses?: readonly number[];
 }
 
 /** The only module that speaks HTTP to the broker. Collectors get parsed JSON or a ManagementError. */
@@ -91,7 +96,8 @@ export class ManagementClient {
     const limit = this.lanes[opts.lane ?? 'shared'];
     const signal = opts.signal;
     const timeoutMs = Math.min(this.options.timeouts.totalMs, opts.timeoutMs ?? Infinity);
-    if (!signal) return limit(() => this.request<T>(fullPath, undefined, timeoutMs));
+    const answerStatuses = opts.answerStatuses ?? [];
+    if (!signal) return limit(() => this.request<T>(fullPath, undefined, timeoutMs, answerStatuses));
     if (signal.aborted) return Promise.reject(new ManagementError('aborted', fullPath, 'cancelled before it was sent'));
     // A request still queued behind the bound settles as soon as its poll is cancelled; when its
     // turn comes it sees the abort and sends nothing.
@@ -99,17 +105,17 @@ export class ManagementClient {
       const queued = this.waiting.add(signal, () => reject(new ManagementError('aborted', fullPath, 'cancelled while waiting for a free connection')));
       limit(() => {
         this.waiting.remove(signal, queued);
-        return this.request<T>(fullPath, signal, timeoutMs);
+        return this.request<T>(fullPath, signal, timeoutMs, answerStatuses);
       }).then(resolve, reject);
     });
   }
 
-  private async request<T>(path: string, callerSignal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
+  private async request<T>(path: string, callerSignal: AbortSignal | undefined, timeoutMs: number, answerStatuses: readonly number[]): Promise<T> {
     if (callerSignal?.aborted) throw new ManagementError('aborted', path, 'cancelled before it was sent');
     const deadline = new Deadline(timeoutMs, callerSignal);
     this.inFlight++;
     try {
-      return await this.send<T>(path, deadline, callerSignal);
+      return await this.send<T>(path, deadline, callerSignal, answerStatuses);
     } catch (error) {
       if (error instanceof ManagementError && error.kind === 'network' && this.inFlight === 1) this.releasePool();
       throw error;
@@ -125,7 +131,7 @@ export class ManagementClient {
     pool?.close().catch(() => undefined);
   }
 
-  private async send<T>(path: string, deadline: Deadline, callerSignal: AbortSignal | undefined): Promise<T> {
+  private async send<T>(path: string, deadline: Deadline, callerSignal: AbortSignal | undefined, answerStatuses: readonly number[]): Promise<T> {
     const { signal, timeoutMs } = deadline;
     this.requests++;
     let response: Dispatcher.ResponseData;
@@ -143,7 +149,7 @@ export class ManagementClient {
       throw this.translate(error, path, deadline, timeoutMs, callerSignal);
     }
     const { statusCode, body, headers } = response;
-    const ok = statusCode >= 200 && statusCode < 300;
+    const ok = (statusCode >= 200 && statusCode < 300) || answerStatuses.includes(statusCode);
     const pathname = path.split('?')[0]!;
     const cap = answerCap(pathname, this.options.maxResponseBytes);
     const capName = answerKind(pathname) === 'list' ? 'target.max_response_bytes' : 'the cap of answers that are not lists';

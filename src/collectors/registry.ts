@@ -1,4 +1,5 @@
 import type { AnyCollector } from './kit/collector.js';
+import { certificatesCollector } from './certificates/collector.js';
 import { channelsCollector } from './channels/collector.js';
 import { connectionsCollector } from './connections/collector.js';
 import { consumersCollector } from './consumers/collector.js';
@@ -21,7 +22,7 @@ import { vhostsCollector } from './vhosts/collector.js';
  */
 export const COLLECTORS: readonly AnyCollector[] = [overviewCollector, nodesCollector, queuesCollector, exchangesCollector, vhostsCollector,
   connectionsCollector, channelsCollector, consumersCollector, streamsCollector,
-  healthChecksCollector, limitsCollector, federationCollector, shovelsCollector, featureFlagsCollector, inventoryCollector];
+  healthChecksCollector, certificatesCollector, limitsCollector, federationCollector, shovelsCollector, featureFlagsCollector, inventoryCollector];
 
 /** The collector of a configured name; the configuration admits only the names listed here. */
 export function collectorByName(name: string): AnyCollector {

@@ -164,7 +164,9 @@ export class CollectorRunner {
     const lane = this.collector.lane;
     // A request with limits of its own (one vhost's list) ends at the first of its deadline and the poll's.
     const requestOptions = (limits?: RequestLimits) =>
-      limits ? { signal: limits.signal ? AbortSignal.any([signal, limits.signal]) : signal, lane, timeoutMs: limits.timeoutMs } : { signal, lane };
+      limits
+        ? { signal: limits.signal ? AbortSignal.any([signal, limits.signal]) : signal, lane, timeoutMs: limits.timeoutMs, answerStatuses: limits.answerStatuses }
+        : { signal, lane };
     const api: BrokerApi = {
       get: (path, query, limits) => client.getJson(path, query, requestOptions(limits)),
       getOptional: (path, query, limits) => unlessAbsent(client.getJson(path, query, requestOptions(limits))),

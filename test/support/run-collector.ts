@@ -90,7 +90,7 @@ export function brokerFrom(dir: string, overrides: Record<string, unknown> = {})
 export function apiOf(client: ManagementClient, signal?: AbortSignal): BrokerApi {
   const opts = (limits?: RequestLimits) => {
     const signals = [signal, limits?.signal].filter((s): s is AbortSignal => s !== undefined);
-    return { signal: signals.length > 0 ? AbortSignal.any(signals) : undefined, timeoutMs: limits?.timeoutMs };
+    return { signal: signals.length > 0 ? AbortSignal.any(signals) : undefined, timeoutMs: limits?.timeoutMs, answerStatuses: limits?.answerStatuses };
   };
   return {
     get: (path, query, limits) => client.getJson(path, query, opts(limits)),

@@ -11,6 +11,7 @@ import { queueReadySlope } from './recording-rules.js';
 import { queueSignalAlerts } from './signal-alerts.js';
 import { thresholds as t } from './thresholds.js';
 import { type AlertRule, testSeries as s, testTarget as target } from './alert-rule.js';
+import { clusterSignalAlerts } from './cluster-signal-alerts.js';
 
 export { type AlertCase, type AlertRule, TEST_TARGET } from './alert-rule.js';
 
@@ -344,4 +345,5 @@ export const alertRules: readonly AlertRule[] = [
     ],
   },
   ...queueSignalAlerts,
+  ...clusterSignalAlerts,
 ];

@@ -47,6 +47,13 @@ export const connectionsDashboard: DashboardSpec = {
         description: 'Bytes queued in the connections\' sockets waiting to be sent; persistently above 0 means slow clients or network.',
         unit: 'bytes',
         targets: [{ expr: sumBy(['vhost'], c.sendPending, scoped(c.sendPending, V)), legend: '{{vhost}}' }],
+      })
+      .table({
+        title: 'Connections by client library',
+        description: 'Open connections per client product, version and platform as the clients announce them (connections.by_client): which applications run an old client library before an upgrade. "other" counts the values beyond client_values_max.',
+        unit: 'short',
+        span: 24,
+        targets: [{ expr: sumBy(['vhost', 'user', 'client_product', 'client_version', 'client_platform'], c.byClient, scoped(c.byClient, V)) }],
       });
 
     l.row('Channels')

@@ -1,6 +1,7 @@
 import { nodeMetrics as n } from '../../src/collectors/nodes/metrics.js';
 import type { DashboardSpec } from './grafana.js';
 import { scoped, scopedRate } from './promql.js';
+import { fillClusterSignals } from './cluster-signal-panels.js';
 
 const byNode = '{{node}}';
 
@@ -167,5 +168,7 @@ export const nodesDashboard: DashboardSpec = {
           { expr: scopedRate(n.clusterLinkReceived), legend: 'received {{node}} ← {{peer}}' },
         ],
       });
+
+    fillClusterSignals(l);
   },
 };

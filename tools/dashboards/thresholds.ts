@@ -58,4 +58,13 @@ export const thresholds = {
   lengthLimitRatio: { value: 0.9, doc: 'Fill of a queue\'s max-length or max-length-bytes above which RabbitmqQueueNearLengthLimit fires.' },
   lengthLimitHorizonSeconds: { value: 3600, doc: 'RabbitmqQueueNearLengthLimit fires too when the queue is predicted to reach a limit within this many seconds.' },
   lengthLimitFor: { value: '10m', doc: 'How long the fill or the prediction must hold before RabbitmqQueueNearLengthLimit fires.' },
+  belowQuorumFor: { value: '2m', doc: 'How long a vhost must have quorum queues below quorum (fewer members online than a majority) before RabbitmqQuorumQueuesBelowQuorum fires: longer than a leader election and a poll.' },
+  belowTargetFor: { value: '30m', doc: 'How long quorum queues must have fewer members than their target size before RabbitmqQuorumQueuesBelowTargetSize fires: longer than a rolling restart.' },
+  certificateExpiryDays: { value: 21, doc: 'Days before a TLS listener\'s certificate expires at which RabbitmqCertificateExpiresSoon fires (from the certificates collector\'s dates).' },
+  certificateExpiryFor: { value: '1h', doc: 'How long a certificate must be within those days of its expiry before RabbitmqCertificateExpiresSoon fires.' },
+  outdatedClientVersions: {
+    value: '0\\.([0-9]|10\\.[0-6])(\\..*)?',
+    doc: 'amqplib versions (a PromQL regular expression on client_version) that RabbitmqOutdatedClientLibrary reports: before 0.10.7 amqplib negotiates a frame_max of 4096, which RabbitMQ 4.1 and later refuse (amqp-node/amqplib#790).',
+  },
+  outdatedClientFor: { value: '1h', doc: 'How long such a client must stay connected before RabbitmqOutdatedClientLibrary fires.' },
 } as const satisfies Record<string, Threshold>;

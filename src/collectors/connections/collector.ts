@@ -11,6 +11,8 @@ import { logOnce } from '../kit/log-once.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { fetchList, fetchPerVhost } from '../kit/paging.js';
 import { VhostReader, vhostTimeoutSchema } from '../kit/vhost-lists.js';
+import { carried } from '../kit/carried.js';
+import { byClientAggregation, ClientValueCap } from './client-properties.js';
 
 const options = z.strictObject({
   /**
@@ -42,6 +44,14 @@ const options = z.strictObject({
    * connections module is these (its RABBIT_EXPORTERS=connections turns it on).
    */
   by_peer_host: z.boolean().default(false),
+  /**
+   * Count the open connections by client product, version and platform (their client_properties)
+   * per vhost and user: which applications run which client library. Adds client_properties to
+   * the list's columns: off by default, as it makes the answer larger.
+   */
+  by_client: z.boolean().default(false),
+  /** by_client: distinct values served per client property; the connections with any further value are counted under "other". */
+  client_values_max: z.number().int().min(0).default(20),
   /** With a list of vhost names: deadline of one vhost's request (default: a third of the poll's timeout). */
   vhost_timeout: vhostTimeoutSchema,
 });
@@ -106,6 +116,11 @@ export const connectionsCollector: Collector<Options> = {
     const records = await fetchConnections(ctx, reader);
 
     aggregate(sink, records, aggregations(o));
+    if (o.by_client) {
+      const cap = carried(ctx.carryOver, `client-cap:${o.client_values_max}`, () => new ClientValueCap(o.client_values_max));
+      cap.admit(records);
+      aggregate(sink, records, [byClientAggregation(cap, M.byClient)]);
+    }
 
     if (o.per_connection) emitPerConnection(ctx, records);
     reader.finish();
@@ -114,7 +129,7 @@ export const connectionsCollector: Collector<Options> = {
 
 async function fetchConnections(ctx: CollectContext<Options>, reader: VhostReader): Promise<ConnectionRecord[]> {
   const { api, options: o, carryOver, broker } = ctx;
-  const columns = columnsParam([...GROUP_COLUMNS, ...(o.by_peer_host ? ['peer_host'] : []), ...sumColumns(aggregations(o)), ...(o.per_connection ? [...fieldsRead(perConnection, o.rates), ...INFO_COLUMNS] : [])]);
+  const columns = columnsParam([...GROUP_COLUMNS, ...(o.by_peer_host ? ['peer_host'] : []), ...(o.by_client ? ['client_properties'] : []), ...sumColumns(aggregations(o)), ...(o.per_connection ? [...fieldsRead(perConnection, o.rates), ...INFO_COLUMNS] : [])]);
   const list = (path: string, limits?: RequestLimits) =>
     fetchList<ConnectionRecord>(api, path, {
       limits,

@@ -15,6 +15,8 @@ export interface RequestLimits {
   timeoutMs?: number;
   /** Ends it with the poll's signal or this one, whichever comes first. */
   signal?: AbortSignal;
+  /** Statuses besides 2xx whose JSON body is the answer (see RequestOptions.answerStatuses). */
+  answerStatuses?: readonly number[];
 }
 
 /** What a collector may ask of the broker: parsed JSON, or a ManagementError. */

@@ -2,7 +2,7 @@ import { parseVersion } from '../../broker/broker-info.js';
 import { absence } from '../../broker/absence.js';
 import { ManagementError } from '../../broker/errors.js';
 import { expectList } from '../../broker/expect-list.js';
-import type { CollectContext } from './collector.js';
+import type { CollectContext, RequestLimits } from './collector.js';
 import { failureReason, PartCutOff, PartFailures, partFailureCause, partsCutOff } from './optional-part.js';
 
 /**
@@ -24,6 +24,8 @@ export interface OptionalEndpoint {
   refusedBecause?: string;
   /** What an absent path means, for the log line (e.g. "the shovel management plugin is not enabled"). */
   absentMeans: string;
+  /** Limits of the request (a status besides 2xx whose body is the answer). */
+  limits?: RequestLimits;
 }
 
 export function httpStatus(error: unknown): number | undefined {
@@ -66,7 +68,7 @@ export async function getRemembered<T>(ctx: CollectContext<unknown>, endpoint: O
   const remembered = ctx.carryOver.get(key) as number | undefined;
   let body: T;
   try {
-    body = await ctx.api.get<T>(endpoint.path, endpoint.query);
+    body = await ctx.api.get<T>(endpoint.path, endpoint.query, endpoint.limits);
   } catch (error) {
     const meaning = absence(error);
     const refused = meaning === 'refused' && endpoint.refusedBecause !== undefined;

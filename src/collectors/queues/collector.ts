@@ -8,6 +8,8 @@ import { logOnce } from '../kit/log-once.js';
 import { MonotonicCounters } from '../kit/monotonic-counters.js';
 import { NameFilter } from '../kit/name-filter.js';
 import { QueueAggregates } from './aggregates.js';
+import { quorumMetrics } from './quorum-metrics.js';
+import { emitQuorumPlacement, QuorumPlacement } from './quorum-placement.js';
 import { fetchConsumerCounts } from './consumer-counts.js';
 import { openQueueList } from './fetch.js';
 import { queueOptionsSchema, type QueueOptions, type QueueRecord } from './options.js';
@@ -41,7 +43,7 @@ export const queuesCollector: Collector<QueueOptions> = {
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: queueOptionsSchema,
-  metrics: metricsOf(M),
+  metrics: metricsOf(M, quorumMetrics),
   async collect(ctx) {
     const { options, sink } = ctx;
     const tier = QueueStatsTier.in(ctx.carryOver);
@@ -75,6 +77,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     const rates = rateSelection(options.rates);
     const withDetails = plan.mode !== 'totals' && options.details;
     const aggregates = new QueueAggregates();
+    const placement = options.quorum_placement ? new QuorumPlacement() : undefined;
     const reader = new VhostReader(ctx, 'queues', { what: 'queues', vhostsSetting: 'collectors.queues.vhosts', timeoutMs: options.vhost_timeout });
     const list = await openQueueList(ctx.api, plan, watched, options, sink, reader);
     // One time for the poll: the signals' points of one poll share it, as the statistics tier's age does.
@@ -103,6 +106,7 @@ export const queuesCollector: Collector<QueueOptions> = {
       else tier.fillStreamCounts(queue);
       aggregates.add(queue);
       deadLetters?.note(queue);
+      placement?.add(queue);
       if (selection.offer(queue)) serve(queue);
     }
     // The cap's choice by rank is known only now that every queue was seen.
@@ -119,6 +123,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     // Counters are read only from the statistics list: between its polls they keep their state.
     if (recorder) counters.commit(vhostLabelPrefixes(reader.unread));
     aggregates.emit(sink, recorder ? undefined : tier.heldSums);
+    if (placement) await emitQuorumPlacement(ctx, placement);
     // The age served is measured on the monotonic clock: a wall-clock step does not make it jump.
     const now = performance.now();
     tier.commit(now, recorder ? { recorder, sums: aggregates.statsSums(), unread: reader.unread } : undefined);

@@ -73,6 +73,14 @@ export const queueOptionsSchema = z.strictObject({
   signals_window: z.number().int().min(2).default(5),
   /** Statistics polls in a row with unacknowledged messages and no ack before a queue's consumers count as stuck. */
   stuck_after: z.number().int().min(1).default(3),
+  /**
+   * Serve quorum queue placement and health (queues/quorum-placement.ts): leaders and replicas
+   * per node, queues below quorum, queues below their target size. Asks for the queues' leader,
+   * members, online and arguments, and GET /api/nodes?columns=name once a poll.
+   */
+  quorum_placement: z.boolean().default(false),
+  /** quorum_placement: the target size of a quorum queue declared without x-quorum-initial-group-size (the broker's quorum_cluster_size, not shown by the API). */
+  quorum_target_size: z.number().int().min(1).default(3),
 });
 
 export type QueueOptions = z.infer<typeof queueOptionsSchema>;

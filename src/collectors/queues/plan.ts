@@ -4,6 +4,7 @@ import { type FieldTable, fieldsRead } from '../kit/field-table.js';
 import { logOnce } from '../kit/log-once.js';
 import { rateSelection, wantsAnyRate } from '../kit/rates-option.js';
 import type { Mode, QueueOptions } from './options.js';
+import { QUORUM_COLUMNS } from './quorum-placement.js';
 import { consumersTable, countsTable, detailsTable, messageStatsTable, moreDetailsTable } from './tables.js';
 
 /** Fields read outside the tables: always (identity, aggregates, running) and for rabbitmq_queue_info. */
@@ -64,6 +65,7 @@ export function planQueueQuery(
   if (options.info) metadata.push(...INFO_COLUMNS);
   if (options.signals) metadata.push(...SIGNAL_COLUMNS);
   if (options.limits) metadata.push(...LIMIT_COLUMNS);
+  if (options.quorum_placement) metadata.push(...QUORUM_COLUMNS);
   else {
     if (options.skip_exclusive) metadata.push('exclusive');
     if (options.skip_auto_delete) metadata.push('auto_delete');
