@@ -62,14 +62,15 @@ export function planQueueQuery(
     if (options.message_stats) tables.push(messageStatsTable);
   }
   const metadata = [...IDENTITY_COLUMNS, ...labelFields];
+  // INFO_COLUMNS hold exclusive and auto_delete; without them the skip settings ask for their own.
   if (options.info) metadata.push(...INFO_COLUMNS);
-  if (options.signals) metadata.push(...SIGNAL_COLUMNS);
-  if (options.limits) metadata.push(...LIMIT_COLUMNS);
-  if (options.quorum_placement) metadata.push(...QUORUM_COLUMNS);
   else {
     if (options.skip_exclusive) metadata.push('exclusive');
     if (options.skip_auto_delete) metadata.push('auto_delete');
   }
+  if (options.signals) metadata.push(...SIGNAL_COLUMNS);
+  if (options.limits) metadata.push(...LIMIT_COLUMNS);
+  if (options.quorum_placement) metadata.push(...QUORUM_COLUMNS);
   const query: Record<string, string | boolean> = {};
   if (mode === 'totals') {
     query.disable_stats = true;

@@ -55,6 +55,11 @@ describe('queues: the query planner', () => {
     expect(columnsOf(p)).toEqual(new Set([...IDENTITY, ...COUNTS, ...MESSAGE_STATS]));
     const skip = plan({ details: false, message_stats: false, info: false, mode: 'columns', skip_exclusive: true, skip_auto_delete: true }).plan;
     expect(columnsOf(skip)).toEqual(new Set([...IDENTITY, 'exclusive', 'auto_delete', ...COUNTS]));
+    // Settings that add other columns do not take away the ones the skip settings read.
+    for (const extra of [{ limits: true }, { quorum_placement: true }, { signals: true }]) {
+      const columns = columnsOf(plan({ details: false, message_stats: false, info: false, mode: 'columns', skip_exclusive: true, skip_auto_delete: true, ...extra }).plan);
+      expect(columns.has('exclusive') && columns.has('auto_delete'), JSON.stringify(extra)).toBe(true);
+    }
   });
 
   it('a plan is made once and not changed afterwards: whether it asks per vhost is the fetch\'s answer', () => {
