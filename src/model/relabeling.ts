@@ -26,7 +26,7 @@ export class Relabeling {
   private readonly loadBalanced: boolean;
   /** A record's families share one rendered label set: it is parsed once. */
   private lastRendered: string | undefined;
-  private lastValues = new Map<string, string>();
+  private lastValues: ReadonlyMap<string, string> = new Map<string, string>();
   /** The last label set served, for the families of that record with the same labels and sources. */
   private lastKey: string | undefined;
   private lastRecord: object | undefined;
@@ -38,15 +38,18 @@ export class Relabeling {
     this.loadBalanced = profile.loadBalanced === true;
   }
 
-  /** The label set as the profile's family serves it; `record`: where its field labels are read. */
-  labelsOf(family: ProfiledFamily, renderedLabels: string, record: object | undefined): string {
+  /**
+   * The label set as the profile's family serves it; `record`: where its field labels are read.
+   * `served`: the native labels' values as served (a LabelBlock's), else read from `renderedLabels`.
+   */
+  labelsOf(family: ProfiledFamily, renderedLabels: string, record: object | undefined, served?: ReadonlyMap<string, string>): string {
     if (family.labels.length === 0) return '';
     // A record's families mostly share one served label set: built once for all of them.
     if (family.labelsKey === this.lastKey && renderedLabels === this.lastRendered && record === this.lastRecord) return this.lastServed;
     if (family.readsRecord && record === undefined) {
       throw new Error(`${family.def.name}: its labels are read from the broker's record, and none was passed with the sample`);
     }
-    const values = this.valuesOf(renderedLabels);
+    const values = this.valuesOf(renderedLabels, served);
     const parts = family.labels.map((source, i) => {
       const name = family.def.labels[i];
       if (source.from === 'cluster') return `${name}="${this.cluster}"`;
@@ -67,14 +70,14 @@ export class Relabeling {
   }
 
   /** The (escaped) value of one label of a native rendered label set; '' when it has none. */
-  valueOf(renderedLabels: string, label: string): string {
-    return this.valuesOf(renderedLabels).get(label) ?? '';
+  valueOf(renderedLabels: string, label: string, served?: ReadonlyMap<string, string>): string {
+    return this.valuesOf(renderedLabels, served).get(label) ?? '';
   }
 
-  private valuesOf(renderedLabels: string): Map<string, string> {
+  private valuesOf(renderedLabels: string, served: ReadonlyMap<string, string> | undefined): ReadonlyMap<string, string> {
     if (renderedLabels !== this.lastRendered) {
       this.lastRendered = renderedLabels;
-      this.lastValues = new Map([...renderedLabels.matchAll(LABEL_PAIR)].map((m) => [m[1]!, m[2]!]));
+      this.lastValues = served ?? new Map([...renderedLabels.matchAll(LABEL_PAIR)].map((m) => [m[1]!, m[2]!]));
       this.lastKey = undefined;
     }
     return this.lastValues;

@@ -1,3 +1,4 @@
+import type { LabelBlock } from './label-block.js';
 import type { MetricDef } from './metric-def.js';
 import { isPerValue, labelFieldsRead, type ProfiledFamily } from './naming-profile.js';
 import { Relabeling, scaledValue, type SinkProfile } from './relabeling.js';
@@ -52,6 +53,14 @@ export interface SampleWriter {
 }
 
 /**
+ * What a per-object emitter writes to (the queue collector's hot path): the sink, or something
+ * that passes samples on to it. The object's labels come as its LabelBlock, rendered once.
+ */
+export interface BlockWriter {
+  addToBlock(def: MetricDef, block: LabelBlock, raw: unknown, record?: object): boolean;
+}
+
+/**
  * A series' label values: by name (`{ vhost, queue }`, any order, every label of the family
  * given), or as a list in the family's label order.
  */
@@ -91,7 +100,7 @@ const FLUSH_CHARS = 64 * 1024;
  * Where a collector writes its samples during one poll. Lines are rendered as they are
  * added, so a poll never holds an object per sample; `finish()` hands over the families.
  */
-export class SampleSink implements DropCounter, SampleWriter {
+export class SampleSink implements DropCounter, SampleWriter, BlockWriter {
   private readonly lines = new Map<MetricDef, FamilyLines>();
   /**
    * Which families each rendered label set was written to in this poll, so that no series is
@@ -111,6 +120,10 @@ export class SampleSink implements DropCounter, SampleWriter {
   /** The last rendered label set looked at and whether it was kept: a record's families share it. */
   private lastRendered: string | undefined;
   private lastKept = true;
+
+  /** The block of the last addToBlock, and whether the scope keeps its series. */
+  private currentBlock: LabelBlock | undefined;
+  private currentBlockKept = true;
 
   /** Families the naming profile does not serve: left out (see naming-profile.ts). */
   notInProfile = 0;
@@ -173,18 +186,54 @@ export class SampleSink implements DropCounter, SampleWriter {
     return this.write(def, renderedLabels, raw, record);
   }
 
-  private write(def: MetricDef, renderedLabels: string, raw: unknown, record: object | undefined): boolean {
-    let served = def;
+  /**
+   * The hot path of per-object series (a queue's): like addRendered() with the object's LabelBlock.
+   * Its scope is decided once per object when its block comes up, from the block's values. There
+   * is no check per series: duplicates are the caller's to find per object identity, as it holds
+   * one block per object (queues/label-blocks.ts), and drop. Under the native names a sample is
+   * one line appended, no per-series check or object.
+   */
+  addToBlock(def: MetricDef, block: LabelBlock, raw: unknown, record?: object): boolean {
+    if (block !== this.currentBlock) {
+      this.currentBlock = block;
+      this.currentBlockKept = this.scope === undefined || this.scope.keeps(block.valueOf('vhost'));
+    }
+    if (!this.currentBlockKept) {
+      this.outOfScope++;
+      return false;
+    }
+    if (this.profile) return this.write(def, block.text, raw, record, block.served);
+    const value = toSampleValue(raw);
+    if (value === undefined) {
+      this.skipped++;
+      return false;
+    }
+    this.linesOf(def).push(`${def.name}${block.text} ${formatValue(value)}\n`);
+    return true;
+  }
+
+  private linesOf(def: MetricDef): FamilyLines {
+    let lines = this.lines.get(def);
+    if (!lines) {
+      lines = new FamilyLines();
+      this.lines.set(def, lines);
+    }
+    return lines;
+  }
+
+  /** `served`: the native labels' values as served, when the caller has them (a LabelBlock's). */
+  private write(def: MetricDef, renderedLabels: string, raw: unknown, record: object | undefined, served?: ReadonlyMap<string, string>): boolean {
+    let servedDef = def;
     let servedLabels = renderedLabels;
     let value = toSampleValue(raw);
     if (this.profile) {
-      const family = this.profiled(def, renderedLabels);
+      const family = this.profiled(def, renderedLabels, served);
       if (!family || this.profile.excluded?.has(def)) {
         this.notInProfile++;
         return false;
       }
-      served = family.def;
-      servedLabels = this.relabeling!.labelsOf(family, renderedLabels, record);
+      servedDef = family.def;
+      servedLabels = this.relabeling!.labelsOf(family, renderedLabels, record, served);
       if (family.scale !== undefined && value !== undefined) value = scaledValue(value, family.scale);
     }
     if (value === undefined) {
@@ -193,24 +242,19 @@ export class SampleSink implements DropCounter, SampleWriter {
     }
     // Checked as served: a profile that drops a label (a federation state without its upstream)
     // folds series together, and serves the first of them, as the other exporter served one of them.
-    if (!this.firstWrite(served, servedLabels)) {
+    if (!this.firstWrite(servedDef, servedLabels)) {
       this.drop('duplicate');
       return false;
     }
-    let lines = this.lines.get(served);
-    if (!lines) {
-      lines = new FamilyLines();
-      this.lines.set(served, lines);
-    }
-    lines.push(`${served.name}${servedLabels} ${formatValue(value)}\n`);
+    this.linesOf(servedDef).push(`${servedDef.name}${servedLabels} ${formatValue(value)}\n`);
     return true;
   }
 
   /** The family `def`'s sample with these labels is served as under the profile, if any. */
-  private profiled(def: MetricDef, renderedLabels: string): ProfiledFamily | undefined {
+  private profiled(def: MetricDef, renderedLabels: string, served: ReadonlyMap<string, string> | undefined): ProfiledFamily | undefined {
     const row = this.profile!.names.served(def);
     if (!row || !isPerValue(row)) return row;
-    return row.families.get(this.relabeling!.valueOf(renderedLabels, row.label));
+    return row.families.get(this.relabeling!.valueOf(renderedLabels, row.label, served));
   }
 
   private firstWrite(def: MetricDef, renderedLabels: string): boolean {
@@ -250,12 +294,7 @@ export class SampleSink implements DropCounter, SampleWriter {
           // name{labels} value: values hold no space, label values may (and `}`), so the last space ends the labels.
           const labels = line.slice(def.name.length, line.lastIndexOf(' '));
           if (!labels.startsWith('{') || !keeps(vhostOf(labels)) || !this.firstWrite(def, labels)) continue;
-          let lines = this.lines.get(def);
-          if (!lines) {
-            lines = new FamilyLines();
-            this.lines.set(def, lines);
-          }
-          lines.push(`${line}\n`);
+          this.linesOf(def).push(`${line}\n`);
           carried++;
         }
       }
@@ -272,6 +311,7 @@ export class SampleSink implements DropCounter, SampleWriter {
     this.lines.clear();
     this.written.clear();
     this.families.clear();
+    this.currentBlock = undefined;
     return families;
   }
 }

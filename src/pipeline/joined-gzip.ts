@@ -55,9 +55,17 @@ function deflateChunks(chunks: readonly Buffer[]): Promise<DeflatedPart> {
   return deflateStreamed(chunks);
 }
 
+/**
+ * zlib's level for parts over DEFLATE_AT_ONCE_BYTES: the families of 100,000 queues (173.6 MB of
+ * text) deflate in 0.17 CPU-s at levels 1 to 3 and 0.53 CPU-s at level 6, to 7.20 MB (level 1),
+ * 7.16 MB (3) and 6.91 MB (6), measured three times each on the same families: level 3 costs a
+ * third of 6's CPU for 4% more bytes. Small parts keep level 6: they cost nothing either way.
+ */
+const STREAMED_LEVEL = 3;
+
 function deflateStreamed(chunks: readonly Buffer[]): Promise<DeflatedPart> {
   return new Promise((resolve, reject) => {
-    const stream = createDeflateRaw({ level: 6, finishFlush: constants.Z_SYNC_FLUSH });
+    const stream = createDeflateRaw({ level: STREAMED_LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
     const out: Buffer[] = [];
     let crc = 0;
     let length = 0;

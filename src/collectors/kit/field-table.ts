@@ -1,5 +1,6 @@
 import { metricsOf, type MetricDef } from '../../model/metric-def.js';
-import type { SampleWriter } from '../../model/sample-sink.js';
+import type { LabelBlock } from '../../model/label-block.js';
+import type { BlockWriter, SampleWriter } from '../../model/sample-sink.js';
 import { toSampleValue } from '../../model/sample-sink.js';
 import type { MonotonicCounters } from './monotonic-counters.js';
 import { type RateSelection, wantsRate } from './rates-option.js';
@@ -78,19 +79,32 @@ export function emitRecord(
   options: EmitOptions,
 ): void {
   const source = record !== null && typeof record === 'object' ? record : undefined;
+  emitRows(table, record, renderedLabels, options, (metric, raw) => sink.addRendered(metric, renderedLabels, raw, source));
+}
+
+/**
+ * emitRecord() for an object whose labels are kept as a LabelBlock (the queue collector's hot
+ * path): the same rows, values and counter adjustment, written with addToBlock.
+ */
+export function emitRecordToBlock(writer: BlockWriter, table: FieldTable, record: object, block: LabelBlock, options: EmitOptions): void {
+  emitRows(table, record, block.text, options, (metric, raw) => writer.addToBlock(metric, block, raw, record));
+}
+
+/** The rows' values of one record (`series`: its counters' key), each handed to `write`. */
+function emitRows(table: FieldTable, record: unknown, series: string, options: EmitOptions, write: (metric: MetricDef, raw: unknown) => void): void {
   for (const row of table.rows) {
     const raw = getPath(record, row.path);
     if (raw !== undefined) {
       let value = scaled(raw, row.scale);
       if (options.counters && row.metric.type === 'counter') {
         const number = toSampleValue(value);
-        if (number !== undefined) value = options.counters.adjust(renderedLabels, row.metric.name, number);
+        if (number !== undefined) value = options.counters.adjust(series, row.metric.name, number);
       }
-      sink.addRendered(row.metric, renderedLabels, value, source);
+      write(row.metric, value);
     }
     if (row.ratePath && row.metric.rate && wantsRate(options.rates, row.field)) {
       const rate = getPath(record, row.ratePath);
-      if (rate !== undefined) sink.addRendered(row.metric.rate, renderedLabels, scaled(rate, row.scale), source);
+      if (rate !== undefined) write(row.metric.rate, scaled(rate, row.scale));
     }
   }
 }
@@ -103,3 +117,4 @@ function scaled(raw: unknown, scale: number): unknown {
   const divisor = 1 / scale;
   return Number.isInteger(divisor) ? value / divisor : value * scale;
 }
+

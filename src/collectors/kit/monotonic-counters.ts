@@ -17,8 +17,12 @@ export class MonotonicCounters {
    * instead of an object and a "name + labels" key per counter: at 100,000 queues with a dozen
    * counters each that was 1.2 million of each, twice (previous and current poll).
    */
-  private previous = new Map<string, Float64Array>();
-  private current = new Map<string, Float64Array>();
+  private previous = new Map<string, number[]>();
+  private current = new Map<string, number[]>();
+  /** The series of the last adjust() and its arrays: a series' counters come one after another. */
+  private lastSeries: string | undefined;
+  private lastBefore: number[] | undefined;
+  private lastNow: number[] | undefined;
 
   /** The value to serve for `counter` of the series with labels `series`, given its raw value. */
   adjust(series: string, counter: string, raw: number): number {
@@ -28,18 +32,26 @@ export class MonotonicCounters {
       this.slots.set(counter, slot);
     }
     const at = 2 * slot;
-    const before = this.previous.get(series);
+    if (series !== this.lastSeries) {
+      this.lastSeries = series;
+      this.lastBefore = this.previous.get(series);
+      this.lastNow = this.current.get(series);
+    }
+    const before = this.lastBefore;
     let offset = 0;
     if (before && at < before.length && !Number.isNaN(before[at]!)) {
       offset = before[at + 1]!;
       if (raw < before[at]!) offset += before[at]! - raw;
     }
-    let now = this.current.get(series);
+    let now = this.lastNow;
     if (!now || at >= now.length) {
-      const grown = new Float64Array(2 * this.slots.size).fill(Number.NaN);
-      if (now) grown.set(now);
+      // A plain array, not a Float64Array: 100,000 typed arrays a poll, each with a buffer of its
+      // own outside the heap, cost more in allocation and garbage collection than the counting.
+      const grown = new Array<number>(2 * this.slots.size).fill(Number.NaN);
+      if (now) for (let i = 0; i < now.length; i++) grown[i] = now[i]!;
       now = grown;
       this.current.set(series, now);
+      this.lastNow = now;
     }
     now[at] = raw;
     now[at + 1] = offset;
@@ -54,11 +66,17 @@ export class MonotonicCounters {
     if (keep.length > 0) for (const [series, values] of this.previous) if (!this.current.has(series) && keep.some((prefix) => series.startsWith(prefix))) this.current.set(series, values);
     this.previous = this.current;
     this.current = new Map();
+    this.lastSeries = undefined;
+    this.lastBefore = undefined;
+    this.lastNow = undefined;
   }
 
   /** A failed poll keeps the state of the last good one. */
   discard(): void {
     this.current = new Map();
+    this.lastSeries = undefined;
+    this.lastBefore = undefined;
+    this.lastNow = undefined;
   }
 
   static in(carryOver: Map<string, unknown>): MonotonicCounters {

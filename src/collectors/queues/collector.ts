@@ -1,9 +1,8 @@
 import { queueMetrics as M } from './metrics.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../model/text-format.js';
-import type { SampleWriter } from '../../model/sample-sink.js';
+import type { BlockWriter } from '../../model/sample-sink.js';
 import type { Collector, CollectContext } from '../kit/collector.js';
-import { emitRecord } from '../kit/field-table.js';
+import { emitRecordToBlock } from '../kit/field-table.js';
 import { logOnce } from '../kit/log-once.js';
 import { MonotonicCounters } from '../kit/monotonic-counters.js';
 import { NameFilter } from '../kit/name-filter.js';
@@ -12,6 +11,7 @@ import { quorumMetrics } from './quorum-metrics.js';
 import { emitQuorumPlacement, QuorumPlacement } from './quorum-placement.js';
 import { fetchConsumerCounts } from './consumer-counts.js';
 import { openQueueList } from './fetch.js';
+import { QueueLabelBlocks } from './label-blocks.js';
 import { queueOptionsSchema, type QueueOptions, type QueueRecord } from './options.js';
 import { QueueSelection, RankingMemory } from './selection.js';
 import { planQueueQuery } from './plan.js';
@@ -63,7 +63,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     }
     // A poll that fetches the statistics records them for the counts-only polls that follow.
     const recorder = plan.mode === 'totals' ? undefined : tier.recorder(sink, STATS_DEFS);
-    const writer: SampleWriter = recorder ?? sink;
+    const writer: BlockWriter = recorder ?? sink;
     const consumerCounts = plan.consumerCounts ? await fetchConsumerCounts(ctx.api) : undefined;
     if (plan.consumerCounts && !consumerCounts) {
       const served = options.mode === 'totals' ? 'are not served (mode totals fetches no statistics)' : 'are served only by the polls that fetch statistics';
@@ -74,6 +74,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     const watched = (vhost: string) => vhostFilter.matches(vhost) && (ctx.share?.ownsVhost(vhost) ?? true);
     const selection = new QueueSelection(options, RankingMemory.in(ctx.carryOver), plan.mode !== 'totals');
     const counters = MonotonicCounters.in(ctx.carryOver);
+    const blocks = QueueLabelBlocks.in(ctx.carryOver);
     const rates = rateSelection(options.rates);
     const withDetails = plan.mode !== 'totals' && options.details;
     const aggregates = new QueueAggregates();
@@ -83,17 +84,23 @@ export const queuesCollector: Collector<QueueOptions> = {
     // One time for the poll: the signals' points of one poll share it, as the statistics tier's age does.
     const pollTime = performance.now();
     const serve = (queue: QueueRecord) => {
-      const labels = renderLabels(['vhost', 'queue'], [queue.vhost as string, queue.name as string]);
-      if (heldFields.length > 0) {
-        if (recorder) recorder.keepFields(labels, queue, heldFields);
-        else tier.fillFields(labels, queue, heldFields);
+      // Rendered when the queue was first seen; its series are written from it (SampleSink.addToBlock).
+      const queueBlocks = blocks.of(queue);
+      if (!queueBlocks) {
+        sink.drop('duplicate');
+        return;
       }
-      for (const table of plan.tables) emitRecord(writer, table, queue, labels, { rates, counters });
-      emitQueueState(writer, queue, labels, withDetails);
-      if (!recorder) tier.replay(sink, labels, queue);
-      if (options.info) emitQueueInfo(sink, queue);
-      if (options.limits) emitQueueLimits(sink, queue, labels);
-      signals?.observe(sink, writer, labels, queue, pollTime, recorder !== undefined, signalSettings);
+      const block = queueBlocks.series;
+      if (heldFields.length > 0) {
+        if (recorder) recorder.keepFields(block.text, queue, heldFields);
+        else tier.fillFields(block.text, queue, heldFields);
+      }
+      for (const table of plan.tables) emitRecordToBlock(writer, table, queue, block, { rates, counters });
+      emitQueueState(writer, queue, block, withDetails);
+      if (!recorder) tier.replay(sink, block, queue);
+      if (options.info) emitQueueInfo(sink, queue, queueBlocks);
+      if (options.limits) emitQueueLimits(sink, queue, block);
+      signals?.observe(sink, writer, block, queue, pollTime, recorder !== undefined, signalSettings);
     };
     const turns = new Turns();
     // One vhost's answer at a time, in vhost order: only the answers in flight are held in memory.
@@ -122,6 +129,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     if (deadLetters) await refreshDeadLetters(ctx, deadLetters, pollTime);
     // Counters are read only from the statistics list: between its polls they keep their state.
     if (recorder) counters.commit(vhostLabelPrefixes(reader.unread));
+    blocks.commit(reader.unread);
     aggregates.emit(sink, recorder ? undefined : tier.heldSums);
     if (placement) await emitQuorumPlacement(ctx, placement);
     // The age served is measured on the monotonic clock: a wall-clock step does not make it jump.

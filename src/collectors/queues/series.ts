@@ -1,23 +1,25 @@
 import { infoLabelOf, QUEUE_INFO_ARGUMENTS, queueMetrics as M } from './metrics.js';
-import type { SampleSink, SampleWriter } from '../../model/sample-sink.js';
+import { LabelBlock } from '../../model/label-block.js';
+import type { BlockWriter } from '../../model/sample-sink.js';
+import type { QueueBlocks } from './label-blocks.js';
 import { printedLabel } from '../kit/label-text.js';
 import { RUNNING_STATES, type QueueRecord } from './options.js';
 
 /** The per-queue series that are not plain fields: state, replicas, idle since. */
-export function emitQueueState(writer: SampleWriter, queue: QueueRecord, labels: string, withDetails: boolean): void {
-  if (typeof queue.state === 'string') writer.addRendered(M.running, labels, RUNNING_STATES.has(queue.state) ? 1 : 0, queue);
-  if (Array.isArray(queue.members)) writer.addRendered(M.members, labels, queue.members.length, queue);
-  if (Array.isArray(queue.online)) writer.addRendered(M.membersOnline, labels, queue.online.length, queue);
+export function emitQueueState(writer: BlockWriter, queue: QueueRecord, block: LabelBlock, withDetails: boolean): void {
+  if (typeof queue.state === 'string') writer.addToBlock(M.running, block, RUNNING_STATES.has(queue.state) ? 1 : 0, queue);
+  if (Array.isArray(queue.members)) writer.addToBlock(M.members, block, queue.members.length, queue);
+  if (Array.isArray(queue.online)) writer.addToBlock(M.membersOnline, block, queue.online.length, queue);
   if (!withDetails) return;
   const idle = parseTimestamp(queue.idle_since);
-  if (idle !== undefined) writer.addRendered(M.idleSince, labels, idle, queue);
+  if (idle !== undefined) writer.addToBlock(M.idleSince, block, idle, queue);
 }
 
 /** The queue's effective length limits, where its argument or its policies set one: the smaller wins, as in RabbitMQ. */
-export function emitQueueLimits(sink: SampleSink, queue: QueueRecord, labels: string): void {
+export function emitQueueLimits(sink: BlockWriter, queue: QueueRecord, block: LabelBlock): void {
   const { messages, bytes } = queueLimits(queue);
-  if (messages !== undefined) sink.addRendered(M.maxLength, labels, messages, queue);
-  if (bytes !== undefined) sink.addRendered(M.maxLengthBytes, labels, bytes, queue);
+  if (messages !== undefined) sink.addToBlock(M.maxLength, block, messages, queue);
+  if (bytes !== undefined) sink.addToBlock(M.maxLengthBytes, block, bytes, queue);
 }
 
 /** The queue's effective length limits (messages, bytes): the smaller of argument and effective policy; undefined when unset. */
@@ -45,23 +47,37 @@ export function parseTimestamp(value: unknown): number | undefined {
   return Number.isFinite(ms) ? ms / 1000 : undefined;
 }
 
-const ARGUMENT_LABELS = QUEUE_INFO_ARGUMENTS.map((argument) => [argument, infoLabelOf(argument)] as const);
+type InfoReader = (queue: QueueRecord, args: Record<string, unknown>) => string;
 
-/** rabbitmq_queue_info: node is the classic queue's node or the quorum/stream leader. */
-export function emitQueueInfo(sink: SampleSink, queue: QueueRecord): void {
+/** How each label of rabbitmq_queue_info is read from the queue's record (`args`: its arguments). */
+const INFO_READERS: Record<string, InfoReader> = {
+  vhost: (q) => printedLabel(q.vhost),
+  queue: (q) => printedLabel(q.name),
+  type: (q) => printedLabel(q.type),
+  durable: (q) => printedLabel(q.durable),
+  auto_delete: (q) => printedLabel(q.auto_delete),
+  exclusive: (q) => printedLabel(q.exclusive),
+  policy: (q) => printedLabel(q.policy),
+  operator_policy: (q) => printedLabel(q.operator_policy),
+  node: (q) => printedLabel(q.leader ?? q.node),
+  state: (q) => printedLabel(q.state),
+  ...Object.fromEntries(QUEUE_INFO_ARGUMENTS.map((argument) => [infoLabelOf(argument), (_q: QueueRecord, args: Record<string, unknown>) => printedLabel(args[argument])])),
+};
+
+/** The readers in the row's label order; an error at load time when the row has a label none reads. */
+const INFO_ORDER: readonly InfoReader[] = M.info.labels.map((label) => {
+  const reader = INFO_READERS[label];
+  if (!reader) throw new Error(`rabbitmq_queue_info's label ${label} is not read by emitQueueInfo`);
+  return reader;
+});
+
+/**
+ * rabbitmq_queue_info: node is the classic queue's node or the quorum/stream leader. `blocks`: the
+ * queue's blocks, whose info block is rendered again only when one of its values changed.
+ */
+export function emitQueueInfo(sink: BlockWriter, queue: QueueRecord, blocks: QueueBlocks): void {
   const args = (queue.arguments !== null && typeof queue.arguments === 'object' ? queue.arguments : {}) as Record<string, unknown>;
-  const labels: Record<string, string> = {
-    vhost: printedLabel(queue.vhost),
-    queue: printedLabel(queue.name),
-    type: printedLabel(queue.type),
-    durable: printedLabel(queue.durable),
-    auto_delete: printedLabel(queue.auto_delete),
-    exclusive: printedLabel(queue.exclusive),
-    policy: printedLabel(queue.policy),
-    operator_policy: printedLabel(queue.operator_policy),
-    node: printedLabel(queue.leader ?? queue.node),
-    state: printedLabel(queue.state),
-  };
-  for (const [argument, label] of ARGUMENT_LABELS) labels[label] = printedLabel(args[argument]);
-  sink.add(M.info, labels, 1, queue);
+  const values = INFO_ORDER.map((read) => read(queue, args));
+  if (!blocks.info?.holds(values)) blocks.info = new LabelBlock(M.info.labels, values);
+  sink.addToBlock(M.info, blocks.info, 1, queue);
 }

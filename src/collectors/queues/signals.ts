@@ -1,5 +1,6 @@
 import { queueMetrics as M } from './metrics.js';
-import type { SampleSink, SampleWriter } from '../../model/sample-sink.js';
+import type { LabelBlock } from '../../model/label-block.js';
+import type { BlockWriter, SampleSink } from '../../model/sample-sink.js';
 import { carried } from '../kit/carried.js';
 import { getPath } from '../kit/field-table.js';
 import type { QueueRecord } from './options.js';
@@ -34,7 +35,8 @@ export class QueueSignals {
    * One queue of this poll: `writer` takes what the statistics poll `statsPoll` read from counters
    * (the tier's recorder), `sink` what counts give every poll; `now` on the monotonic clock.
    */
-  observe(sink: SampleSink, writer: SampleWriter, labels: string, queue: QueueRecord, now: number, statsPoll: boolean, settings: SignalSettings): void {
+  observe(sink: BlockWriter, writer: BlockWriter, block: LabelBlock, queue: QueueRecord, now: number, statsPoll: boolean, settings: SignalSettings): void {
+    const labels = block.text;
     let history = this.histories.get(labels);
     if (!history) {
       history = new QueueHistory(settings.window);
@@ -47,22 +49,22 @@ export class QueueSignals {
     if (stats) history.addStats(now, stats);
     const limits = queueLimits(queue);
     if (ready !== undefined) {
-      write(sink, M.estimatedWait, labels, history.estimatedWait(ready), queue);
+      write(sink, M.estimatedWait, block, history.estimatedWait(ready), queue);
       if (limits.messages !== undefined && limits.messages > 0) {
-        write(sink, M.lengthLimitRatio, labels, ready / limits.messages, queue);
-        write(sink, M.lengthLimitTimeToFull, labels, history.lengthTimeToFull(limits.messages), queue);
+        write(sink, M.lengthLimitRatio, block, ready / limits.messages, queue);
+        write(sink, M.lengthLimitTimeToFull, block, history.lengthTimeToFull(limits.messages), queue);
       }
     }
     const stuck = history.stuck(settings.stuckAfter);
     if (stuck) this.stuckPerVhost.set(queue.vhost as string, (this.stuckPerVhost.get(queue.vhost as string) ?? 0) + 1);
     else if (stuck === false && !this.stuckPerVhost.has(queue.vhost as string)) this.stuckPerVhost.set(queue.vhost as string, 0);
     if (!stats) return;
-    write(writer, M.withoutProgress, labels, history.withoutProgress(), queue);
-    write(writer, M.unackedStalled, labels, history.unackedStalled(), queue);
-    write(writer, M.consumersStuck, labels, stuck === undefined ? undefined : Number(stuck), queue);
+    write(writer, M.withoutProgress, block, history.withoutProgress(), queue);
+    write(writer, M.unackedStalled, block, history.unackedStalled(), queue);
+    write(writer, M.consumersStuck, block, stuck === undefined ? undefined : Number(stuck), queue);
     if (limits.bytes !== undefined && limits.bytes > 0 && stats.readyBytes !== undefined) {
-      write(writer, M.bytesLimitRatio, labels, stats.readyBytes / limits.bytes, queue);
-      write(writer, M.bytesLimitTimeToFull, labels, history.bytesTimeToFull(limits.bytes), queue);
+      write(writer, M.bytesLimitRatio, block, stats.readyBytes / limits.bytes, queue);
+      write(writer, M.bytesLimitTimeToFull, block, history.bytesTimeToFull(limits.bytes), queue);
     }
   }
 
@@ -102,6 +104,6 @@ function numberOf(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-function write(writer: SampleWriter, def: (typeof M)[keyof typeof M], labels: string, value: number | undefined, queue: QueueRecord): void {
-  if (value !== undefined) writer.addRendered(def, labels, value, queue);
+function write(writer: BlockWriter, def: (typeof M)[keyof typeof M], block: LabelBlock, value: number | undefined, queue: QueueRecord): void {
+  if (value !== undefined) writer.addToBlock(def, block, value, queue);
 }

@@ -1,5 +1,6 @@
 import type { MetricDef } from '../../model/metric-def.js';
-import { toSampleValue, type SampleWriter } from '../../model/sample-sink.js';
+import type { LabelBlock } from '../../model/label-block.js';
+import { toSampleValue, type BlockWriter } from '../../model/sample-sink.js';
 import { renderLabels } from '../../model/text-format.js';
 import { carried } from '../kit/carried.js';
 import { PollCadence } from '../kit/poll-cadence.js';
@@ -56,11 +57,11 @@ export class QueueStatsTier {
     return this.cadence.ageSeconds(now);
   }
 
-  /** Writes the held statistics of one queue (rendered labels; `record`: its record of this poll) again. */
-  replay(sink: SampleWriter, labels: string, record: object): void {
-    const held = this.samples.get(labels);
+  /** Writes the held statistics of one queue (its label block; `record`: its record of this poll) again. */
+  replay(sink: BlockWriter, block: LabelBlock, record: object): void {
+    const held = this.samples.get(block.text);
     if (!held) return;
-    for (let i = 0; i < held.defs.length; i++) sink.addRendered(held.defs[i]!, labels, held.values[i], record);
+    for (let i = 0; i < held.defs.length; i++) sink.addToBlock(held.defs[i]!, block, held.values[i], record);
   }
 
   /** Gives `record` the held values of the fields among `names` it lacks (rendered labels of its queue). */
@@ -82,7 +83,7 @@ export class QueueStatsTier {
   }
 
   /** A poll that fetched the statistics: records them as they are written, kept once it ends well. */
-  recorder(sink: SampleWriter, statsDefs: ReadonlySet<MetricDef>): StatsRecorder {
+  recorder(sink: BlockWriter, statsDefs: ReadonlySet<MetricDef>): StatsRecorder {
     return new StatsRecorder(sink, statsDefs);
   }
 
@@ -126,13 +127,15 @@ function keepHeld<V>(fresh: Map<string, V>, held: ReadonlyMap<string, V>, prefix
 }
 
 /** Passes samples on to the sink and keeps those of the statistics tier, per queue. */
-export class StatsRecorder implements SampleWriter {
+export class StatsRecorder implements BlockWriter {
   readonly samples = new Map<string, QueueSamples>();
   readonly fields = new Map<string, HeldFields>();
   readonly streamCounts = new Map<string, HeldFields>();
+  private lastBlock: LabelBlock | undefined;
+  private lastHeld: QueueSamples | undefined;
 
   constructor(
-    private readonly sink: SampleWriter,
+    private readonly sink: BlockWriter,
     private readonly statsDefs: ReadonlySet<MetricDef>,
   ) {}
 
@@ -152,14 +155,17 @@ export class StatsRecorder implements SampleWriter {
     this.fields.set(labels, held);
   }
 
-  addRendered(def: MetricDef, renderedLabels: string, raw: unknown, record?: object): boolean {
-    const written = this.sink.addRendered(def, renderedLabels, raw, record);
+  addToBlock(def: MetricDef, block: LabelBlock, raw: unknown, record?: object): boolean {
+    const written = this.sink.addToBlock(def, block, raw, record);
     if (written && this.statsDefs.has(def)) {
-      let held = this.samples.get(renderedLabels);
+      // A queue's samples come one after another: its held entry is looked up once.
+      let held = block === this.lastBlock ? this.lastHeld : this.samples.get(block.text);
       if (!held) {
         held = { defs: [], values: [] };
-        this.samples.set(renderedLabels, held);
+        this.samples.set(block.text, held);
       }
+      this.lastBlock = block;
+      this.lastHeld = held;
       held.defs.push(def);
       held.values.push(toSampleValue(raw)!);
     }

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { emitQueueLimits } from '../../../src/collectors/queues/series.js';
 import { SampleSink } from '../../../src/model/sample-sink.js';
-import { familyBody, renderLabels } from '../../../src/model/text-format.js';
+import { LabelBlock } from '../../../src/model/label-block.js';
+import { familyBody } from '../../../src/model/text-format.js';
 
 /** The limit lines emitQueueLimits writes for one queue record. */
 function limitsOf(queue: Record<string, unknown>): string[] {
   const sink = new SampleSink();
-  emitQueueLimits(sink, queue, renderLabels(['vhost', 'queue'], ['/', 'q']));
+  emitQueueLimits(sink, queue, new LabelBlock(['vhost', 'queue'], ['/', 'q']));
   return sink.finish().flatMap((f) => familyBody(f).toString('utf8').split('\n').filter(Boolean));
 }
 
