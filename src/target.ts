@@ -77,7 +77,7 @@ export class Target implements ServedTarget {
       login: { url: t.url, username: t.username, passwordSource: t.passwordSource },
       reminderMs: options.failureReminderMs,
     });
-    const profile = targetProfile(setup.naming, setup.kbudde);
+    const profile = targetProfile(setup.naming, setup.profiles);
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
@@ -144,7 +144,7 @@ export class Target implements ServedTarget {
 
 /** The families of one setup are served as they are under the other: same names, same shard. */
 function sameRendering(a: TargetSetup, b: TargetSetup): boolean {
-  return isDeepStrictEqual([a.naming, a.kbudde, a.sharding], [b.naming, b.kbudde, b.sharding]);
+  return isDeepStrictEqual([a.naming, a.profiles, a.sharding], [b.naming, b.profiles, b.sharding]);
 }
 
 /**

@@ -1,5 +1,4 @@
-import type { KbuddeSettings } from '../profiles/kbudde/settings.js';
-import type { NamingProfileName } from '../profiles/profiles.js';
+import type { NamingProfileName, ProfileSettingsInForce, ProfileVariables } from '../profiles/profiles.js';
 import type { ShardConfig } from '../model/shard-assignment.js';
 
 /** The resolved configuration: what loadConfig() returns and the rest of the exporter reads. */
@@ -53,8 +52,8 @@ export interface TargetSetup {
   sharding?: ShardConfig;
   /** The names its families are served under (absent: native). */
   naming?: NamingProfileName;
-  /** Under the kbudde profile: its load-balancer and exclusion settings. */
-  kbudde?: KbuddeSettings;
+  /** Each naming profile's settings (its section of the file); the chosen profile's apply. */
+  profiles?: ProfileSettingsInForce;
 }
 
 export interface ExporterConfig {
@@ -77,7 +76,8 @@ export interface ExporterConfig {
   sharding: ShardConfig;
   /** The naming profile (`naming`, --naming, EXPORTER_NAMING): which names the families are served under. */
   naming: NamingProfileName;
-  kbudde: KbuddeSettings;
-  /** kbudde's environment variables read (kbudde profile without a config file), or set but left unread (a config file wins, or the profile is off). */
-  kbuddeVariables?: { read: string[]; ignored: string[]; profileOff: string[] };
+  /** Each naming profile's settings (its section of the file, or its variables); the chosen profile's apply. */
+  profiles: ProfileSettingsInForce;
+  /** Each profile's environment variables read (chosen profile without a config file), or set but left unread (a config file wins, or the profile is off). */
+  profileVariables?: ProfileVariables;
 }

@@ -38,8 +38,8 @@ const options = z.strictObject({
   rates: z.boolean().default(true),
   /**
    * Also count and sum the connections by client host (peer_host) per vhost, user and node: which
-   * hosts hold the connections. One set of series per client host: off by default. kbudde's
-   * connections module is these (its RABBIT_EXPORTERS=connections turns it on).
+   * hosts hold the connections. One set of series per client host: off by default (a naming
+   * profile's environment variables may turn it on).
    */
   by_peer_host: z.boolean().default(false),
   /** With a list of vhost names: deadline of one vhost's request (default: a third of the poll's timeout). */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import type { ExporterConfig } from '../../../src/config/exporter-config.js';
-import { KBUDDE_VARIABLES, profileOffWarning } from '../../../src/config/kbudde-environment.js';
+import { KBUDDE_VARIABLES, profileOffWarning } from '../../../src/profiles/kbudde/environment.js';
 import { redactedConfig } from '../../../src/config/redacted-config.js';
 import { excludedFamilies } from '../../../src/profiles/kbudde/exclusions.js';
 import { configLoader } from './load-with.js';
@@ -50,8 +50,8 @@ describe("kbudde's environment variables", () => {
     expect(config.target.timeouts).toMatchObject({ totalMs: 30_000, headersMs: 30_000, bodyMs: 30_000 });
     expect(config.target.tls.insecureSkipVerify).toBe(false);
     expect(config.target.tls.caFile).toBeUndefined();
-    expect(config.kbudde).toEqual({ connection: 'direct', excludeMetrics: [] });
-    expect(config.kbuddeVariables).toEqual({ read: [], ignored: [], profileOff: [] });
+    expect(config.profiles.kbudde).toEqual({ connection: 'direct', excludeMetrics: [] });
+    expect(config.profileVariables?.kbudde).toEqual({ read: [], ignored: [], profileOff: [] });
   });
 
   it('reads each variable onto its key', () => {
@@ -97,9 +97,9 @@ describe("kbudde's environment variables", () => {
     expect(config.target.timeouts).toMatchObject({ totalMs: 12_000, headersMs: 12_000, bodyMs: 12_000 });
     expect(options(config, 'queues').max_queues).toBe(5000);
     expect(config.target.tls.insecureSkipVerify).toBe(true);
-    expect(config.kbudde).toEqual({ connection: 'loadbalancer', excludeMetrics: ['recv_oct', 'message_stats.publish'] });
-    expect(config.targets[0]!.kbudde).toEqual(config.kbudde);
-    expect(config.kbuddeVariables?.read).toContain('RABBIT_CAPABILITIES');
+    expect(config.profiles.kbudde).toEqual({ connection: 'loadbalancer', excludeMetrics: ['recv_oct', 'message_stats.publish'] });
+    expect(config.targets[0]!.profiles?.kbudde).toEqual(config.profiles.kbudde);
+    expect(config.profileVariables?.kbudde?.read).toContain('RABBIT_CAPABILITIES');
   });
 
   it('reads SKIPVERIFY as kbudde did, an IPv6 PUBLISH_ADDR in brackets, empty values as unset, RABBIT_TIMEOUT=0 as our deadlines', () => {
@@ -137,8 +137,8 @@ describe("kbudde's environment variables", () => {
     const withFile = load([], { ...env, ...KBUDDE }, 'target:\n  url: http://file:15672\n');
     expect(withFile.target.url).toBe('http://file:15672');
     expect(withFile.listenAddresses).toEqual([':9419']);
-    expect(withFile.kbuddeVariables).toEqual({ read: [], ignored: ['RABBIT_URL', 'PUBLISH_PORT'], profileOff: [] });
-    expect(load([], env, 'naming: kbudde\n').kbuddeVariables?.ignored).toEqual(['RABBIT_URL', 'PUBLISH_PORT']);
+    expect(withFile.profileVariables?.kbudde).toEqual({ read: [], ignored: ['RABBIT_URL', 'PUBLISH_PORT'], profileOff: [] });
+    expect(load([], env, 'naming: kbudde\n').profileVariables?.kbudde.ignored).toEqual(['RABBIT_URL', 'PUBLISH_PORT']);
     // The file keeps this exporter's defaults: every collector it enables by default.
     expect(enabled(withFile)).toEqual(COLLECTORS.filter((c) => c.defaultEnabled).map((c) => c.name).sort());
   });
@@ -147,8 +147,8 @@ describe("kbudde's environment variables", () => {
   it('with the profile off: the variables set are reported, by name, with the setting that turns the profile on', () => {
     const env = { RABBIT_URL: 'http://kbudde:15672', RABBIT_PASSWORD: 'kbudde-s3cr3t', OTHER: 'x' };
     const config = load([], env);
-    expect(config.kbuddeVariables).toEqual({ read: [], ignored: [], profileOff: ['RABBIT_URL', 'RABBIT_PASSWORD'] });
-    const warning = profileOffWarning(config.kbuddeVariables!.profileOff, config.configFile);
+    expect(config.profileVariables?.kbudde).toEqual({ read: [], ignored: [], profileOff: ['RABBIT_URL', 'RABBIT_PASSWORD'] });
+    const warning = profileOffWarning(config.profileVariables!.kbudde.profileOff, config.configFile);
     expect(warning).toEqual({
       fields: { variables: ['RABBIT_URL', 'RABBIT_PASSWORD'], turn_on: 'EXPORTER_NAMING=kbudde' },
       message: "kbudde's environment variables are set but not read: they are read only under the kbudde naming profile, which EXPORTER_NAMING=kbudde (or --naming=kbudde) turns on",
@@ -157,10 +157,10 @@ describe("kbudde's environment variables", () => {
     expect(JSON.stringify(warning)).not.toContain('http://kbudde:15672');
     // With a config file, turning the profile on is not enough: the message says so.
     const withFile = load([], env, 'poll:\n  interval: 5s\n');
-    expect(profileOffWarning(withFile.kbuddeVariables!.profileOff, withFile.configFile)?.message).toMatch(/turns on, and only without a config file \(.+ is given: its keys win/);
+    expect(profileOffWarning(withFile.profileVariables!.kbudde.profileOff, withFile.configFile)?.message).toMatch(/turns on, and only without a config file \(.+ is given: its keys win/);
     // Under the profile, or with none of them set: no such warning.
-    expect(load(['--naming=kbudde'], env).kbuddeVariables?.profileOff).toEqual([]);
-    expect(profileOffWarning(load([], { OTHER: 'x' }).kbuddeVariables!.profileOff, undefined)).toBeUndefined();
+    expect(load(['--naming=kbudde'], env).profileVariables?.kbudde.profileOff).toEqual([]);
+    expect(profileOffWarning(load([], { OTHER: 'x' }).profileVariables!.kbudde.profileOff, undefined)).toBeUndefined();
   });
 
   it("gives way to this exporter's own variables and flags", () => {

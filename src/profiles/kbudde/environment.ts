@@ -1,9 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readConfigFile, type FileSource } from './config-files.js';
-import { KBUDDE_MODULE_COLLECTORS, KBUDDE_MODULES, type KbuddeModule } from '../profiles/kbudde/modules.js';
-import { ConfigError } from './config-error.js';
-
-type Env = Record<string, string | undefined>;
+import { type Env, type EnvironmentContext, type PutKey, SettingError, type StartupWarning, type VariablesSeen } from '../profile-settings.js';
+import { KBUDDE_MODULE_COLLECTORS, KBUDDE_MODULES, type KbuddeModule } from './modules.js';
 
 /**
  * kbudde/rabbitmq_exporter's environment variables (test/fixtures/kbudde/environment.json),
@@ -41,14 +38,6 @@ export const KBUDDE_VARIABLES = [
   'RABBIT_CONNECTION', 'RABBIT_CAPABILITIES', 'ALIVENESS_VHOST',
 ] as const;
 
-/** Writes one value into the configuration tree; `source` names where it came from in messages. */
-export type PutKey = (path: string[], value: unknown, source: string) => void;
-
-/** The kbudde variables the environment sets (an empty value counts: kbudde read it as unset, so do we). */
-export function kbuddeVariablesIn(env: Env): string[] {
-  return KBUDDE_VARIABLES.filter((name) => env[name] !== undefined);
-}
-
 /** The setting that turns the kbudde profile on, as a container's environment sets it. */
 export const KBUDDE_PROFILE_SWITCH = 'EXPORTER_NAMING=kbudde';
 
@@ -57,13 +46,27 @@ export const KBUDDE_PROFILE_SWITCH = 'EXPORTER_NAMING=kbudde';
  * never values (RABBIT_PASSWORD is among them). Undefined when there are none. Without it a
  * container moved over from kbudde polled localhost as guest and logged only ECONNREFUSED.
  */
-export function profileOffWarning(variables: readonly string[], configFile: string | undefined): { fields: Record<string, unknown>; message: string } | undefined {
+export function profileOffWarning(variables: readonly string[], configFile: string | undefined): StartupWarning | undefined {
   if (variables.length === 0) return undefined;
   const file = configFile === undefined ? '' : `, and only without a config file (${configFile} is given: its keys win; docs/kbudde-migration.md lists the key of each variable)`;
   return {
     fields: { variables: [...variables], turn_on: KBUDDE_PROFILE_SWITCH },
     message: `kbudde's environment variables are set but not read: they are read only under the kbudde naming profile, which ${KBUDDE_PROFILE_SWITCH} (or --naming=kbudde) turns on${file}`,
   };
+}
+
+/** The start-up warnings about kbudde's variables: set while the profile is off, or ignored because a config file wins. */
+export function kbuddeStartupWarnings(seen: VariablesSeen, configFile: string | undefined): StartupWarning[] {
+  const warnings: StartupWarning[] = [];
+  const profileOff = profileOffWarning(seen.profileOff, configFile);
+  if (profileOff) warnings.push(profileOff);
+  if (seen.ignored.length > 0) {
+    warnings.push({
+      fields: { variables: seen.ignored, config_file: configFile },
+      message: "kbudde's environment variables are not read when a config file is given: the file wins (docs/kbudde-migration.md)",
+    });
+  }
+  return warnings;
 }
 
 const DEFAULT_MODULES: readonly KbuddeModule[] = ['exchange', 'node', 'overview', 'queue'];
@@ -75,16 +78,16 @@ export const KBUDDE_LOGIN_FILES = ['RABBIT_USER_FILE', 'RABBIT_PASSWORD_FILE'] a
  * Writes kbudde's variables, or their defaults, onto our keys. `collectors`: the name of every
  * collector the exporter has (those no enabled module maps to are disabled, as kbudde ran none).
  */
-export function putKbuddeEnvironment(env: Env, put: PutKey, collectors: readonly string[], files: FileSource): void {
+export function putKbuddeEnvironment({ env, put, collectors, readSecret }: EnvironmentContext): void {
   const given = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
   const from = (name: string) => (given(name) === undefined ? `kbudde's default of ${name}` : `environment variable ${name}`);
   const fail = (name: string, message: string): never => {
-    throw new ConfigError(`environment variable ${name}: ${message}`);
+    throw new SettingError(`environment variable ${name}: ${message}`);
   };
 
   put(['target', 'url'], given('RABBIT_URL') ?? 'http://127.0.0.1:15672', from('RABBIT_URL'));
-  putLogin(env, 'USER', ['target', 'username'], put, files);
-  putLogin(env, 'PASSWORD', ['target', 'password'], put, files);
+  putLogin(env, 'USER', ['target', 'username'], put, readSecret);
+  putLogin(env, 'PASSWORD', ['target', 'password'], put, readSecret);
 
   const port = given('PUBLISH_PORT') ?? '9419';
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) fail('PUBLISH_PORT', `"${port}" is not a port number (0 to 65535)`);
@@ -159,11 +162,11 @@ export function putKbuddeEnvironment(env: Env, put: PutKey, collectors: readonly
  * RABBIT_USER or RABBIT_USER_FILE (RABBIT_PASSWORD, RABBIT_PASSWORD_FILE): the file, when set,
  * wins; its content is trimmed; empty means guest. Messages name the file, never its content.
  */
-function putLogin(env: Env, what: 'USER' | 'PASSWORD', path: string[], put: PutKey, files: FileSource): void {
+function putLogin(env: Env, what: 'USER' | 'PASSWORD', path: string[], put: PutKey, readSecret: EnvironmentContext['readSecret']): void {
   const fileVariable: (typeof KBUDDE_LOGIN_FILES)[number] = `RABBIT_${what}_FILE`;
   const file = env[fileVariable];
   if (file !== undefined && file !== '') {
-    const content = readConfigFile(files, file, 'secret', `environment variable ${fileVariable}`).toString('utf8').trim();
+    const content = readSecret(file, `environment variable ${fileVariable}`).trim();
     put(path, content === '' ? 'guest' : content, `environment variable ${fileVariable}`);
     return;
   }
@@ -193,7 +196,7 @@ function putTlsFiles(given: (name: string) => string | undefined, put: PutKey): 
   const keyFile = key ?? 'client-key.pem';
   for (const [variable, path] of [['CERTFILE', certFile], ['KEYFILE', keyFile]] as const) {
     if (!existsSync(path)) {
-      throw new ConfigError(`environment variable${cert !== undefined && key !== undefined ? 's CERTFILE and KEYFILE' : ` ${cert !== undefined ? 'CERTFILE' : 'KEYFILE'}`}: a client certificate needs both files; ${variable}'s ${path} does not exist`);
+      throw new SettingError(`environment variable${cert !== undefined && key !== undefined ? 's CERTFILE and KEYFILE' : ` ${cert !== undefined ? 'CERTFILE' : 'KEYFILE'}`}: a client certificate needs both files; ${variable}'s ${path} does not exist`);
     }
   }
   put(['target', 'tls', 'cert_file'], certFile, cert !== undefined ? 'environment variable CERTFILE' : "kbudde's default of CERTFILE");
@@ -206,7 +209,7 @@ function kbuddeModules(value: string | undefined): KbuddeModule[] {
   const unknown = names.filter((name) => !(KBUDDE_MODULES as readonly string[]).includes(name));
   if (unknown.length > 0) {
     // kbudde ignored unknown names silently, so a typo switched a module off unseen.
-    throw new ConfigError(`environment variable RABBIT_EXPORTERS: ${unknown.map((n) => `"${n}"`).join(', ')} ${unknown.length === 1 ? 'is not a module' : 'are not modules'}; the modules are ${KBUDDE_MODULES.join(', ')}`);
+    throw new SettingError(`environment variable RABBIT_EXPORTERS: ${unknown.map((n) => `"${n}"`).join(', ')} ${unknown.length === 1 ? 'is not a module' : 'are not modules'}; the modules are ${KBUDDE_MODULES.join(', ')}`);
   }
   return [...new Set<KbuddeModule>(['overview', ...(names as KbuddeModule[])])];
 }
@@ -226,12 +229,12 @@ const RE2_ONLY: readonly (readonly [RegExp, string])[] = [
 /** A kbudde filter expression as our filters take it (a JavaScript expression, matched anywhere, as RE2's was). */
 function re2Pattern(variable: string, pattern: string): string {
   for (const [syntax, advice] of RE2_ONLY) {
-    if (syntax.test(pattern)) throw new ConfigError(`environment variable ${variable}: "${pattern}" uses Go RE2 syntax this exporter's regular expressions lack: ${advice}`);
+    if (syntax.test(pattern)) throw new SettingError(`environment variable ${variable}: "${pattern}" uses Go RE2 syntax this exporter's regular expressions lack: ${advice}`);
   }
   try {
     new RegExp(pattern, 'u');
   } catch (error) {
-    throw new ConfigError(`environment variable ${variable}: "${pattern}" is not a valid regular expression: ${(error as Error).message}`);
+    throw new SettingError(`environment variable ${variable}: "${pattern}" is not a valid regular expression: ${(error as Error).message}`);
   }
   return pattern;
 }
