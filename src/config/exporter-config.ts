@@ -3,7 +3,8 @@ import type { ShardConfig } from '../model/shard-assignment.js';
 
 /** The resolved configuration: what loadConfig() returns and the rest of the exporter reads. */
 
-export interface TargetConfig {
+/** How one broker is reached: its name, URL, credentials, TLS, timeouts and limits (the file's `target:` or an entry of `targets:`). */
+export interface BrokerConnectionConfig {
   name: string;
   /** Without credentials: they are in username and password. */
   url: string;
@@ -45,7 +46,7 @@ export interface PollConfig {
 
 /** What one polled broker is made from: a difference in any of it restarts that target. */
 export interface TargetSetup {
-  target: TargetConfig;
+  target: BrokerConnectionConfig;
   poll: PollConfig;
   collectors: CollectorConfig[];
   /** Which part of the target this replica serves (absent: all of it). */
@@ -68,7 +69,7 @@ export interface ExporterConfig {
   logFailureReminderMs: number;
   /** The top level's target, poll and collectors: the one target without a `targets:` list, else what its entries fall back to. */
   poll: PollConfig;
-  target: TargetConfig;
+  target: BrokerConnectionConfig;
   collectors: CollectorConfig[];
   /** The brokers polled, in the order configured: the top level's one target, or the entries of `targets:`. */
   targets: TargetSetup[];

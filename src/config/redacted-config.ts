@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Credentials } from '../broker/redactor.js';
-import type { ExporterConfig, TargetConfig } from './exporter-config.js';
+import type { ExporterConfig, BrokerConnectionConfig } from './exporter-config.js';
 import { chosenProfileView } from '../profiles/profiles.js';
 
 /** What the redactor must remove for this target (see src/broker/redactor.ts). */
-export function targetCredentials(target: TargetConfig): Credentials {
+export function targetCredentials(target: BrokerConnectionConfig): Credentials {
   return {
     username: target.username,
     secrets: [target.password, ...target.otherSecrets],
@@ -51,7 +51,7 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
   };
 }
 
-function redactedTarget(target: TargetConfig): Record<string, unknown> {
+function redactedTarget(target: BrokerConnectionConfig): Record<string, unknown> {
   return {
     name: target.name,
     url: target.url,

@@ -15,7 +15,7 @@ function routes(dir: string, file = 'overview.json') {
 }
 
 describe('overview collector on 3.10.8', () => {
-  // Run on its own; on a target, the runner hands it the target's reading (test/unit/broker/broker-self.test.ts).
+  // Run on its own; on a target, the runner hands it the target's reading (test/unit/broker/broker-info-reader.test.ts).
   it('run on its own, asks for /api/overview once', async () => {
     const result = await runCollector(overviewCollector, { api: fakeApi(routes(SINGLE)), broker: brokerFrom(SINGLE) });
     expect(result.requests).toEqual([{ path: '/api/overview', query: {}, optional: false }]);

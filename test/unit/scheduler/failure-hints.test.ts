@@ -3,12 +3,12 @@ import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../src/broker/errors.js';
 import { ManagementClient } from '../../../src/broker/management-client.js';
-import { failureHint, type TargetLogin } from '../../../src/pipeline/failure-hints.js';
+import { failureHint, type HintLogin } from '../../../src/pipeline/failure-hints.js';
 import { closedPort, serve, type TestServer } from '../../support/http-server.js';
 
-const LOGIN: TargetLogin = { url: 'http://broker.example:15672', username: 'monitoring', passwordSource: 'environment variable RABBITMQ_PASSWORD' };
+const LOGIN: HintLogin = { url: 'http://broker.example:15672', username: 'monitoring', passwordSource: 'environment variable RABBITMQ_PASSWORD' };
 
-const hintOf = (error: unknown, login: TargetLogin = LOGIN, collector = 'nodes') =>
+const hintOf = (error: unknown, login: HintLogin = LOGIN, collector = 'nodes') =>
   failureHint({ collector, error, deadlinePassed: false, timeoutMs: 30_000 }, login);
 
 /** What the real client makes of a request to `url`. */

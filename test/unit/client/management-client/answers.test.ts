@@ -99,7 +99,7 @@ describe('HTTP error statuses', () => {
     expect(error.message).not.toContain('\n');
   });
 
-  // A bug since fixed, kept as a regression test (src/client/management-client.ts readCapped): for an error status the body is capped
+  // A bug since fixed, kept as a regression test (src/broker/management-client.ts readCapped): for an error status the body is capped
   // at 4096 bytes, but the chunk that crosses the cap is dropped instead of kept up to the
   // cap; an error page that arrives as one chunk over 4 KB leaves no excerpt at all
   // ("GET /api/overview: HTTP 503").

@@ -44,7 +44,7 @@ describe('cancellation', () => {
     expectKind(error, 'aborted', '/api/queues');
   });
 
-  // A bug since fixed, kept as a regression test (src/client/management-client.ts getJson): the abort signal is only looked at once
+  // A bug since fixed, kept as a regression test (src/broker/management-client.ts getJson): the abort signal is only looked at once
   // p-limit runs the request. A request queued behind a hung one ignores its caller's abort
   // until a slot frees (here: until the hung request's 10 s headers timeout), so a poll's
   // deadline cannot cancel requests waiting in the queue.

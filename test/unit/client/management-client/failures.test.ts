@@ -109,7 +109,7 @@ describe('broken transfers', () => {
     expect(c.bytesRead).toBe(0);
   });
 
-  // A bug since fixed, kept as a regression test (src/client/management-client.ts request, `body.destroy()` after the content-length
+  // A bug since fixed, kept as a regression test (src/broker/management-client.ts request, `body.destroy()` after the content-length
   // check): undici's body stream, destroyed without an error and without an 'error'
   // listener, emits RequestAbortedError as an unhandled 'error' event. In the exporter that is
   // an uncaught exception: any broker answer declaring more than max_response_bytes kills the

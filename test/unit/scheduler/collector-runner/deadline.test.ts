@@ -87,7 +87,7 @@ describe('CollectorRunner deadline (real timers, short)', () => {
     expect(c.families).toEqual([]);
   });
 
-  // A bug since fixed, kept as a regression test (src/scheduler/collector-runner.ts pollOnce): the deadline only reaches the collect
+  // A bug since fixed, kept as a regression test (src/pipeline/collector-runner.ts pollOnce): the deadline only reaches the collect
   // through ctx.signal. A collect awaiting something that does not observe the signal never
   // settles, so pollOnce never returns: the poll is never recorded as failed and the runner
   // never schedules another poll (that collector is silently dead until restart). The poll

@@ -2,7 +2,7 @@
 // writes, and a runner around it with a simulated client, broker and state.
 import pino from 'pino';
 import type { BrokerInfo } from '../../../../src/broker/broker-info.js';
-import type { BrokerReport, BrokerSelf } from '../../../../src/broker/broker-self.js';
+import type { BrokerReport, BrokerInfoReader } from '../../../../src/broker/broker-info-reader.js';
 import type { ManagementClient } from '../../../../src/broker/management-client.js';
 import type { AnyCollector, CollectContext } from '../../../../src/collectors/kit/collector.js';
 import type { CollectorConfig } from '../../../../src/config/exporter-config.js';
@@ -27,7 +27,7 @@ export interface Harness {
   runner: CollectorRunner;
   state: TargetState;
   finished: { count: number };
-  /** How often the runner read /api/overview through BrokerSelf, and asked for the latest BrokerInfo. */
+  /** How often the runner read /api/overview through BrokerInfoReader, and asked for the latest BrokerInfo. */
   reads: { read: number; latest: number };
 }
 
@@ -40,7 +40,7 @@ export function harness(
   const state = new TargetState('default', 'http://localhost:15672');
   const finished = { count: 0 };
   const reads = { read: 0, latest: 0 };
-  const brokerSelf = {
+  const brokerInfoReader = {
     read: async (): Promise<BrokerReport> => {
       reads.read++;
       return { overview: { management_version: BROKER.managementVersion }, info: BROKER };
@@ -49,13 +49,13 @@ export function harness(
       reads.latest++;
       return BROKER;
     },
-  } as unknown as BrokerSelf;
+  } as unknown as BrokerInfoReader;
   const runner = new CollectorRunner(
     collectorWith(collect, name),
     { name, enabled: true, intervalMs: 100, timeoutMs: 60_000, maxAgeMs: 300, options: { flag: true }, ...config },
     {
       client: { getJson: async () => ({}) } as unknown as ManagementClient,
-      brokerSelf,
+      brokerInfoReader,
       state,
       log: pino({ level: 'silent' }),
       jitter: 0,

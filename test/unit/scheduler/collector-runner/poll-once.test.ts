@@ -1,7 +1,7 @@
 // One poll of the collector runner (pollOnce): what it records in the state and the snapshot.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { familyBody } from '../../../../src/model/text-format.js';
-import type { BrokerReport, BrokerSelf } from '../../../../src/broker/broker-self.js';
+import type { BrokerReport, BrokerInfoReader } from '../../../../src/broker/broker-info-reader.js';
 import { ManagementError } from '../../../../src/broker/errors.js';
 import { M, BROKER, harness } from './fake-collector.js';
 
@@ -62,11 +62,11 @@ describe('CollectorRunner.pollOnce', () => {
 
   it('a failing broker info lookup fails the poll', async () => {
     const { runner, state } = harness(async () => undefined, {}, {
-      brokerSelf: {
+      brokerInfoReader: {
         latest: async () => {
           throw new ManagementError('network', '/api/overview', 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:15672');
         },
-      } as unknown as BrokerSelf,
+      } as unknown as BrokerInfoReader,
     });
     await runner.pollOnce();
     expect(state.collectors.get('test')!.lastError).toBe('/api/overview: ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:15672');
@@ -74,11 +74,11 @@ describe('CollectorRunner.pollOnce', () => {
 
   it('the collector describing the broker gets this poll\'s reading of /api/overview; the others the latest BrokerInfo', async () => {
     const seen: (BrokerReport | undefined)[] = [];
-    const describing = harness(async (ctx) => void seen.push(ctx.selfReport), {}, {}, 'overview');
+    const describing = harness(async (ctx) => void seen.push(ctx.brokerReport), {}, {}, 'overview');
     await describing.runner.pollOnce();
     expect(describing.reads).toEqual({ read: 1, latest: 0 });
     expect(seen[0]).toEqual({ overview: { management_version: BROKER.managementVersion }, info: BROKER });
-    const other = harness(async (ctx) => void seen.push(ctx.selfReport));
+    const other = harness(async (ctx) => void seen.push(ctx.brokerReport));
     await other.runner.pollOnce();
     expect(other.reads).toEqual({ read: 0, latest: 1 });
     expect(seen[1]).toBeUndefined();

@@ -22,7 +22,7 @@ export function brokerReport(overview: unknown): BrokerReport {
  * BrokerInfo to every other collector. A collector that runs before the first such poll waits for
  * a reading of its own, shared by all that ask at once.
  */
-export class BrokerSelf {
+export class BrokerInfoReader {
   private info: BrokerInfo | undefined;
   private pending: Promise<BrokerReport> | undefined;
   /** Why the last reading failed, until one succeeds (none has yet). */

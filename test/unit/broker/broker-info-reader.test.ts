@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BrokerSelf } from '../../../src/broker/broker-self.js';
+import { BrokerInfoReader } from '../../../src/broker/broker-info-reader.js';
 import type { ManagementClient } from '../../../src/broker/management-client.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
@@ -12,7 +12,7 @@ import { readFixture } from '../../support/fixtures.js';
 
 const overview = () => readFixture<Record<string, unknown>>('rabbitmq-3.10.8', 'overview.json');
 
-describe('BrokerSelf', () => {
+describe('BrokerInfoReader', () => {
   it('one request for callers at once; then the latest BrokerInfo is served without asking', async () => {
     const calls: string[] = [];
     let release!: () => void;
@@ -24,7 +24,7 @@ describe('BrokerSelf', () => {
         return overview();
       },
     } as unknown as ManagementClient;
-    const self = new BrokerSelf(client);
+    const self = new BrokerInfoReader(client);
     expect(self.current).toBeUndefined();
     const signal = new AbortController().signal;
     const a = self.read(signal);
@@ -39,7 +39,7 @@ describe('BrokerSelf', () => {
   it('each read asks again and replaces the info; the record read is handed out as it came', async () => {
     let version = '3.12.0';
     const client = { getJson: async () => ({ ...overview(), management_version: version }) } as unknown as ManagementClient;
-    const self = new BrokerSelf(client);
+    const self = new BrokerInfoReader(client);
     const signal = new AbortController().signal;
     expect((await self.read(signal)).info.variant).toBe('A');
     version = '3.13.7';
@@ -60,7 +60,7 @@ describe('BrokerSelf', () => {
         return answer;
       },
     } as unknown as ManagementClient;
-    const self = new BrokerSelf(client);
+    const self = new BrokerInfoReader(client);
     const signal = new AbortController().signal;
     await expect(self.latest(signal)).rejects.toThrow('down');
     await expect(self.latest(signal)).rejects.toThrow('down');
@@ -100,7 +100,7 @@ describe('a target against the simulated management API', () => {
     expect(overviewRequests()).toBe(1);
     expect(target.state.up).toBe(true);
     expect(target.ready).toBe(true);
-    expect(target.brokerSelf.current?.managementVersion).toBe('3.10.8');
+    expect(target.brokerInfoReader.current?.managementVersion).toBe('3.10.8');
     await nodes.pollOnce();
     expect(target.state.collectors.get('nodes')?.lastSuccess).toBe(true);
     expect(overviewRequests()).toBe(1);
