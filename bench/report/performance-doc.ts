@@ -50,7 +50,7 @@ const BIG_ANSWER = [
   'Refused while it arrives (`target.max_response_bytes` caps a list answer, a smaller cap applies to other answers and to one',
   'element: see [configuration](configuration.md)); the transfer stops; the poll fails with one warning naming path, cap and setting;',
   '`rabbitmq_exporter_answers_refused_total{collector,path}` counts it; nothing from that poll is served. Tests:',
-  '`test/unit/client/big-answers.test.ts`, `test/process/main/huge-answer.test.ts`.',
+  '`test/unit/broker/big-answers.test.ts`, `test/process/main/huge-answer.test.ts`.',
   '',
 ];
 
