@@ -4,7 +4,6 @@ import { signals } from './signals-installed.js';
 import { parseFlags, USAGE, type CliFlags } from './config/args.js';
 import { hashPassword } from './server/hash-password.js';
 import { ConfigError } from './config/config-error.js';
-import { profileOffWarning } from './config/kbudde-environment.js';
 import type { ExporterConfig } from './config/exporter-config.js';
 import { redactedConfig, targetCredentials } from './config/redacted-config.js';
 import { parseListenAddress } from './config/schema.js';
@@ -19,6 +18,7 @@ import { ProcessMetrics } from './pipeline/process-metrics.js';
 import { Exporter, readConfigFromDisk } from './exporter.js';
 import { versionText } from './pipeline/version.js';
 import { startingFields } from './starting-line.js';
+import { profileStartupWarnings } from './profiles/profiles.js';
 
 /** How long SIGTERM waits for the targets' polls to end and their pools to close: the process exits anyway. */
 const STOP_TARGETS_MS = 1000;
@@ -56,12 +56,7 @@ async function main(): Promise<void> {
   // A short line at info, as the exporter-toolkit's exporters start; the whole configuration in force (no secret) at debug.
   log.info(startingFields(config, flags), 'starting');
   log.debug({ config: redactedConfig(config) }, 'configuration in force');
-  const profileOff = profileOffWarning(config.kbuddeVariables?.profileOff ?? [], config.configFile);
-  if (profileOff) log.warn(profileOff.fields, profileOff.message);
-  const ignored = config.kbuddeVariables?.ignored ?? [];
-  if (ignored.length > 0) {
-    log.warn({ variables: ignored, config_file: config.configFile }, "kbudde's environment variables are not read when a config file is given: the file wins (docs/kbudde-migration.md)");
-  }
+  for (const warning of profileStartupWarnings(config.profileVariables, config.configFile)) log.warn(warning.fields, warning.message);
 
   const http = newHttpCounters();
   exporter = new Exporter(config, flags, process.env, new ProcessMetrics(), log, http);

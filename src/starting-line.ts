@@ -1,11 +1,12 @@
 import type { CliFlags } from './config/args.js';
 import type { ExporterConfig } from './config/exporter-config.js';
 import { BUILD_INFO, VERSION } from './pipeline/version.js';
+import { chosenProfileStartingFields } from './profiles/profiles.js';
 
 /**
  * The start-up line's fields, short as the exporter-toolkit's ("Starting node_exporter" version=...):
- * what was built, where it listens, how many targets and from which files (under the kbudde
- * profile, the names of kbudde's variables it read). Counts, names and paths only, never a target's
+ * what was built, where it listens, how many targets and from which files (and what the chosen
+ * naming profile adds: the names of the variables it read). Counts, names and paths only, never a target's
  * URL or user: the whole configuration (redacted) is logged at debug.
  */
 export function startingFields(config: ExporterConfig, flags: Pick<CliFlags, 'webConfigFile'>): Record<string, unknown> {
@@ -18,6 +19,6 @@ export function startingFields(config: ExporterConfig, flags: Pick<CliFlags, 'we
     targets: config.targets.length,
     config_file: config.configFile ?? null,
     web_config_file: flags.webConfigFile ?? null,
-    ...(config.naming === 'kbudde' ? { kbudde_variables_read: config.kbuddeVariables?.read ?? [] } : {}),
+    ...chosenProfileStartingFields(config.naming, config.profileVariables),
   };
 }

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
-import { BrokerSelf } from './broker/broker-self.js';
+import { BrokerInfoReader } from './broker/broker-info-reader.js';
 import { ManagementClient } from './broker/management-client.js';
 import type { AnyCollector } from './collectors/kit/collector.js';
 import { collectorByName } from './collectors/registry.js';
@@ -31,7 +31,7 @@ export class Target implements ServedTarget {
   readonly store: SnapshotStore;
   readonly client: ManagementClient;
   /** What the broker says about itself (/api/overview), read by the polls of the collector describing it. */
-  readonly brokerSelf: BrokerSelf;
+  readonly brokerInfoReader: BrokerInfoReader;
   /** Removes this target's credentials from texts made of the broker's answers. */
   readonly redactor: Redactor;
   /** What of this target this replica serves (all of it unless sharded). */
@@ -70,14 +70,14 @@ export class Target implements ServedTarget {
       processMetrics,
       (error) => targetLog.error({ err: error }, 'assembling the snapshot failed'),
       setup.naming,
-      { broker: () => this.brokerSelf.current, running },
+      { broker: () => this.brokerInfoReader.current, running },
     );
-    this.brokerSelf = new BrokerSelf(this.client);
+    this.brokerInfoReader = new BrokerInfoReader(this.client);
     const failures = new PollFailureLog(targetLog, {
       login: { url: t.url, username: t.username, passwordSource: t.passwordSource },
       reminderMs: options.failureReminderMs,
     });
-    const profile = targetProfile(setup.naming, setup.kbudde);
+    const profile = targetProfile(setup.naming, setup.profiles);
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
@@ -86,7 +86,7 @@ export class Target implements ServedTarget {
       this.runners.push(
         new CollectorRunner(collector, collectorConfig, {
           client: this.client,
-          brokerSelf: this.brokerSelf,
+          brokerInfoReader: this.brokerInfoReader,
           state: this.state,
           log: targetLog,
           jitter: setup.poll.jitter,
@@ -125,7 +125,7 @@ export class Target implements ServedTarget {
 
   status(): TargetStatus {
     const { username, passwordSource, maxResponseBytes } = this.setup.target;
-    return targetStatus(this.state, this.brokerSelf.current, { username, passwordSource, maxResponseBytes });
+    return targetStatus(this.state, this.brokerInfoReader.current, { username, passwordSource, maxResponseBytes });
   }
 
   /** `offsetMs`: when its first polls start (a fleet's targets are spread over the interval). */
@@ -144,7 +144,7 @@ export class Target implements ServedTarget {
 
 /** The families of one setup are served as they are under the other: same names, same shard. */
 function sameRendering(a: TargetSetup, b: TargetSetup): boolean {
-  return isDeepStrictEqual([a.naming, a.kbudde, a.sharding], [b.naming, b.kbudde, b.sharding]);
+  return isDeepStrictEqual([a.naming, a.profiles, a.sharding], [b.naming, b.profiles, b.sharding]);
 }
 
 /**

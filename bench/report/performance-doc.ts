@@ -2,7 +2,7 @@
  * docs/performance.md, made from the results files the benchmarks wrote (bench/results/*.json):
  * every figure on the page is computed here from one of them, and each section names its file.
  * Nothing on the page is typed by hand; `npm run bench:report` writes it, and a unit test checks
- * that it is up to date with the files (test/unit/bench/performance-doc.test.ts).
+ * that it is up to date with the files (test/unit/docs/performance-doc.test.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -50,7 +50,7 @@ const BIG_ANSWER = [
   'Refused while it arrives (`target.max_response_bytes` caps a list answer, a smaller cap applies to other answers and to one',
   'element: see [configuration](configuration.md)); the transfer stops; the poll fails with one warning naming path, cap and setting;',
   '`rabbitmq_exporter_answers_refused_total{collector,path}` counts it; nothing from that poll is served. Tests:',
-  '`test/unit/client/big-answers.test.ts`, `test/unit/main/huge-answer.test.ts`.',
+  '`test/unit/broker/big-answers.test.ts`, `test/process/main/huge-answer.test.ts`.',
   '',
 ];
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config-error.js';
 import type { ConfigFlags } from './sources.js';
+import { NAMING_HELP, NAMING_PROFILES, PROFILE_ENVIRONMENT_HELP } from '../profiles/profiles.js';
 
 /** The command line: the configuration's flags, and those of the process itself. */
 export interface CliFlags extends ConfigFlags {
@@ -25,8 +26,7 @@ Flags (they override the environment, which overrides the config file):
   --total-shards N               replicas splitting the targets and their vhosts (default 1)
   --collector.NAME               enable the collector NAME (e.g. --collector.shovels)
   --no-collector.NAME            disable the collector NAME (e.g. --no-collector.connections)
-  --naming native|kbudde         metric names: this exporter's (default), or kbudde/rabbitmq_exporter's
-                                 (docs/kbudde-migration.md)
+${`  --naming ${NAMING_PROFILES.join('|')}`.padEnd(33)}${NAMING_HELP.replaceAll('\n', `\n${' '.repeat(33)}`)}
   --help                         show this text
   --version                      show the version
 
@@ -34,8 +34,7 @@ Commands:
   hash-password [--cost N]       print a bcrypt hash of a password for the web config's basic_auth_users
 
 Environment: RABBITMQ_URL, RABBITMQ_USERNAME, RABBITMQ_PASSWORD, RABBITMQ_PASSWORD_FILE, EXPORTER_NAMING.
-With --naming=kbudde or EXPORTER_NAMING=kbudde and no --config, also kbudde/rabbitmq_exporter's
-(RABBIT_URL, RABBIT_EXPORTERS, ...: docs/kbudde-migration.md).
+${PROFILE_ENVIRONMENT_HELP}
 `;
 
 /** `--collector.NAME` and `--no-collector.NAME`, as node_exporter and the exporter-toolkit spell them. */

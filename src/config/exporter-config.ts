@@ -1,10 +1,10 @@
-import type { KbuddeSettings } from '../profiles/kbudde/settings.js';
-import type { NamingProfileName } from '../profiles/profiles.js';
+import type { NamingProfileName, ProfileSettingsInForce, ProfileVariables } from '../profiles/profiles.js';
 import type { ShardConfig } from '../model/shard-assignment.js';
 
 /** The resolved configuration: what loadConfig() returns and the rest of the exporter reads. */
 
-export interface TargetConfig {
+/** How one broker is reached: its name, URL, credentials, TLS, timeouts and limits (the file's `target:` or an entry of `targets:`). */
+export interface BrokerConnectionConfig {
   name: string;
   /** Without credentials: they are in username and password. */
   url: string;
@@ -46,15 +46,15 @@ export interface PollConfig {
 
 /** What one polled broker is made from: a difference in any of it restarts that target. */
 export interface TargetSetup {
-  target: TargetConfig;
+  target: BrokerConnectionConfig;
   poll: PollConfig;
   collectors: CollectorConfig[];
   /** Which part of the target this replica serves (absent: all of it). */
   sharding?: ShardConfig;
   /** The names its families are served under (absent: native). */
   naming?: NamingProfileName;
-  /** Under the kbudde profile: its load-balancer and exclusion settings. */
-  kbudde?: KbuddeSettings;
+  /** Each naming profile's settings (its section of the file); the chosen profile's apply. */
+  profiles?: ProfileSettingsInForce;
 }
 
 export interface ExporterConfig {
@@ -69,7 +69,7 @@ export interface ExporterConfig {
   logFailureReminderMs: number;
   /** The top level's target, poll and collectors: the one target without a `targets:` list, else what its entries fall back to. */
   poll: PollConfig;
-  target: TargetConfig;
+  target: BrokerConnectionConfig;
   collectors: CollectorConfig[];
   /** The brokers polled, in the order configured: the top level's one target, or the entries of `targets:`. */
   targets: TargetSetup[];
@@ -77,7 +77,8 @@ export interface ExporterConfig {
   sharding: ShardConfig;
   /** The naming profile (`naming`, --naming, EXPORTER_NAMING): which names the families are served under. */
   naming: NamingProfileName;
-  kbudde: KbuddeSettings;
-  /** kbudde's environment variables read (kbudde profile without a config file), or set but left unread (a config file wins, or the profile is off). */
-  kbuddeVariables?: { read: string[]; ignored: string[]; profileOff: string[] };
+  /** Each naming profile's settings (its section of the file, or its variables); the chosen profile's apply. */
+  profiles: ProfileSettingsInForce;
+  /** Each profile's environment variables read (chosen profile without a config file), or set but left unread (a config file wins, or the profile is off). */
+  profileVariables?: ProfileVariables;
 }

@@ -2,11 +2,11 @@ import type { CollectorSpec } from './collector-spec.js';
 import { readAhead, readNow, type FileKind, type FileSource, type FilesReadAhead } from './config-files.js';
 import { ConfigError } from './config-error.js';
 import type { ExporterConfig, TargetSetup } from './exporter-config.js';
-import { KBUDDE_LOGIN_FILES } from './kbudde-environment.js';
 import { formatIssues, sourceOf } from './messages.js';
 import { resolve } from './resolve-config.js';
 import { runAtOnce, runInSlices } from './run-in-slices.js';
 import { configSchema } from './schema.js';
+import { profileSecretFiles } from '../profiles/profiles.js';
 import { resolveSharding } from './sharding.js';
 import { mapping, readConfigTree, type ConfigFlags, type ConfigTree, type Env } from './sources.js';
 import { resolveEntry } from './target-entries.js';
@@ -30,7 +30,7 @@ export async function loadConfigFromDisk(flags: ConfigFlags, env: Env, collector
   const given = JSON.stringify([flags, env]);
   const first = await readAhead([
     ...(flags.config ? [[flags.config, 'config'] as const] : []),
-    ...KBUDDE_LOGIN_FILES.flatMap((variable) => (env[variable] ? [[env[variable], 'secret'] as const] : [])),
+    ...profileSecretFiles(env).map((path) => [path, 'secret'] as const),
   ]);
   const before = previous && readFrom.get(previous);
   if (before && before.given === given && first.sameAs(before.first) && (await readAhead(before.namedFiles)).sameAs(before.named)) return previous!;
@@ -65,7 +65,7 @@ export function filesNamedIn(raw: Record<string, unknown>): [string, FileKind][]
 /** Validation and resolution, one step per entry of `targets:` (a caller may pause between steps). */
 function* configSteps(flags: ConfigFlags, tree: ConfigTree, env: Env, collectors: readonly CollectorSpec[], files: FileSource): Generator<void, ExporterConfig> {
   const file = flags.config;
-  const { raw, sources, shardingInFile, kbuddeVariables } = tree;
+  const { raw, sources, shardingInFile, profileVariables } = tree;
   const schema = configSchema(collectors);
 
   // Entries of `targets:` are merged with the top level before the top level's defaults apply.
@@ -88,5 +88,5 @@ function* configSteps(flags: ConfigFlags, tree: ConfigTree, env: Env, collectors
       yield;
     }
   }
-  return { ...top, sharding, kbuddeVariables, targets: targets.map((setup) => ({ ...setup, sharding, naming: top.naming, kbudde: top.kbudde })) };
+  return { ...top, sharding, profileVariables, targets: targets.map((setup) => ({ ...setup, sharding, naming: top.naming, profiles: top.profiles })) };
 }

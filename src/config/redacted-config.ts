@@ -1,9 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Credentials } from '../broker/redactor.js';
-import type { ExporterConfig, TargetConfig } from './exporter-config.js';
+import type { ExporterConfig, BrokerConnectionConfig } from './exporter-config.js';
+import { chosenProfileView } from '../profiles/profiles.js';
 
 /** What the redactor must remove for this target (see src/broker/redactor.ts). */
-export function targetCredentials(target: TargetConfig): Credentials {
+export function targetCredentials(target: BrokerConnectionConfig): Credentials {
   return {
     username: target.username,
     secrets: [target.password, ...target.otherSecrets],
@@ -33,7 +34,7 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
     poll: config.poll,
     sharding: config.sharding,
     naming: config.naming,
-    ...(config.naming === 'kbudde' ? { kbudde: config.kbudde, kbuddeVariablesRead: config.kbuddeVariables?.read ?? [] } : {}),
+    ...chosenProfileView(config.naming, config.profiles, config.profileVariables),
     target: redactedTarget(config.target),
     collectors: config.collectors,
     // Each entry of `targets:`, its collectors shown only where they differ from the top level's.
@@ -50,7 +51,7 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
   };
 }
 
-function redactedTarget(target: TargetConfig): Record<string, unknown> {
+function redactedTarget(target: BrokerConnectionConfig): Record<string, unknown> {
   return {
     name: target.name,
     url: target.url,

@@ -4,6 +4,7 @@ import type { ExporterConfig, PollConfig } from './exporter-config.js';
 import { sameKey, type KeyName, type KeySources } from './messages.js';
 import type { FileConfig } from './schema.js';
 import type { FileSource } from './config-files.js';
+import { resolveProfileSettings } from '../profiles/profiles.js';
 import { checkTlsPair, resolveLogin, resolveTarget } from './target-settings.js';
 
 /** A validated tree made into the configuration in force: durations in ms, files read, defaults derived. */
@@ -33,6 +34,6 @@ export function resolve(config: FileConfig, specs: readonly CollectorSpec[], fil
     targets: [{ target, poll, collectors }],
     sharding: { shard: 0, totalShards: 1 },
     naming: config.naming,
-    kbudde: { connection: config.kbudde.connection, excludeMetrics: config.kbudde.exclude_metrics },
+    profiles: resolveProfileSettings(config),
   };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_LIST_CAP_BYTES } from '../broker/answer-caps.js';
 import type { CollectorSpec } from './collector-spec.js';
 import { parseDuration } from './duration.js';
-import { NAMING_PROFILES } from '../profiles/profiles.js';
+import { NAMING_PROFILES, profileSections } from '../profiles/profiles.js';
 
 /** A duration in the file (`15s`); milliseconds once parsed. */
 export const duration = z
@@ -231,15 +231,8 @@ export function configSchema(collectors: readonly CollectorSpec[]) {
     sharding: shardingSchema.prefault({ shard: undefined, total_shards: undefined }),
     /** Which names the families are served under: see src/model/naming-profile.ts. */
     naming: z.enum(NAMING_PROFILES).default('native'),
-    /** What only the kbudde profile reads (set from kbudde's RABBIT_CONNECTION and EXCLUDE_METRICS, or here). */
-    kbudde: z
-      .strictObject({
-        /** loadbalancer: the `self` label is "lb" on every series, as kbudde's RABBIT_CONNECTION=loadbalancer made it. */
-        connection: z.enum(['direct', 'loadbalancer']).default('direct'),
-        /** Management API field keys (recv_oct, message_stats.publish) whose families are not served, as kbudde's EXCLUDE_METRICS. */
-        exclude_metrics: z.array(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a field key such as message_stats.publish')).default([]),
-      })
-      .prefault({}),
+    /** What only one naming profile reads: a section per profile with settings (src/profiles/profile-settings.ts). */
+    ...profileSections(),
     target: targetSchema.prefault({}),
     collectors: collectorsSchema(collectors).prefault({}),
     /** Several brokers: each entry falls back to target, poll and collectors above. */

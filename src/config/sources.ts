@@ -1,7 +1,8 @@
 import { parseDocument } from 'yaml';
 import { readConfigFile, readNow, type FileSource } from './config-files.js';
 import { ConfigError } from './config-error.js';
-import { kbuddeVariablesIn, putKbuddeEnvironment } from './kbudde-environment.js';
+import { SettingError } from '../profiles/profile-settings.js';
+import { readProfileEnvironment, type ProfileVariables } from '../profiles/profiles.js';
 import { closestKey } from './key-suggestion.js';
 
 /** What the command line may set of the configuration (parsed in src/config/args.ts). */
@@ -30,10 +31,10 @@ export interface ConfigTree {
   /** `sharding.*` keys the file itself set (their defaults are reported differently). */
   shardingInFile: Set<string>;
   /**
-   * kbudde's variables that were read (kbudde profile, no config file), left unread because a config
-   * file wins (`ignored`), or left unread because the kbudde profile is off (`profileOff`).
+   * Each naming profile's variables that were read (chosen profile, no config file), left unread
+   * because a config file wins (`ignored`), or left unread because the profile is off (`profileOff`).
    */
-  kbuddeVariables: { read: string[]; ignored: string[]; profileOff: string[] };
+  profileVariables: ProfileVariables;
 }
 
 /**
@@ -59,17 +60,13 @@ export function readConfigTree(flags: ConfigFlags, env: Env, collectors: readonl
   const set = (path: string[], value: string | undefined, source: string, parse: (v: string) => unknown = (v) => v) => {
     if (value !== undefined) put(path, parse(value), source);
   };
-  // kbudde's variables first: this exporter's own variables and flags go over them.
-  const kbuddeVariables = { read: [] as string[], ignored: [] as string[], profileOff: [] as string[] };
-  if ((flags.naming ?? env.EXPORTER_NAMING ?? raw.naming) === 'kbudde') {
-    if (file) kbuddeVariables.ignored = kbuddeVariablesIn(env);
-    else {
-      kbuddeVariables.read = kbuddeVariablesIn(env);
-      putKbuddeEnvironment(env, put, collectors, files);
-    }
-  } else {
-    kbuddeVariables.profileOff = kbuddeVariablesIn(env);
-  }
+  // The chosen naming profile's variables first: this exporter's own variables and flags go over them.
+  const profileVariables = profileEnvironment(flags.naming ?? env.EXPORTER_NAMING ?? raw.naming, Boolean(file), {
+    env,
+    put,
+    collectors,
+    readSecret: (path, source) => readConfigFile(files, path, 'secret', source).toString('utf8'),
+  });
   if (env.RABBITMQ_PASSWORD !== undefined && env.RABBITMQ_PASSWORD_FILE !== undefined) {
     throw new ConfigError('environment: set RABBITMQ_PASSWORD or RABBITMQ_PASSWORD_FILE, not both');
   }
@@ -108,7 +105,17 @@ export function readConfigTree(flags: ConfigFlags, env: Env, collectors: readonl
     }
     put(['collectors', name, 'enabled'], enabled, flag);
   }
-  return { raw, sources, shardingInFile, kbuddeVariables };
+  return { raw, sources, shardingInFile, profileVariables };
+}
+
+/** readProfileEnvironment, a refused value reported as any bad configuration is. */
+function profileEnvironment(...args: Parameters<typeof readProfileEnvironment>): ProfileVariables {
+  try {
+    return readProfileEnvironment(...args);
+  } catch (error) {
+    if (error instanceof SettingError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 export function mapping(value: unknown): Record<string, unknown> | undefined {

@@ -1,6 +1,6 @@
 import { readConfigFile, type FileSource } from './config-files.js';
 import { ConfigError } from './config-error.js';
-import type { TargetConfig } from './exporter-config.js';
+import type { BrokerConnectionConfig } from './exporter-config.js';
 import { sourceOf, type KeyName, type KeySources } from './messages.js';
 import type { FileConfig } from './schema.js';
 
@@ -67,7 +67,7 @@ export function checkTlsPair(target: TargetSection, file: string | undefined, ke
 }
 
 /** The whole target: its login, TLS files read, timeouts and bounds. */
-export function resolveTarget(target: TargetSection, login: Login, file: string | undefined, keyName: KeyName, sources: KeySources, files: FileSource): TargetConfig {
+export function resolveTarget(target: TargetSection, login: Login, file: string | undefined, keyName: KeyName, sources: KeySources, files: FileSource): BrokerConnectionConfig {
   const readTls = (key: 'ca_file' | 'cert_file' | 'key_file') => {
     const path = target.tls[key];
     if (path === undefined) return undefined;

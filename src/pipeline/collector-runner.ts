@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { BrokerInfo } from '../broker/broker-info.js';
-import type { BrokerSelf } from '../broker/broker-self.js';
+import type { BrokerInfoReader } from '../broker/broker-info-reader.js';
 import { unlessAbsent } from '../broker/absence.js';
 import { Deadline } from '../broker/deadline.js';
 import { ManagementError } from '../broker/errors.js';
@@ -29,7 +29,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export interface RunnerDeps {
   client: ManagementClient;
   /** What the broker says about itself: read by the runner of the collector that describesBroker. */
-  brokerSelf: BrokerSelf;
+  brokerInfoReader: BrokerInfoReader;
   state: TargetState;
   log: Logger;
   /** Fraction of the interval by which each start may move early or late. */
@@ -153,7 +153,7 @@ export class CollectorRunner {
 
   /** One poll; never throws. */
   async pollOnce(): Promise<void> {
-    const { state, client, brokerSelf } = this.deps;
+    const { state, client, brokerInfoReader } = this.deps;
     const started = performance.now();
     // Aborted at the deadline, by stop(), and when the poll ends: a failed poll's other requests stop instead of reading on.
     const deadline = new Deadline(this.config.timeoutMs);
@@ -174,8 +174,8 @@ export class CollectorRunner {
     const leftOut: LeftOutRequest[] = [];
     try {
       // One reading of /api/overview per poll of the collector describing the broker; the others reuse the latest.
-      const selfReport = this.collector.describesBroker ? await brokerSelf.read(signal) : undefined;
-      const broker = selfReport?.info ?? (await brokerSelf.latest(signal));
+      const ownReading = this.collector.describesBroker ? await brokerInfoReader.read(signal) : undefined;
+      const broker = ownReading?.info ?? (await brokerInfoReader.latest(signal));
       const sink = new SampleSink(share && !share.whole ? share : undefined, this.sinkProfile(broker));
       const collecting = this.collector.collect({
         api,
@@ -186,7 +186,7 @@ export class CollectorRunner {
         signal,
         carryOver: this.carryOver,
         share,
-        selfReport,
+        brokerReport: ownReading,
         limits: { deadlineAt: started + this.config.timeoutMs, timeoutMs: this.config.timeoutMs, maxAgeMs: this.config.maxAgeMs },
         lastServed: state.collectors.get(this.collector.name)?.families,
         leftOut: (request) => leftOut.push(request),

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
-import { failureHint, type PollFailure, type TargetLogin } from './failure-hints.js';
+import { failureHint, type PollFailure, type HintLogin } from './failure-hints.js';
 
 /** How often a lasting failure is logged again by default (log.failure_reminder). */
 export const DEFAULT_FAILURE_REMINDER_MS = 5 * 60_000;
 
 export interface FailureLogOptions {
   /** What the hints say about the login (never the password). */
-  login?: TargetLogin;
+  login?: HintLogin;
   /** How long a failure goes on before it is logged again (read at each failure: a reload changes it). */
   reminderMs?: () => number;
   /** Monotonic milliseconds; tests replace it. */

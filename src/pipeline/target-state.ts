@@ -31,8 +31,9 @@ export interface CollectorState {
 }
 
 /**
- * The per-target snapshot: each finished poll swaps one collector's part. The HTTP side
- * never reads this directly; it reads Expositions assembled from it (see SnapshotStore).
+ * One target's collector states: each collector's last families and poll status, swapped by each
+ * finished poll. Not the snapshot served: the HTTP side reads Expositions that SnapshotStore
+ * assembles from this.
  */
 export class TargetState {
   readonly collectors = new Map<string, CollectorState>();

@@ -39,7 +39,7 @@ export interface BrokerIdentity {
 }
 
 /** Who the exporter is to the broker and its limits: for the page's hints. Never the password. */
-export interface TargetAccess {
+export interface PageLogin {
   readonly username: string;
   /** Where the password came from ("default", "config file", "environment variable ...", "file /path"). */
   readonly passwordSource: string;
@@ -69,7 +69,7 @@ export interface TargetStatus {
   readonly verdict: Verdict;
   /** The latest answer of /api/overview; undefined before the first. */
   readonly broker: BrokerIdentity | undefined;
-  readonly access: TargetAccess | undefined;
+  readonly access: PageLogin | undefined;
   /** Worst first (failing, partial, pending, ok), then in the order they were registered. */
   readonly collectors: readonly CollectorStatus[];
 }
@@ -144,7 +144,7 @@ export function targetVerdict(state: TargetState): Verdict {
 }
 
 /** `monotonicNow`: the moment, on the monotonic clock, whose served samples are counted. */
-export function targetStatus(state: TargetState, broker?: BrokerIdentity, access?: TargetAccess, monotonicNow = performance.now()): TargetStatus {
+export function targetStatus(state: TargetState, broker?: BrokerIdentity, access?: PageLogin, monotonicNow = performance.now()): TargetStatus {
   const collectors = [...state.collectors.values()]
     .map((c) => collectorStatus(state, c, monotonicNow))
     // Stable: registration order within one condition.

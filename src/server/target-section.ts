@@ -1,5 +1,5 @@
 import type { CollectorStatus, TargetStatus } from '../pipeline/target-status.js';
-import { failureHint, type HintContext } from './failure-hints.js';
+import { causeHint, type HintContext } from '../pipeline/failure-hints.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -23,12 +23,12 @@ function downError(target: TargetStatus): string | undefined {
 function trouble(target: TargetStatus, c: CollectorStatus): string {
   if (c.condition === 'failing') {
     const hinted = c.lastFailure !== undefined && c.lastError !== downError(target);
-    const hint = hinted ? `<div class="hint">${escapeHtml(failureHint(c.lastFailure, hintContext(target, c)))}</div>` : '';
+    const hint = hinted ? `<div class="hint">${escapeHtml(causeHint(c.lastFailure, hintContext(target, c)))}</div>` : '';
     return `${escapeHtml(c.lastError ?? '')}${hint}`;
   }
   if (c.condition === 'partial') {
     return c.leftOut
-      .map((r) => `<div>left out ${escapeHtml(r.path)}: ${escapeHtml(r.why)}</div><div class="hint">${escapeHtml(failureHint(r.cause, hintContext(target, c)))}</div>`)
+      .map((r) => `<div>left out ${escapeHtml(r.path)}: ${escapeHtml(r.why)}</div><div class="hint">${escapeHtml(causeHint(r.cause, hintContext(target, c)))}</div>`)
       .join('');
   }
   return '';
@@ -55,7 +55,7 @@ function downHint(target: TargetStatus): string {
   if (target.verdict.level !== 'down') return '';
   const decider = target.collectors.find((c) => c.name === target.upCollector);
   if (!decider?.lastFailure) return '';
-  return `<p class="hint">${escapeHtml(failureHint(decider.lastFailure, hintContext(target, decider)))}</p>`;
+  return `<p class="hint">${escapeHtml(causeHint(decider.lastFailure, hintContext(target, decider)))}</p>`;
 }
 
 /** One target: its verdict line, its broker, and its collectors, failing and partial first. */

@@ -40,8 +40,8 @@ const options = z.strictObject({
   rates: z.boolean().default(true),
   /**
    * Also count and sum the connections by client host (peer_host) per vhost, user and node: which
-   * hosts hold the connections. One set of series per client host: off by default. kbudde's
-   * connections module is these (its RABBIT_EXPORTERS=connections turns it on).
+   * hosts hold the connections. One set of series per client host: off by default (a naming
+   * profile's environment variables may turn it on).
    */
   by_peer_host: z.boolean().default(false),
   /**

@@ -197,8 +197,8 @@ function logFields(c: Check): Record<string, string> {
 }
 
 /**
- * What a check answered: 1 (200) or 0 (503), and the answer's status (kbudde's aliveness family
- * labels its series with it; the reason of a failure goes to the log only).
+ * What a check answered: 1 (200) or 0 (503), and the answer's status (a naming profile's aliveness
+ * family may label its series with it; the reason of a failure goes to the log only).
  */
 interface CheckResult {
   value: number;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { BrokerInfo } from '../../broker/broker-info.js';
-import type { BrokerReport } from '../../broker/broker-self.js';
+import type { BrokerReport } from '../../broker/broker-info-reader.js';
 import type { Lane } from '../../broker/management-client.js';
 import type { MetricDef } from '../../model/metric-def.js';
 import type { SampleSink } from '../../model/sample-sink.js';
@@ -56,9 +56,9 @@ export interface CollectContext<Options = Record<string, never>> {
   readonly share?: TargetShare;
   /**
    * For the collector that describesBroker: this poll's /api/overview, read once by the target
-   * (src/broker/broker-self.ts) and the source of `broker` too. Absent for every other collector.
+   * (src/broker/broker-info-reader.ts) and the source of `broker` too. Absent for every other collector.
    */
-  readonly selfReport?: BrokerReport;
+  readonly brokerReport?: BrokerReport;
   /** The poll's deadline and the collector's max_age (absent: no deadline, held series never age out). */
   readonly limits?: PollLimits;
   /**

@@ -6,8 +6,8 @@ import { getPath } from './field-table.js';
 import { addDefined, Tally } from './tally.js';
 
 /**
- * The collector shape, for answers that are lists of records: what is requested (ListRequest, or
- * paging.ts for long lists), which records count (uniqueRecords), which rows each record gives
+ * Helpers for answers that are lists of records (docs/architecture.md, "How do I add a collector?"):
+ * what is requested (ListRequest, or paging.ts for long lists), which records count (uniqueRecords), which rows each record gives
  * (`each`: catalogue rows, field tables via emitRecord) and which aggregations (Aggregation).
  */
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { brokerReport } from '../../broker/broker-self.js';
+import { brokerReport } from '../../broker/broker-info-reader.js';
 import { overviewMetrics as M } from './metrics.js';
 import { metricsOf } from '../../model/metric-def.js';
 import type { Collector } from '../kit/collector.js';
@@ -31,7 +31,7 @@ export const overviewCollector: Collector<z.infer<typeof options>> = {
   async collect(ctx) {
     // The target reads /api/overview for this poll (see describesBroker); run on its own (tests), the collector reads it.
     // The broker is described as this answer does (after an upgrade, not as the previous one did).
-    const { overview, info: broker } = ctx.selfReport ?? brokerReport(await ctx.api.get('/api/overview'));
+    const { overview, info: broker } = ctx.brokerReport ?? brokerReport(await ctx.api.get('/api/overview'));
     const { sink } = ctx;
     sink.add(M.identity, [broker.clusterName], 1);
     sink.add(M.build, {

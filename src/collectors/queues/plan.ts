@@ -36,7 +36,7 @@ export interface QueuePlan {
 
 /**
  * The cheapest request that yields the enabled metrics on this broker. `labelFields`: the fields
- * the sink's naming profile reads into labels (kbudde's durable, policy and node), asked for too.
+ * the sink's naming profile reads into labels (durable, policy, node), asked for too.
  */
 export function planQueueQuery(
   ctx: Pick<CollectContext<QueueOptions>, 'broker' | 'options' | 'log' | 'carryOver'>,

@@ -32,7 +32,7 @@ interface QueueSamples {
  * window longer than the statistics interval sees each step once. Their age is served too
  * (rabbitmq_queue_statistics_age_seconds). A queue that is gone is not served again; a new one
  * has no statistics until the next statistics poll. Likewise the fields a naming profile reads
- * into labels (kbudde's policy and node) where the counts-only list lacks them (a stream's node,
+ * into labels (a queue's policy and node) where the counts-only list lacks them (a stream's node,
  * on 3.10 a quorum queue's): their values of the last statistics poll, so a series keeps its labels.
  */
 export class QueueStatsTier {

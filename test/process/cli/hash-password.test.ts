@@ -1,5 +1,5 @@
 // `rabbitmq-exporter hash-password` as the built exporter runs it (the command itself:
-// test/unit/cli/hash-password.test.ts).
+// test/unit/server/hash-password.test.ts).
 import { execFileSync } from 'node:child_process';
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';

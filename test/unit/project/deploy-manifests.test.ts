@@ -78,7 +78,7 @@ function kustomize(dir: string): { file: string; namespace: string | undefined }
   const kustomization = readManifests(join(dir, 'kustomization.yaml'))[0]?.doc as Doc;
   expect(kustomization.apiVersion).toBe('kustomize.config.k8s.io/v1beta1');
   expect(kustomization.kind).toBe('Kustomization');
-  // configMapGenerator and replacements: deploy/'s runbook address setting (checked in test/unit/dashboards/runbook-url.test.ts).
+  // configMapGenerator and replacements: deploy/'s runbook address setting (checked in test/unit/tools/dashboards/runbook-url.test.ts).
   expect(Object.keys(kustomization).filter((k) => !['apiVersion', 'kind', 'namespace', 'resources', 'configMapGenerator', 'replacements'].includes(k))).toEqual([]);
   return (kustomization.resources as string[]).flatMap((resource) => {
     const path = join(REPO_ROOT, dir, resource);

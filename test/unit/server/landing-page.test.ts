@@ -1,14 +1,14 @@
 // Issue 32 item 8 (the landing page hides trouble) and issue 24 item 3 (a 31.8 MB page at 10,000 targets).
 import { describe, expect, it } from 'vitest';
-import { failureHint } from '../../../src/server/failure-hints.js';
+import { causeHint } from '../../../src/pipeline/failure-hints.js';
 import { landingPage, TARGETS_PER_PAGE, type LandingTarget } from '../../../src/server/landing-page.js';
 import type { FailureCause } from '../../../src/broker/failure-cause.js';
 import { TargetState } from '../../../src/pipeline/target-state.js';
-import { targetStatus, targetVerdict, type BrokerIdentity, type TargetAccess } from '../../../src/pipeline/target-status.js';
+import { targetStatus, targetVerdict, type BrokerIdentity, type PageLogin } from '../../../src/pipeline/target-status.js';
 
 const NOW = 1_000_000;
 const BROKER: BrokerIdentity = { productName: 'RabbitMQ', productVersion: '3.10.8', clusterName: 'rabbit@orders-1', node: 'rabbit@orders-1' };
-const ACCESS: TargetAccess = { username: 'monitoring', passwordSource: 'environment variable RABBITMQ_PASSWORD_FILE', maxResponseBytes: 160 * 1024 * 1024 };
+const ACCESS: PageLogin = { username: 'monitoring', passwordSource: 'environment variable RABBITMQ_PASSWORD_FILE', maxResponseBytes: 160 * 1024 * 1024 };
 
 /** A target with the overview and `others` collectors registered, none polled. */
 function newState(name = 'orders', others: readonly string[] = ['nodes', 'queues', 'exchanges']): TargetState {
@@ -107,7 +107,7 @@ describe('the verdict of one target', () => {
 
 describe('hints', () => {
   const context = { collector: 'queues', timeoutMs: 30_000, url: 'http://mq.example:5672', access: ACCESS };
-  const hint = (cause: FailureCause) => failureHint(cause, context);
+  const hint = (cause: FailureCause) => causeHint(cause, context);
 
   it('name the likely cause and the setting to change', () => {
     expect(hint({ kind: 'unauthorized', status: 401 })).toContain('user "monitoring" (password from environment variable RABBITMQ_PASSWORD_FILE)');
