@@ -42,6 +42,12 @@ export interface RunnerDeps {
    * again, and the target cuts the other collectors' backoff short (retrySoon).
    */
   onBrokerBack?: () => void;
+  /**
+   * Told after each poll of the collector describing the broker that got an answer from it (a
+   * success, or an HTTP error, an answer that is not JSON...); not after one that reached nobody
+   * (refused, reset, DNS, TLS, no answer in time). The target starts its other collectors then.
+   */
+  onBrokerAnswered?: () => void;
   /** Where failures are logged, once per cause for the whole target. */
   failures: PollFailureLog;
   /** What of the target this replica serves (absent: everything). */
@@ -71,8 +77,10 @@ export class CollectorRunner {
   private failures = 0;
   /** The poll in progress: stop() cancels it. */
   private poll: Deadline | undefined;
-  private readonly carryOver = new Map<string, unknown>();
-  private readonly log: Logger;
+  /** What the collector keeps from poll to poll; made at its first poll (10,000 idle targets hold none). */
+  private carried: Map<string, unknown> | undefined;
+  /** Made when first used: a pino child costs kilobytes, and a fleet's idle targets seldom log. */
+  private childLog: Logger | undefined;
   private readonly excluded: ReadonlySet<MetricDef>;
 
   constructor(
@@ -80,9 +88,22 @@ export class CollectorRunner {
     private readonly config: CollectorConfig,
     private readonly deps: RunnerDeps,
   ) {
-    this.log = deps.log.child({ collector: collector.name });
-    this.excluded = deps.profile?.excluded(collector.metrics) ?? new Set();
+    this.excluded = deps.profile?.excluded(collector.metrics) ?? NOTHING_EXCLUDED;
     deps.state.register(collector.name, config.intervalMs, config.maxAgeMs, { decidesUp: collector.describesBroker === true, timeoutMs: config.timeoutMs });
+  }
+
+  private get log(): Logger {
+    this.childLog ??= this.deps.log.child({ collector: this.collector.name });
+    return this.childLog;
+  }
+
+  private get carryOver(): Map<string, unknown> {
+    this.carried ??= new Map();
+    return this.carried;
+  }
+
+  get name(): string {
+    return this.collector.name;
   }
 
   /** Its collector reads what the broker says about itself (started first). */
@@ -204,6 +225,7 @@ export class CollectorRunner {
       const wasFailing = this.failures > 0;
       this.failures = 0;
       if (wasFailing && this.describesBroker) this.deps.onBrokerBack?.();
+      if (this.describesBroker) this.deps.onBrokerAnswered?.();
     } catch (error) {
       const seconds = (performance.now() - started) / 1000;
       this.failures++;
@@ -216,6 +238,7 @@ export class CollectorRunner {
         Date.now(),
         partFailureCause(error, deadline.passed),
       );
+      if (this.describesBroker && !this.stopped && brokerAnswered(error, deadline.passed)) this.deps.onBrokerAnswered?.();
       if (!this.stopped) {
         this.deps.failures.failed(this.collector.name, cause, {
           path: error instanceof ManagementError ? error.pathname : undefined,
@@ -229,6 +252,16 @@ export class CollectorRunner {
     this.poll = undefined;
     this.deps.onPollFinished();
   }
+}
+
+/** A collector whose profile excludes none of its families: one set for them all. */
+const NOTHING_EXCLUDED: ReadonlySet<MetricDef> = new Set();
+
+/** Whether a failed poll heard from the broker: not when nothing answered (refused, reset, DNS, TLS, a deadline). */
+function brokerAnswered(error: unknown, deadlinePassed: boolean): boolean {
+  if (deadlinePassed) return false;
+  if (!(error instanceof ManagementError)) return true;
+  return error.kind !== 'network' && error.kind !== 'timeout' && error.kind !== 'aborted';
 }
 
 /** Why a poll's signal ends: made once, not per poll (an abort without a reason builds a DOMException with a stack trace). */
