@@ -6,7 +6,7 @@ import type { AnyCollector } from './collectors/kit/collector.js';
 import { collectorByName } from './collectors/registry.js';
 import type { TargetSetup } from './config/exporter-config.js';
 import { targetCredentials } from './config/redacted-config.js';
-import { Redactor } from './broker/redactor.js';
+import { Redactor, type Credentials } from './broker/redactor.js';
 import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
 import { CollectorRunner, type RunnerDeps } from './pipeline/collector-runner.js';
 import { targetProfile } from './profiles/profiles.js';
@@ -18,11 +18,32 @@ import type { Format } from './pipeline/exposition.js';
 import { TargetState } from './pipeline/target-state.js';
 import { targetStatus, targetVerdict, type TargetStatus, type Verdict } from './pipeline/target-status.js';
 
+/**
+ * One Redactor per set of credentials among the targets made together: a fleet's targets mostly
+ * log in alike, and each Redactor is a regular expression over a score of encoded forms (kilobytes
+ * to build and to hold; 10,000 copies of the same one).
+ */
+export class SharedRedactors {
+  private readonly made = new Map<string, Redactor>();
+
+  of(credentials: Credentials): Redactor {
+    const key = JSON.stringify([credentials.username, credentials.secrets, credentials.material ?? []]);
+    let redactor = this.made.get(key);
+    if (!redactor) {
+      redactor = new Redactor(credentials);
+      this.made.set(key, redactor);
+    }
+    return redactor;
+  }
+}
+
 export interface TargetOptions {
   /** The running target of the same name a reload replaces: what it served is served until this one's polls replace it. */
   replacing?: Target;
   /** How often a lasting poll failure is logged again (log.failure_reminder; read at each failure). */
   failureReminderMs?: () => number;
+  /** Where the targets made together share one Redactor per set of credentials. */
+  redactors?: SharedRedactors;
 }
 
 /** One watched broker: its client, its collectors' runners, its state and its snapshot. */
@@ -53,7 +74,8 @@ export class Target implements ServedTarget {
     options: TargetOptions = {},
   ) {
     const t = setup.target;
-    this.redactor = new Redactor(targetCredentials(t));
+    const credentials = targetCredentials(t);
+    this.redactor = options.redactors?.of(credentials) ?? new Redactor(credentials);
     this.client = new ManagementClient({
       url: t.url,
       username: t.username,
