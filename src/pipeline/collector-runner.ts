@@ -23,6 +23,9 @@ import type { PollFailureLog } from './failure-log.js';
  */
 export const MIN_POLL_SPACING_MS = 1000;
 
+/** A poll's start that fires this much after it was due is moved (see schedule). */
+const LATE_START_MS = 50;
+
 /** Node fires a longer timer after 1 ms; the config refuses such durations, this is the last guard. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -138,20 +141,41 @@ export class CollectorRunner {
     const spacing = this.deps.minSpacingMs ?? MIN_POLL_SPACING_MS;
     const earliest = this.lastStart === undefined ? 0 : this.lastStart + spacing - performance.now();
     const delay = Math.min(MAX_TIMER_MS, Math.max(0, earliest, delayMs));
+    const due = performance.now() + delay;
+    this.arm(delay, () => {
+      // Fired late: the loop was held (a long garbage collection, a loaded machine), and every
+      // start that came due meanwhile fires in this one turn of the loop: with a fleet, a thousand
+      // polls in one go, holding the loop again. Each starts instead at a random moment within as
+      // long as it was late, as they would have come had the loop been free.
+      const late = performance.now() - due;
+      if (late > LATE_START_MS) this.arm(this.random() * Math.min(late, this.config.intervalMs / 4), () => this.begin());
+      else this.begin();
+    });
+  }
+
+  private arm(delayMs: number, fire: () => void): void {
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const startedAt = performance.now();
-      this.lastStart = startedAt;
-      this.running = this.pollOnce().then(() => {
-        this.running = undefined;
-        this.schedule(this.nextDelay(startedAt));
-      });
-    }, delay);
+      fire();
+    }, delayMs);
     this.timer.unref?.();
   }
 
+  private begin(): void {
+    if (this.stopped) return;
+    const startedAt = performance.now();
+    this.lastStart = startedAt;
+    this.running = this.pollOnce().then(() => {
+      this.running = undefined;
+      this.schedule(this.nextDelay(startedAt));
+    });
+  }
+
+  private random(): number {
+    return (this.deps.random ?? Math.random)();
+  }
+
   private nextDelay(startedAt: number): number {
-    const random = this.deps.random ?? Math.random;
     const interval = this.config.intervalMs;
     // The collector describing the broker never backs off: its one small request per interval
     // is what tells that the broker is back.
@@ -161,7 +185,7 @@ export class CollectorRunner {
       const backoff = interval * 2 ** Math.min(this.failures - 1, 3);
       return Math.min(backoff, Math.max(interval, this.deps.backoffMaxMs));
     }
-    const jittered = interval * (1 + this.deps.jitter * (2 * random() - 1));
+    const jittered = interval * (1 + this.deps.jitter * (2 * this.random() - 1));
     return startedAt + jittered - performance.now();
   }
 
