@@ -14,7 +14,7 @@ import { shardFamilies } from './pipeline/shard-metrics.js';
 import { newHttpCounters, processWideFamilies, type HttpCounters } from './pipeline/own-series.js';
 import { Exposition } from './pipeline/exposition.js';
 import type { ProcessFamilies } from './pipeline/snapshot-store.js';
-import { Target, type TargetOptions } from './target.js';
+import { SharedRedactors, Target, type TargetOptions } from './target.js';
 import { makeTargets, namesForLog, startTargets } from './target-fleet.js';
 
 /** The configuration in force for these flags and environment, with every collector the exporter has (read synchronously: tests). */
@@ -103,7 +103,8 @@ export class Exporter {
    */
   start(): Promise<void> {
     this.starting ??= (async () => {
-      const { all } = await runInSlices(makeTargets(this.config.targets, () => undefined, (setup) => this.newTarget(setup), () => this.stopping, (t) => this.running.push(t)));
+      const redactors = new SharedRedactors();
+      const { all } = await runInSlices(makeTargets(this.config.targets, () => undefined, (setup) => this.newTarget(setup, redactors), () => this.stopping, (t) => this.running.push(t)));
       await runInSlices(startTargets(all, () => this.stopping));
     })();
     return this.starting;
@@ -128,9 +129,9 @@ export class Exporter {
     await Promise.all(this.running.map((t) => t.stop()));
   }
 
-  /** `replacing`: the running target of the same name a reload replaces. */
-  private newTarget(setup: TargetSetup, replacing?: Target): Target {
-    return new Target(setup, this.processFamilies, this.log, this.http, this.targetOptions(replacing));
+  /** `redactors`: shared by the targets made together; `replacing`: the running target of the same name a reload replaces. */
+  private newTarget(setup: TargetSetup, redactors: SharedRedactors, replacing?: Target): Target {
+    return new Target(setup, this.processFamilies, this.log, this.http, { ...this.targetOptions(replacing), redactors });
   }
 
   private async reloadOnce(): Promise<ReloadOutcome> {
@@ -164,9 +165,10 @@ export class Exporter {
       return old && !levelChanged && sameSetup(old.setup, setup) ? old : undefined;
     };
     // A replaced target's last data are served until the new one's polls replace them.
+    const redactors = new SharedRedactors();
     const { all, made: started } = nothingChanged
       ? { all: this.running, made: [] }
-      : await runInSlices(makeTargets(next.targets, unchanged, (setup) => this.newTarget(setup, previous.get(setup.target.name)), () => false));
+      : await runInSlices(makeTargets(next.targets, unchanged, (setup) => this.newTarget(setup, redactors, previous.get(setup.target.name)), () => false));
     const made = new Set(started);
     const keptSet = new Set(all.filter((t) => !made.has(t)));
     const kept = [...keptSet];

@@ -6,9 +6,9 @@ import type { AnyCollector } from './collectors/kit/collector.js';
 import { collectorByName } from './collectors/registry.js';
 import type { TargetSetup } from './config/exporter-config.js';
 import { targetCredentials } from './config/redacted-config.js';
-import { Redactor } from './broker/redactor.js';
+import { Redactor, type Credentials } from './broker/redactor.js';
 import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
-import { CollectorRunner } from './pipeline/collector-runner.js';
+import { CollectorRunner, type RunnerDeps } from './pipeline/collector-runner.js';
 import { targetProfile } from './profiles/profiles.js';
 import { PollFailureLog } from './pipeline/failure-log.js';
 import { newHttpCounters, type HttpCounters } from './pipeline/own-series.js';
@@ -18,11 +18,32 @@ import type { Format } from './pipeline/exposition.js';
 import { TargetState } from './pipeline/target-state.js';
 import { targetStatus, targetVerdict, type TargetStatus, type Verdict } from './pipeline/target-status.js';
 
+/**
+ * One Redactor per set of credentials among the targets made together: a fleet's targets mostly
+ * log in alike, and each Redactor is a regular expression over a score of encoded forms (kilobytes
+ * to build and to hold; 10,000 copies of the same one).
+ */
+export class SharedRedactors {
+  private readonly made = new Map<string, Redactor>();
+
+  of(credentials: Credentials): Redactor {
+    const key = JSON.stringify([credentials.username, credentials.secrets, credentials.material ?? []]);
+    let redactor = this.made.get(key);
+    if (!redactor) {
+      redactor = new Redactor(credentials);
+      this.made.set(key, redactor);
+    }
+    return redactor;
+  }
+}
+
 export interface TargetOptions {
   /** The running target of the same name a reload replaces: what it served is served until this one's polls replace it. */
   replacing?: Target;
   /** How often a lasting poll failure is logged again (log.failure_reminder; read at each failure). */
   failureReminderMs?: () => number;
+  /** Where the targets made together share one Redactor per set of credentials. */
+  redactors?: SharedRedactors;
 }
 
 /** One watched broker: its client, its collectors' runners, its state and its snapshot. */
@@ -37,6 +58,12 @@ export class Target implements ServedTarget {
   /** What of this target this replica serves (all of it unless sharded). */
   readonly share: TargetShare;
   private readonly runners: CollectorRunner[] = [];
+  /**
+   * The runners started when the broker first answers (start() holds them while only the collector
+   * describing the broker polls): a broker nothing answers for costs one poll per interval, not one
+   * per collector, and its other collectors show as not polled yet, not as failing on their own.
+   */
+  private waiting: CollectorRunner[] = [];
 
   /** `http`: the HTTP server's counters, served among the exporter's own series. */
   constructor(
@@ -47,7 +74,8 @@ export class Target implements ServedTarget {
     options: TargetOptions = {},
   ) {
     const t = setup.target;
-    this.redactor = new Redactor(targetCredentials(t));
+    const credentials = targetCredentials(t);
+    this.redactor = options.redactors?.of(credentials) ?? new Redactor(credentials);
     this.client = new ManagementClient({
       url: t.url,
       username: t.username,
@@ -77,32 +105,32 @@ export class Target implements ServedTarget {
       login: { url: t.url, username: t.username, passwordSource: t.passwordSource },
       reminderMs: options.failureReminderMs,
     });
-    const profile = targetProfile(setup.naming, setup.profiles);
+    // One set of dependencies for all the target's runners: 10,000 targets hold one each, not fifteen.
+    const deps: RunnerDeps = {
+      client: this.client,
+      brokerInfoReader: this.brokerInfoReader,
+      state: this.state,
+      log: targetLog,
+      jitter: setup.poll.jitter,
+      backoffMaxMs: setup.poll.backoffMaxMs,
+      onPollFinished: () => this.store.schedule(),
+      // The broker is back: the collectors in backoff poll now, a little apart, not minutes later.
+      onBrokerBack: () => {
+        this.runners.forEach((runner, i) => {
+          runner.retrySoon(50 * i);
+        });
+      },
+      onBrokerAnswered: () => this.startWaiting(),
+      failures,
+      share: this.share,
+      profile: targetProfile(setup.naming, setup.profiles),
+    };
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
       const collector = collectorByName(collectorConfig.name);
       if (!this.share.ownsClusterSeries && clusterWideOnly(collector)) continue;
       running.set(collector.name, collectorConfig.options);
-      this.runners.push(
-        new CollectorRunner(collector, collectorConfig, {
-          client: this.client,
-          brokerInfoReader: this.brokerInfoReader,
-          state: this.state,
-          log: targetLog,
-          jitter: setup.poll.jitter,
-          backoffMaxMs: setup.poll.backoffMaxMs,
-          onPollFinished: () => this.store.schedule(),
-          // The broker is back: the collectors in backoff poll now, a little apart, not minutes later.
-          onBrokerBack: () => {
-            this.runners.forEach((runner, i) => {
-              runner.retrySoon(50 * i);
-            });
-          },
-          failures,
-          share: this.share,
-          profile,
-        }),
-      );
+      this.runners.push(new CollectorRunner(collector, collectorConfig, deps));
     }
     if (options.replacing) this.state.inherit(options.replacing.state, sameRendering(options.replacing.setup, setup));
   }
@@ -120,19 +148,43 @@ export class Target implements ServedTarget {
   }
 
   verdict(): Verdict {
-    return targetVerdict(this.state);
+    return targetVerdict(this.state, this.waiting.length);
   }
 
   status(): TargetStatus {
     const { username, passwordSource, maxResponseBytes } = this.setup.target;
-    return targetStatus(this.state, this.brokerInfoReader.current, { username, passwordSource, maxResponseBytes });
+    return targetStatus(this.state, this.brokerInfoReader.current, { username, passwordSource, maxResponseBytes }, this.waitingForBroker);
   }
 
   /** `offsetMs`: when its first polls start (a fleet's targets are spread over the interval). */
   start(offsetMs = 0): void {
-    // The broker's self-description first: it tells the others which API variant they talk to.
-    this.runners.forEach((runner, i) => {
-      runner.start(offsetMs + (runner.describesBroker ? 0 : 50 * i));
+    // The broker's self-description first: it tells the others which API variant they talk to,
+    // and whether anything answers at the target's address at all. Without one, all start, a little apart.
+    const describer = this.runners.find((runner) => runner.describesBroker);
+    if (!describer) {
+      this.startSpread(this.runners, offsetMs);
+      return;
+    }
+    describer.start(offsetMs);
+    this.waiting = this.runners.filter((runner) => runner !== describer);
+  }
+
+  /** Collectors that are not polled until the broker has answered once (see waiting). */
+  get waitingForBroker(): readonly string[] {
+    return this.waiting.map((runner) => runner.name);
+  }
+
+  /** The broker answered (a poll of the collector describing it reached it): the others start, a little apart. */
+  private startWaiting(): void {
+    if (this.waiting.length === 0) return;
+    const runners = this.waiting;
+    this.waiting = [];
+    this.startSpread(runners, 50);
+  }
+
+  private startSpread(runners: readonly CollectorRunner[], offsetMs: number): void {
+    runners.forEach((runner, i) => {
+      runner.start(offsetMs + 50 * i);
     });
   }
 

@@ -23,6 +23,9 @@ import type { PollFailureLog } from './failure-log.js';
  */
 export const MIN_POLL_SPACING_MS = 1000;
 
+/** A poll's start that fires this much after it was due is moved (see schedule). */
+const LATE_START_MS = 50;
+
 /** Node fires a longer timer after 1 ms; the config refuses such durations, this is the last guard. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -42,6 +45,12 @@ export interface RunnerDeps {
    * again, and the target cuts the other collectors' backoff short (retrySoon).
    */
   onBrokerBack?: () => void;
+  /**
+   * Told after each poll of the collector describing the broker that got an answer from it (a
+   * success, or an HTTP error, an answer that is not JSON...); not after one that reached nobody
+   * (refused, reset, DNS, TLS, no answer in time). The target starts its other collectors then.
+   */
+  onBrokerAnswered?: () => void;
   /** Where failures are logged, once per cause for the whole target. */
   failures: PollFailureLog;
   /** What of the target this replica serves (absent: everything). */
@@ -71,8 +80,10 @@ export class CollectorRunner {
   private failures = 0;
   /** The poll in progress: stop() cancels it. */
   private poll: Deadline | undefined;
-  private readonly carryOver = new Map<string, unknown>();
-  private readonly log: Logger;
+  /** What the collector keeps from poll to poll; made at its first poll (10,000 idle targets hold none). */
+  private carried: Map<string, unknown> | undefined;
+  /** Made when first used: a pino child costs kilobytes, and a fleet's idle targets seldom log. */
+  private childLog: Logger | undefined;
   private readonly excluded: ReadonlySet<MetricDef>;
 
   constructor(
@@ -80,9 +91,22 @@ export class CollectorRunner {
     private readonly config: CollectorConfig,
     private readonly deps: RunnerDeps,
   ) {
-    this.log = deps.log.child({ collector: collector.name });
-    this.excluded = deps.profile?.excluded(collector.metrics) ?? new Set();
+    this.excluded = deps.profile?.excluded(collector.metrics) ?? NOTHING_EXCLUDED;
     deps.state.register(collector.name, config.intervalMs, config.maxAgeMs, { decidesUp: collector.describesBroker === true, timeoutMs: config.timeoutMs });
+  }
+
+  private get log(): Logger {
+    this.childLog ??= this.deps.log.child({ collector: this.collector.name });
+    return this.childLog;
+  }
+
+  private get carryOver(): Map<string, unknown> {
+    this.carried ??= new Map();
+    return this.carried;
+  }
+
+  get name(): string {
+    return this.collector.name;
   }
 
   /** Its collector reads what the broker says about itself (started first). */
@@ -117,20 +141,41 @@ export class CollectorRunner {
     const spacing = this.deps.minSpacingMs ?? MIN_POLL_SPACING_MS;
     const earliest = this.lastStart === undefined ? 0 : this.lastStart + spacing - performance.now();
     const delay = Math.min(MAX_TIMER_MS, Math.max(0, earliest, delayMs));
+    const due = performance.now() + delay;
+    this.arm(delay, () => {
+      // Fired late: the loop was held (a long garbage collection, a loaded machine), and every
+      // start that came due meanwhile fires in this one turn of the loop: with a fleet, a thousand
+      // polls in one go, holding the loop again. Each starts instead at a random moment within as
+      // long as it was late, as they would have come had the loop been free.
+      const late = performance.now() - due;
+      if (late > LATE_START_MS) this.arm(this.random() * Math.min(late, this.config.intervalMs / 4), () => this.begin());
+      else this.begin();
+    });
+  }
+
+  private arm(delayMs: number, fire: () => void): void {
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const startedAt = performance.now();
-      this.lastStart = startedAt;
-      this.running = this.pollOnce().then(() => {
-        this.running = undefined;
-        this.schedule(this.nextDelay(startedAt));
-      });
-    }, delay);
+      fire();
+    }, delayMs);
     this.timer.unref?.();
   }
 
+  private begin(): void {
+    if (this.stopped) return;
+    const startedAt = performance.now();
+    this.lastStart = startedAt;
+    this.running = this.pollOnce().then(() => {
+      this.running = undefined;
+      this.schedule(this.nextDelay(startedAt));
+    });
+  }
+
+  private random(): number {
+    return (this.deps.random ?? Math.random)();
+  }
+
   private nextDelay(startedAt: number): number {
-    const random = this.deps.random ?? Math.random;
     const interval = this.config.intervalMs;
     // The collector describing the broker never backs off: its one small request per interval
     // is what tells that the broker is back.
@@ -140,7 +185,7 @@ export class CollectorRunner {
       const backoff = interval * 2 ** Math.min(this.failures - 1, 3);
       return Math.min(backoff, Math.max(interval, this.deps.backoffMaxMs));
     }
-    const jittered = interval * (1 + this.deps.jitter * (2 * random() - 1));
+    const jittered = interval * (1 + this.deps.jitter * (2 * this.random() - 1));
     return startedAt + jittered - performance.now();
   }
 
@@ -206,6 +251,7 @@ export class CollectorRunner {
       const wasFailing = this.failures > 0;
       this.failures = 0;
       if (wasFailing && this.describesBroker) this.deps.onBrokerBack?.();
+      if (this.describesBroker) this.deps.onBrokerAnswered?.();
     } catch (error) {
       const seconds = (performance.now() - started) / 1000;
       this.failures++;
@@ -218,6 +264,7 @@ export class CollectorRunner {
         Date.now(),
         partFailureCause(error, deadline.passed),
       );
+      if (this.describesBroker && !this.stopped && brokerAnswered(error, deadline.passed)) this.deps.onBrokerAnswered?.();
       if (!this.stopped) {
         this.deps.failures.failed(this.collector.name, cause, {
           path: error instanceof ManagementError ? error.pathname : undefined,
@@ -231,6 +278,16 @@ export class CollectorRunner {
     this.poll = undefined;
     this.deps.onPollFinished();
   }
+}
+
+/** A collector whose profile excludes none of its families: one set for them all. */
+const NOTHING_EXCLUDED: ReadonlySet<MetricDef> = new Set();
+
+/** Whether a failed poll heard from the broker: not when nothing answered (refused, reset, DNS, TLS, a deadline). */
+function brokerAnswered(error: unknown, deadlinePassed: boolean): boolean {
+  if (deadlinePassed) return false;
+  if (!(error instanceof ManagementError)) return true;
+  return error.kind !== 'network' && error.kind !== 'timeout' && error.kind !== 'aborted';
 }
 
 /** Why a poll's signal ends: made once, not per poll (an abort without a reason builds a DOMException with a stack trace). */

@@ -72,6 +72,8 @@ export interface TargetStatus {
   readonly access: PageLogin | undefined;
   /** Worst first (failing, partial, pending, ok), then in the order they were registered. */
   readonly collectors: readonly CollectorStatus[];
+  /** Collectors not polled until the broker answers (nothing has answered at its address yet). */
+  readonly waitingForBroker: readonly string[];
 }
 
 const CONDITION_RANK: Readonly<Record<CollectorCondition, number>> = { failing: 0, partial: 1, pending: 2, ok: 3 };
@@ -115,11 +117,14 @@ function collectorsCount(n: number): string {
  * One pass over the live state, copying nothing: the landing page asks it of every target (10,000
  * in a fleet) and copies the whole status only of those it shows.
  */
-export function targetVerdict(state: TargetState): Verdict {
+export function targetVerdict(state: TargetState, waitingForBroker = 0): Verdict {
   const decider = state.upDecidedBy;
   if (state.servesUp && decider !== undefined) {
     if (decider.attempts === 0) return { level: 'starting', why: 'the first poll of the broker has not finished yet' };
-    if (!state.up) return { level: 'down', why: `${decider.name} failed: ${decider.lastError ?? 'no answer'}` };
+    if (!state.up) {
+      const waiting = waitingForBroker > 0 ? `; the ${waitingForBroker} other collectors wait until the broker answers` : '';
+      return { level: 'down', why: `${decider.name} failed: ${decider.lastError ?? 'no answer'}${waiting}` };
+    }
   }
   const unwell: Record<Exclude<CollectorCondition, 'ok'>, CollectorState[]> = { failing: [], partial: [], pending: [] };
   for (const c of state.collectors.values()) {
@@ -143,8 +148,17 @@ export function targetVerdict(state: TargetState): Verdict {
   return { level: 'healthy', why: pending.length > 0 ? `${polled}; not polled yet: ${names(pending)}` : polled };
 }
 
-/** `monotonicNow`: the moment, on the monotonic clock, whose served samples are counted. */
-export function targetStatus(state: TargetState, broker?: BrokerIdentity, access?: PageLogin, monotonicNow = performance.now()): TargetStatus {
+/**
+ * `waitingForBroker`: the collectors not polled until the broker answers. `monotonicNow`: the
+ * moment, on the monotonic clock, whose served samples are counted.
+ */
+export function targetStatus(
+  state: TargetState,
+  broker?: BrokerIdentity,
+  access?: PageLogin,
+  waitingForBroker: readonly string[] = [],
+  monotonicNow = performance.now(),
+): TargetStatus {
   const collectors = [...state.collectors.values()]
     .map((c) => collectorStatus(state, c, monotonicNow))
     // Stable: registration order within one condition.
@@ -155,9 +169,10 @@ export function targetStatus(state: TargetState, broker?: BrokerIdentity, access
     up: state.up,
     downReason: state.up ? undefined : state.upDecidedBy?.lastError,
     upCollector: state.upDecidedBy?.name,
-    verdict: targetVerdict(state),
+    verdict: targetVerdict(state, waitingForBroker.length),
     broker: broker && { productName: broker.productName, productVersion: broker.productVersion, clusterName: broker.clusterName, node: broker.node, ...(broker.simulation ? { simulation: broker.simulation } : {}) },
     access,
     collectors,
+    waitingForBroker: [...waitingForBroker],
   };
 }

@@ -26,6 +26,7 @@ function trouble(target: TargetStatus, c: CollectorStatus): string {
     const hint = hinted ? `<div class="hint">${escapeHtml(causeHint(c.lastFailure, hintContext(target, c)))}</div>` : '';
     return `${escapeHtml(c.lastError ?? '')}${hint}`;
   }
+  if (c.condition === 'pending' && target.waitingForBroker.includes(c.name)) return 'not polled until the broker answers';
   if (c.condition === 'partial') {
     return c.leftOut
       .map((r) => `<div>left out ${escapeHtml(r.path)}: ${escapeHtml(r.why)}</div><div class="hint">${escapeHtml(causeHint(r.cause, hintContext(target, c)))}</div>`)

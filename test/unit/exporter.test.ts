@@ -162,6 +162,18 @@ describe('several targets', () => {
     expect(e.targets[0]!.setup.poll.intervalMs).toBe(2000);
   }, 30_000);
 
+  // Issue 24: each of 10,000 targets built and held its own Redactor, the same one for a fleet that logs in alike.
+  it('targets made together with the same credentials share one redactor; others have their own', async () => {
+    const alike = (name: string) => `  - name: ${name}\n    url: ${brokers[0]!.url}\n    password: shared-secret-9f2\n`;
+    const { exporter: e } = start(several(alike('a'), alike('b'), entry('c', brokers[1]!)));
+    await e.start();
+    const [a, b, c] = e.targets;
+    expect(a!.redactor).toBe(b!.redactor);
+    expect(c!.redactor).not.toBe(a!.redactor);
+    expect(a!.redactor.redact('said shared-secret-9f2')).toBe('said <redacted>');
+    expect(c!.redactor.redact('said pass-of-c-7c1, not shared-secret-9f2')).toBe('said <redacted>, not shared-secret-9f2');
+  });
+
   it('/metrics carries the process and reload series, each target its own; with one target, as before', async () => {
     const { file, exporter: e } = start(several(entry('a', brokers[0]!), entry('b', brokers[1]!)));
     const own = (await e.ownMetrics()).body('text').toString();
