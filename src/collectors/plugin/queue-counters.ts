@@ -36,6 +36,8 @@ const SOURCES: readonly CounterSource[] = [
 /** message_stats.deliver_get: deliveries and gets in either ack mode, as the management API sums them. */
 const DELIVER_GET = [Q.deliveredAck, Q.deliveredNoAck, Q.getAck, Q.getNoAck];
 
+const NO_RECORD = Object.freeze({});
+
 /** The queue rows this collector may serve (for docs and tests). */
 export const QUEUE_ROWS_FROM_PLUGIN: readonly MetricDef[] = [...SOURCES.map((s) => s.row), Q.deliverGet];
 
@@ -88,7 +90,9 @@ export function writeQueueCounters(sink: SampleSink, nodes: readonly NodeCounter
   for (const row of DELIVER_GET) for (const [key, value] of sums.get(row)!) deliverGet.set(key, (deliverGet.get(key) ?? 0) + value);
   sums.set(Q.deliverGet, deliverGet);
   for (const [row, byQueue] of sums) {
-    for (const [labels, value] of byQueue) sink.addRendered(row, labels, memory.monotonic.adjust(labels, row.name, value));
+    // No broker record comes with these samples: a naming profile's labels read from one (kbudde's
+    // durable and policy) are served empty.
+    for (const [labels, value] of byQueue) sink.addRendered(row, labels, memory.monotonic.adjust(labels, row.name, value), NO_RECORD);
   }
   memory.monotonic.commit();
 }

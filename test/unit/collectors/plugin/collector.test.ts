@@ -6,6 +6,7 @@ import { pluginCollector } from '../../../../src/collectors/plugin/collector.js'
 import { brokerApiAnswering } from '../../../support/fake-broker-api.js';
 import { REPO_ROOT } from '../../../support/fixtures.js';
 import { brokerFrom, runCollector } from '../../../support/run-collector.js';
+import { kbuddeNames } from '../../../../src/profiles/kbudde/names.js';
 
 /** A recorded answer of rabbitmq_prometheus (test/record/record-plugin.record.ts). */
 const answer = (dir: string, file: string) => fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures', dir, file), 'utf8');
@@ -134,6 +135,17 @@ describe('plugin collector', () => {
     expect(await poll(text(3), text(4))).toBe(7);
     expect(await poll(text(5), new ManagementError('timeout', '/metrics/detailed', 'no complete answer within 10 ms'))).toBe(9);
     expect(await poll(text(5), text(6))).toBe(11);
+  });
+
+  it('serves the queue counters under kbudde\'s names too, with the labels no plugin answer has left empty', async () => {
+    const statsOff = 'plugin-4.3.x-stats-disabled';
+    const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_4}`]: answer(statsOff, 'collector-detailed.prom') }, ['rabbit@node-a']);
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.3.x-stats-disabled'), options: { global: false }, profile: { names: kbuddeNames, clusterName: 'c', node: 'rabbit@node-a' } });
+    expect(run.family('rabbitmq_queue_messages_published_total').find((s) => s.labels.queue === 'px.classic')).toEqual({
+      name: 'rabbitmq_queue_messages_published_total',
+      labels: { cluster: 'c', vhost: '/', queue: 'px.classic', durable: '', policy: '', self: '0' },
+      value: 7,
+    });
   });
 
   it('refuses a plugin URL with credentials in it', () => {
