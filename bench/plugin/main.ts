@@ -6,8 +6,10 @@
  *  - one request at a time, BENCH_REPEATS times each: the API's statistics list (GET /api/queues),
  *    the plugin's per-queue counter families (what the collector asks with statistics disabled),
  *    and the collector's default requests with statistics on (auth and Raft families, /metrics);
- *  - the exporter at its defaults for BENCH_PLUGIN_WINDOW_S seconds, API only, then the same with
- *    `collectors.plugin.enabled: true`: broker CPU-seconds per second.
+ *  - the exporter at its defaults for BENCH_PLUGIN_WINDOW_S seconds, API only and with
+ *    `collectors.plugin.enabled: true`, in the order API, hybrid, hybrid, API (so a drift of the
+ *    machine's load weighs on both alike), each net of the broker's idle CPU measured just before
+ *    it: broker CPU-seconds per second.
  * Writes bench/results/plugin.json (commit, machine, command, date, load: ../provenance.ts).
  */
 import fs from 'node:fs';
@@ -26,7 +28,7 @@ import { cleanup, drain, log, logAs, median, onCleanup, sleep } from '../run/uti
 
 logAs('plugin');
 
-const WINDOW_S = intEnv('BENCH_PLUGIN_WINDOW_S', 120, 10);
+const WINDOW_S = intEnv('BENCH_PLUGIN_WINDOW_S', 90, 10);
 
 interface RequestCost {
   request: string;
@@ -39,8 +41,10 @@ interface RequestCost {
 
 interface WindowCost {
   source: string;
-  /** Broker CPU-seconds per second with the exporter polling, net of the background. */
+  /** Broker CPU-seconds per second with the exporter polling, net of the idle rate measured just before. */
   brokerCpuPerS: number;
+  /** The broker's CPU-seconds per second with nobody polling, just before the window. */
+  idleCpuPerS: number;
   windowS: number;
 }
 
@@ -69,13 +73,14 @@ async function costOf(request: string, fetchOnce: () => Promise<{ bytes: number 
 }
 
 async function windowOf(source: string, setup: Awaited<ReturnType<typeof setUp>>, settings: Record<string, unknown>, workDir: string): Promise<WindowCost> {
+  const idle = await baselineCpu(setup.beamPid, 20);
   const exp = await startExporter(source, setup.broker.managementUrl, settings, workDir);
   // Every collector's first poll is behind it before the window opens.
   await sleep(30_000);
-  const r = await brokerCpuOf(setup.beamPid, setup.baseline, () => sleep(WINDOW_S * 1000));
+  const r = await brokerCpuOf(setup.beamPid, idle, () => sleep(WINDOW_S * 1000));
   await exp.stop();
-  const cost = { source, brokerCpuPerS: r.net / r.wall, windowS: r.wall };
-  log(`${source}: broker ${cost.brokerCpuPerS.toFixed(4)} CPU-s/s over ${r.wall.toFixed(0)} s`);
+  const cost = { source, brokerCpuPerS: r.gross / r.wall - idle, idleCpuPerS: idle, windowS: r.wall };
+  log(`${source}: broker ${cost.brokerCpuPerS.toFixed(4)} CPU-s/s over ${r.wall.toFixed(0)} s (idle just before: ${idle.toFixed(4)})`);
   return cost;
 }
 
@@ -94,16 +99,20 @@ async function main(): Promise<void> {
     await costOf(`GET ${detailed(PLUGIN_FAMILIES)} and GET /metrics (the plugin collector's defaults, statistics on)`, () => plainText(plugin, [detailed(PLUGIN_FAMILIES), '/metrics']), setup.beamPid, setup.baseline),
   ];
   const baselineAgain = await baselineCpu(setup.beamPid, 10);
-  const windows = [
-    await windowOf('API only (every default)', setup, {}, workDir),
-    await windowOf('hybrid (every default, plugin collector enabled)', setup, { collectors: { plugin: { enabled: true, port: setup.broker.prometheusPort } } }, workDir),
-  ];
+  const API_ONLY = 'API only (every default)';
+  const HYBRID = 'hybrid (every default, plugin collector enabled)';
+  const hybrid = { collectors: { plugin: { enabled: true, port: setup.broker.prometheusPort } } };
+  const windows: WindowCost[] = [];
+  for (const [source, settings] of [[API_ONLY, {}], [HYBRID, hybrid], [HYBRID, hybrid], [API_ONLY, {}]] as const) windows.push(await windowOf(source, setup, settings, workDir));
+  const medianOf = (source: string) => median(windows.filter((w) => w.source === source).map((w) => w.brokerCpuPerS));
+  const bySource = [API_ONLY, HYBRID].map((source) => ({ source, brokerCpuPerS: medianOf(source) }));
   const results = {
     bench: 'plugin',
     broker: { version: setup.broker.version, queues: setup.totals.queues, publishRate: setup.msgRate, baselineCpuPerS: setup.baseline, baselineCpuPerSAfterRequests: baselineAgain },
     pollInterval: S.pollInterval,
     requests,
     windows,
+    bySource,
     provenance: run.finish(),
   };
   fs.mkdirSync(S.resultsDir, { recursive: true });
