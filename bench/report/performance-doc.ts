@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ScaleResults } from '../scale/scale-results.js';
 import { type AuthResults, authSection } from './auth-section.js';
+import { type PluginResults, pluginSection } from './plugin-section.js';
 import { type BrokerRunResults, brokerSection } from './broker-section.js';
 import { type FleetResults, fleetSection } from './fleet-section.js';
 import { scaleSection } from './scale-section.js';
@@ -38,6 +39,7 @@ const INTRO = [
   '- `npm run bench`: a private RabbitMQ 3.10 node with 10,000 queues and traffic, each collector against a raw fetch, broker CPU against a kbudde-style round and the plugin, then `bench:scale`; `bench/run/`.',
   '- `npm run bench:fleet`: 10,000 targets in one exporter, `bench/fleet/`.',
   '- `npm run bench:auth`: authenticated scrapes under floods of wrong passwords, `bench/auth/`.',
+  '- `npm run bench:plugin`: the same broker as `bench`, its CPU with the plugin collector at its defaults beside the API alone, `bench/plugin/`.',
   '- `npm run bench:live`: the live exporter\'s broker CPU per minute against the replay of its requests, `bench/live/` (writes Markdown only, so none of its figures is on this page).',
   '- `npm run bench:report`: this page, from `bench/results/*.json`.',
   '',
@@ -74,6 +76,7 @@ const SECTIONS: [RegExp, Section][] = [
   [/^\d+-queues\.json$/, { title: 'A broker with 10,000 queues', render: (r: BrokerRunResults, f) => brokerSection(r, f) }],
   [/^fleet\.json$/, { title: 'A fleet of targets', render: (r: FleetResults, f) => fleetSection(r, f) }],
   [/^auth\.json$/, { title: 'Wrong passwords', render: (r: AuthResults, f) => authSection(r, f) }],
+  [/^plugin\.json$/, { title: 'The plugin source: the broker\'s CPU beside the API alone', render: (r: PluginResults, f) => pluginSection(r, f) }],
 ];
 
 export function performanceDoc(files: ResultsFiles): string {

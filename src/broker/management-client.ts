@@ -5,6 +5,7 @@ import { answerCap, answerKind } from './answer-caps.js';
 import { Deadline } from './deadline.js';
 import { ManagementError } from './errors.js';
 import { AnswerTooLarge, describeBytes, MalformedAnswer, readJson, stop as discard, type BodyStream } from './read-json.js';
+import { readText } from './read-text.js';
 
 export interface ClientOptions {
   /** Origin plus optional path prefix, e.g. https://mq.example:15671/rabbit; no credentials. */
@@ -45,6 +46,10 @@ export interface RequestOptions {
   answerStatuses?: readonly number[];
 }
 
+/** How an answer is read: parsed JSON under the cap of its kind of path, or text under a cap of its own. */
+type Reading = { as: 'json' } | { as: 'text'; capBytes: number; capName: string };
+const JSON_READING: Reading = { as: 'json' };
+
 /** The only module that speaks HTTP to the broker. Collectors get parsed JSON or a ManagementError. */
 export class ManagementClient {
   /**
@@ -63,6 +68,7 @@ export class ManagementClient {
   private readonly prefix: string;
   private readonly options: ClientOptions;
   private readonly redactor: Redactor;
+  private readonly peers = new Map<string, ManagementClient>();
   /** Bytes of response bodies read, for the exporter's own metrics. */
   bytesRead = 0;
   requests = 0;
@@ -92,12 +98,38 @@ export class ManagementClient {
 
   /** GET an API path (e.g. `/api/overview`) with an optional query; resolves to parsed JSON. */
   getJson<T = unknown>(path: string, query?: Record<string, string | number | boolean>, opts: RequestOptions = {}): Promise<T> {
+    return this.get<T>(path, query, opts, JSON_READING);
+  }
+
+  /**
+   * GET a path whose answer is text (rabbitmq_prometheus's `/metrics/detailed`), refused once over
+   * `capBytes` (`capName` says which setting that is, in the error).
+   */
+  getText(path: string, query: Record<string, string | number | boolean> | undefined, opts: RequestOptions & { capBytes: number; capName: string }): Promise<string> {
+    return this.get<string>(path, query, opts, { as: 'text', capBytes: opts.capBytes, capName: opts.capName });
+  }
+
+  /**
+   * A client of another origin of the same broker (a node's rabbitmq_prometheus listener) with
+   * this one's credentials, TLS settings, timeouts and redaction, one request at a time; made once
+   * per origin and closed with this one.
+   */
+  peer(origin: string): ManagementClient {
+    let client = this.peers.get(origin);
+    if (!client) {
+      client = new ManagementClient({ ...this.options, url: origin, redactor: this.redactor, maxConcurrentRequests: 1 });
+      this.peers.set(origin, client);
+    }
+    return client;
+  }
+
+  private get<T>(path: string, query: Record<string, string | number | boolean> | undefined, opts: RequestOptions, reading: Reading): Promise<T> {
     const fullPath = withQuery(this.prefix + path, query);
     const limit = this.lanes[opts.lane ?? 'shared'];
     const signal = opts.signal;
     const timeoutMs = Math.min(this.options.timeouts.totalMs, opts.timeoutMs ?? Infinity);
     const answerStatuses = opts.answerStatuses ?? [];
-    if (!signal) return limit(() => this.request<T>(fullPath, undefined, timeoutMs, answerStatuses));
+    if (!signal) return limit(() => this.request<T>(fullPath, undefined, timeoutMs, reading, answerStatuses));
     if (signal.aborted) return Promise.reject(new ManagementError('aborted', fullPath, 'cancelled before it was sent'));
     // A request still queued behind the bound settles as soon as its poll is cancelled; when its
     // turn comes it sees the abort and sends nothing.
@@ -105,17 +137,17 @@ export class ManagementClient {
       const queued = this.waiting.add(signal, () => reject(new ManagementError('aborted', fullPath, 'cancelled while waiting for a free connection')));
       limit(() => {
         this.waiting.remove(signal, queued);
-        return this.request<T>(fullPath, signal, timeoutMs, answerStatuses);
+        return this.request<T>(fullPath, signal, timeoutMs, reading, answerStatuses);
       }).then(resolve, reject);
     });
   }
 
-  private async request<T>(path: string, callerSignal: AbortSignal | undefined, timeoutMs: number, answerStatuses: readonly number[]): Promise<T> {
+  private async request<T>(path: string, callerSignal: AbortSignal | undefined, timeoutMs: number, reading: Reading, answerStatuses: readonly number[]): Promise<T> {
     if (callerSignal?.aborted) throw new ManagementError('aborted', path, 'cancelled before it was sent');
     const deadline = new Deadline(timeoutMs, callerSignal);
     this.inFlight++;
     try {
-      return await this.send<T>(path, deadline, callerSignal, answerStatuses);
+      return await this.send<T>(path, deadline, callerSignal, reading, answerStatuses);
     } catch (error) {
       if (error instanceof ManagementError && error.kind === 'network' && this.inFlight === 1) this.releasePool();
       throw error;
@@ -131,7 +163,7 @@ export class ManagementClient {
     pool?.close().catch(() => undefined);
   }
 
-  private async send<T>(path: string, deadline: Deadline, callerSignal: AbortSignal | undefined, answerStatuses: readonly number[]): Promise<T> {
+  private async send<T>(path: string, deadline: Deadline, callerSignal: AbortSignal | undefined, reading: Reading, answerStatuses: readonly number[]): Promise<T> {
     const { signal, timeoutMs } = deadline;
     this.requests++;
     let response: Dispatcher.ResponseData;
@@ -142,7 +174,8 @@ export class ManagementClient {
         path,
         method: 'GET',
         // With a bare application/json, RabbitMQ answers 406 (not 404) for a path no plugin serves.
-        headers: { authorization: this.authorization, accept: 'application/json, */*;q=0.1' },
+        // rabbitmq_prometheus picks its format by Accept: the classic text format is the one parsed.
+        headers: { authorization: this.authorization, accept: reading.as === 'text' ? 'text/plain; version=0.0.4' : 'application/json, */*;q=0.1' },
         signal,
       });
     } catch (error) {
@@ -151,13 +184,18 @@ export class ManagementClient {
     const { statusCode, body, headers } = response;
     const ok = (statusCode >= 200 && statusCode < 300) || answerStatuses.includes(statusCode);
     const pathname = path.split('?')[0]!;
-    const cap = answerCap(pathname, this.options.maxResponseBytes);
-    const capName = answerKind(pathname) === 'list' ? 'target.max_response_bytes' : 'the cap of answers that are not lists';
+    const cap = reading.as === 'text' ? reading.capBytes : answerCap(pathname, this.options.maxResponseBytes);
+    const capName = reading.as === 'text' ? reading.capName : answerKind(pathname) === 'list' ? 'target.max_response_bytes' : 'the cap of answers that are not lists';
     try {
       const declared = Number(headers['content-length']);
       if (ok && Number.isFinite(declared) && declared > cap) {
         discard(body);
         throw new ManagementError('too_large', path, `answer refused before it was read: it declares ${declared} bytes, over the cap of ${describeBytes(cap)} (${capName})`);
+      }
+      if (ok && reading.as === 'text') {
+        const { text, bytes } = await readText(body, cap, capName);
+        this.bytesRead += bytes;
+        return text as T;
       }
       if (ok) {
         // Parsed while it arrives, in slices: a big answer never holds the event loop for long.
@@ -223,7 +261,7 @@ export class ManagementClient {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.pool?.close();
+    await Promise.all([this.pool?.close(), ...[...this.peers.values()].map((peer) => peer.close())]);
   }
 }
 
@@ -265,6 +303,12 @@ function tlsConnectOptions(options: ClientOptions) {
     key: tls.key,
     rejectUnauthorized: !tls.insecureSkipVerify,
   };
+}
+
+/** GET an absolute URL of another listener of `client`'s broker as text, through its peer client of that origin. */
+export function peerText(client: ManagementClient, url: string, cap: { bytes: number; name: string }, opts: RequestOptions): Promise<string> {
+  const { origin, pathname, search } = new URL(url);
+  return client.peer(origin).getText(pathname + search, undefined, { ...opts, capBytes: cap.bytes, capName: cap.name });
 }
 
 export function withQuery(path: string, query?: Record<string, string | number | boolean>): string {

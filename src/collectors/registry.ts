@@ -13,6 +13,7 @@ import { shovelsCollector } from './shovels/collector.js';
 import { exchangesCollector } from './exchanges/collector.js';
 import { nodesCollector } from './nodes/collector.js';
 import { overviewCollector } from './overview/collector.js';
+import { pluginCollector } from './plugin/collector.js';
 import { queuesCollector } from './queues/collector.js';
 import { vhostsCollector } from './vhosts/collector.js';
 
@@ -22,7 +23,7 @@ import { vhostsCollector } from './vhosts/collector.js';
  */
 export const COLLECTORS: readonly AnyCollector[] = [overviewCollector, nodesCollector, queuesCollector, exchangesCollector, vhostsCollector,
   connectionsCollector, channelsCollector, consumersCollector, streamsCollector,
-  healthChecksCollector, certificatesCollector, limitsCollector, federationCollector, shovelsCollector, featureFlagsCollector, inventoryCollector];
+  healthChecksCollector, certificatesCollector, limitsCollector, federationCollector, shovelsCollector, featureFlagsCollector, inventoryCollector, pluginCollector];
 
 /** The collector of a configured name; the configuration admits only the names listed here. */
 export function collectorByName(name: string): AnyCollector {

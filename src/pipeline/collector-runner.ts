@@ -5,7 +5,7 @@ import { unlessAbsent } from '../broker/absence.js';
 import { Deadline } from '../broker/deadline.js';
 import { ManagementError } from '../broker/errors.js';
 import { pathTemplate } from '../broker/answer-caps.js';
-import type { ManagementClient } from '../broker/management-client.js';
+import { type ManagementClient, peerText } from '../broker/management-client.js';
 import type { AnyCollector, BrokerApi, RequestLimits } from '../collectors/kit/collector.js';
 import { partFailureCause } from '../collectors/kit/optional-part.js';
 import type { CollectorConfig } from '../config/exporter-config.js';
@@ -215,6 +215,7 @@ export class CollectorRunner {
     const api: BrokerApi = {
       get: (path, query, limits) => client.getJson(path, query, requestOptions(limits)),
       getOptional: (path, query, limits) => unlessAbsent(client.getJson(path, query, requestOptions(limits))),
+      getText: (url, cap, limits) => peerText(client, url, cap, requestOptions(limits)),
     };
     const leftOut: LeftOutRequest[] = [];
     try {

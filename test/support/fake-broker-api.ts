@@ -71,6 +71,8 @@ export function brokerApiAnswering(answer: (path: string, query: Record<string, 
         throw error;
       }
     },
+    // An absolute URL (a node's rabbitmq_prometheus) is a route like any other: its answer is text.
+    getText: async (url: string, _cap: { bytes: number; name: string }, limits?: RequestLimits) => (await ask(url, undefined, false, limits)) as string,
   };
 }
 

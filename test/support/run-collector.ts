@@ -12,7 +12,7 @@
 import { pino, type Logger } from 'pino';
 import { brokerInfoFromOverview, type BrokerInfo } from '../../src/broker/broker-info.js';
 import { isAbsent } from '../../src/broker/absence.js';
-import { ManagementClient } from '../../src/broker/management-client.js';
+import { ManagementClient, peerText } from '../../src/broker/management-client.js';
 import type { AnyCollector, BrokerApi, RequestLimits } from '../../src/collectors/kit/collector.js';
 import { concatFamilies, type RenderedFamily } from '../../src/model/text-format.js';
 import { SampleSink, type SinkProfile } from '../../src/model/sample-sink.js';
@@ -102,6 +102,7 @@ export function apiOf(client: ManagementClient, signal?: AbortSignal): BrokerApi
         throw error;
       }
     },
+    getText: (url, cap, limits) => peerText(client, url, cap, opts(limits)),
   };
 }
 
@@ -179,6 +180,14 @@ function recording(api: BrokerApi, requests: FakeCall[]): BrokerApi {
       record(path, query, true);
       return api.getOptional(path, query, limits);
     },
+    ...(api.getText
+      ? {
+          getText: (url: string, cap: { bytes: number; name: string }, limits?: RequestLimits) => {
+            record(url, undefined, false);
+            return api.getText!(url, cap, limits);
+          },
+        }
+      : {}),
   };
 }
 

@@ -24,6 +24,12 @@ export interface BrokerApi {
   get<T = unknown>(path: string, query?: Record<string, string | number | boolean>, limits?: RequestLimits): Promise<T>;
   /** Like get(), but an answer that means absent (see broker/absence.ts) resolves to undefined. */
   getOptional<T = unknown>(path: string, query?: Record<string, string | number | boolean>, limits?: RequestLimits): Promise<T | undefined>;
+  /**
+   * GET an absolute URL of another listener of the same broker (a node's rabbitmq_prometheus) as
+   * text, with the target's credentials, TLS settings, timeouts and redaction, refused over
+   * `cap.bytes` (`cap.name`: the setting, for the error). Absent where only the management API is.
+   */
+  getText?(url: string, cap: { bytes: number; name: string }, limits?: RequestLimits): Promise<string>;
 }
 
 /** The poll's own limits, for the parts of a poll that may fail without failing it. */

@@ -1,0 +1,137 @@
+import pLimit from 'p-limit';
+import { z } from 'zod';
+import { parseVersion } from '../../broker/broker-info.js';
+import { metricsOf } from '../../model/metric-def.js';
+import type { SampleSink } from '../../model/sample-sink.js';
+import type { Collector } from '../kit/collector.js';
+import { logOnce } from '../kit/log-once.js';
+import { carried } from '../kit/carried.js';
+import { pluginEndpoints } from './endpoints.js';
+import { pluginMetrics as M } from './metrics.js';
+import { type NodeScrape, scrapeNode } from './node-scrape.js';
+import { type NodeCounters, QueueCounterMemory, queueCounterFamilies, writeQueueCounters } from './queue-counters.js';
+import type { PluginExposition } from './text-parser.js';
+
+/** Detailed families whose samples this collector serves (the per-queue counters' families come by themselves). */
+export const PLUGIN_FAMILIES = ['auth_attempt_metrics', 'ra_metrics'] as const;
+const CAP_SETTING = 'collectors.plugin.max_answer_bytes';
+
+const options = z.strictObject({
+  /** rabbitmq_prometheus base URLs (e.g. https://mq.example:15692) instead of the nodes of /api/nodes: brokers behind a load balancer, hosted brokers. */
+  urls: z.array(z.url({ protocol: /^https?$/ }).refine((url) => !new URL(url).username && !new URL(url).password, 'a plugin URL carries no credentials: the target\'s are used')).default([]),
+  /** The plugin's port on each node found in /api/nodes (prometheus.tcp.port / prometheus.ssl.port). */
+  port: z.number().int().min(1).max(65_535).default(15_692),
+  scheme: z.enum(['http', 'https']).default('http'),
+  /** Detailed families read for what only the plugin counts: auth attempts, Raft. */
+  families: z.array(z.enum(PLUGIN_FAMILIES)).default([...PLUGIN_FAMILIES]),
+  /** The node's global counters from `/metrics`: dead-lettered by reason, received, routed, confirmed per protocol. */
+  global: z.boolean().default(true),
+  /** Nodes scraped at once. */
+  concurrency: z.number().int().min(1).max(64).default(4),
+  /** Largest answer of one node accepted, in bytes; a larger one fails that node alone. */
+  max_answer_bytes: z.number().int().positive().default(64 * 1024 * 1024),
+});
+type PluginOptions = z.infer<typeof options>;
+
+export const pluginCollector: Collector<PluginOptions> = {
+  name: 'plugin',
+  description: 'GET /api/nodes (unless urls are given), then each node\'s rabbitmq_prometheus: GET /metrics/detailed?family=... and GET /metrics. Off by default.',
+  defaultEnabled: false,
+  defaultIntervalMultiplier: 2,
+  metrics: metricsOf(M),
+  optionsSchema: options,
+  async collect(ctx) {
+    const { sink, options: o } = ctx;
+    const [major] = parseVersion(ctx.broker.rabbitmqVersion);
+    // The queue collector serves these counters from the management API while it has statistics:
+    // one family is fed by one collector at a time.
+    const queueCounters = ctx.broker.statisticsDisabled;
+    const families = [...o.families, ...(queueCounters ? queueCounterFamilies(major) : [])];
+    const endpoints = await pluginEndpoints(ctx, o);
+    const limit = pLimit(o.concurrency);
+    const plan = { families, global: o.global, cap: { bytes: o.max_answer_bytes, name: CAP_SETTING } };
+    const scrapes = await Promise.all(endpoints.map((endpoint) => limit(() => scrapeNode(ctx, endpoint, plan))));
+    const answered: { node: string; detailed?: PluginExposition; global?: PluginExposition }[] = [];
+    const seen = new Set<string>();
+    for (const scrape of scrapes) {
+      const duplicate = !('failure' in scrape) && seen.has(scrape.node);
+      const failure = 'failure' in scrape ? scrape.failure : duplicate ? duplicateOf(scrape) : undefined;
+      // A duplicate is named by its URL: its node's name is already served, up.
+      const node = duplicate ? scrape.endpoint.node : scrape.node;
+      sink.add(M.nodeUp, { node }, failure ? 0 : 1);
+      if (failure) {
+        sink.add(M.nodeFailure, { node, reason: failure.reason }, 1);
+        logOnce(ctx, 'warn', `plugin:${scrape.endpoint.base}:${failure.reason}`, { node, reason: failure.reason, detail: failure.detail }, 'rabbitmq_prometheus of a node failed: its plugin series are missing');
+        continue;
+      }
+      if ('failure' in scrape) continue; // (narrowing only: a failed scrape has its failure)
+      seen.add(scrape.node);
+      answered.push(scrape);
+    }
+    for (const node of answered) writeNodeRows(sink, node);
+    sink.add(M.queueCountersServed, {}, queueCounters ? 1 : 0);
+    if (queueCounters) writeQueueCounters(sink, queueCountersOf(scrapes, ctx.carryOver), major, carried(ctx.carryOver, 'queue-counters', () => new QueueCounterMemory()));
+  },
+};
+
+/**
+ * Each node's per-queue counters; a node that failed this poll gives those of its last answer, so
+ * its queues' counters neither drop nor count twice when it answers again. A node answering twice
+ * (two URLs behind one load balancer) is counted once.
+ */
+function queueCountersOf(scrapes: readonly NodeScrape[], carryOver: Map<string, unknown>): NodeCounters[] {
+  const lastAnswers = carried(carryOver, 'last-answers', () => new Map<string, PluginExposition>());
+  const nodes = new Set<string>();
+  const counters: NodeCounters[] = [];
+  for (const scrape of scrapes) {
+    const source = scrape.endpoint.base;
+    const answer = 'failure' in scrape ? lastAnswers.get(source) : scrape.detailed;
+    if (!('failure' in scrape)) {
+      if (nodes.has(scrape.node)) continue;
+      nodes.add(scrape.node);
+      if (scrape.detailed) lastAnswers.set(source, scrape.detailed);
+    }
+    if (answer) counters.push({ source, exposition: answer });
+  }
+  for (const source of lastAnswers.keys()) if (!scrapes.some((s) => s.endpoint.base === source)) lastAnswers.delete(source);
+  return counters;
+}
+
+/** Two URLs answered by the same node (a load balancer): the second is left out, or its counts would be served twice. */
+function duplicateOf(scrape: NodeScrape) {
+  return { reason: 'duplicate_node', detail: `${scrape.endpoint.base} is answered by node ${scrape.node}, which another URL already answered` };
+}
+
+const DEAD_LETTER_REASONS = ['expired', 'rejected', 'maxlen', 'delivery_limit'] as const;
+
+/** The rows only the plugin has, from one node's answers. */
+function writeNodeRows(sink: SampleSink, { node, detailed, global }: { node: string; detailed?: PluginExposition; global?: PluginExposition }): void {
+  const each = (exposition: PluginExposition | undefined, family: string, write: (labels: Readonly<Record<string, string>>, value: number) => void) => {
+    for (const sample of exposition?.samples.get(family) ?? []) write(sample.labels, sample.value);
+  };
+  for (const reason of DEAD_LETTER_REASONS) {
+    each(global, `rabbitmq_global_messages_dead_lettered_${reason}_total`, (l, v) => sink.add(M.deadLettered, { node, queue_type: l.queue_type ?? '', dead_letter_strategy: l.dead_letter_strategy ?? '', reason }, v));
+  }
+  each(global, 'rabbitmq_global_messages_dead_lettered_confirmed_total', (l, v) => sink.add(M.deadLetteredConfirmed, { node, queue_type: l.queue_type ?? '', dead_letter_strategy: l.dead_letter_strategy ?? '' }, v));
+  const perProtocol = [
+    [global, 'rabbitmq_global_messages_received_total', M.received],
+    [global, 'rabbitmq_global_messages_routed_total', M.routed],
+    [global, 'rabbitmq_global_messages_confirmed_total', M.confirmed],
+    [detailed, 'rabbitmq_detailed_auth_attempts_total', M.authAttempts],
+    [detailed, 'rabbitmq_detailed_auth_attempts_succeeded_total', M.authSucceeded],
+    [detailed, 'rabbitmq_detailed_auth_attempts_failed_total', M.authFailed],
+  ] as const;
+  for (const [exposition, family, row] of perProtocol) each(exposition, family, (l, v) => sink.add(row, { node, protocol: l.protocol ?? '' }, v));
+  // Raft series of queues only (the metadata store's carry module and ra_system instead); the commit
+  // index was raft_log_commit_index before 4.0.
+  const perQueue = [
+    ['rabbitmq_detailed_raft_commit_latency_seconds', M.raftCommitLatency],
+    ['rabbitmq_detailed_raft_commit_index', M.raftCommitIndex],
+    ['rabbitmq_detailed_raft_log_commit_index', M.raftCommitIndex],
+  ] as const;
+  for (const [family, row] of perQueue) {
+    each(detailed, family, (l, v) => {
+      if (l.queue !== undefined && l.vhost !== undefined) sink.add(row, { node, vhost: l.vhost, queue: l.queue }, v);
+    });
+  }
+}

@@ -1,0 +1,151 @@
+// The plugin collector against private RabbitMQ nodes: rabbitmq_prometheus as a second source. With
+// statistics on, the queue collector's counters (from the API) equal the plugin's own; with them
+// off, the plugin collector serves the same families and they equal what the plugin and
+// rabbitmqctl say. A listener that refuses degrades only its own node.
+import amqp from 'amqplib';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startBroker, type BrokerHandle } from '../harness/broker/broker.js';
+import { eventually } from '../harness/eventually.js';
+import { afterFirstPolls, startExporter, type ExporterProcess } from '../harness/exporter-process.js';
+import { freePort } from '../harness/ports.js';
+import { checkMetricsWithPromtool } from '../harness/promtool.js';
+import { samples } from '../support/parse-exposition.js';
+import { managementApi } from './support/management-api.js';
+import { describeWithBroker, getBroker } from './support/with-broker.js';
+
+const STATS_OFF = ['management.disable_stats = true', 'management_agent.disable_metrics_collector = true'];
+
+/**
+ * What the node's rabbitmq_prometheus itself says of one queue's counter, summed over its rows
+ * (per channel before 4.0, per exchange for publishes): read with a plain pattern, not the collector's parser.
+ */
+async function pluginSays(broker: BrokerHandle, family: string, metric: string, queue: string): Promise<number | undefined> {
+  const text = await (await fetch(`${broker.prometheusUrl}/metrics/detailed?family=${family}`, { signal: AbortSignal.timeout(15_000) })).text();
+  const rows = text.split('\n').filter((l) => l.startsWith(`${metric}{`) && l.includes(`queue="${queue}"`));
+  return rows.length === 0 ? undefined : rows.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
+/** The plugin's family and metric holding a per-queue counter on this broker (4.0 counts per queue, 3.x per channel). */
+function pluginCounter(broker: BrokerHandle, counter: 'published' | 'acked' | 'get_ack' | 'get'): [string, string] {
+  const v4 = broker.brokerVersion !== '3.10';
+  switch (counter) {
+    case 'published':
+      return v4 ? ['queue_exchange_metrics', 'rabbitmq_detailed_queue_exchange_messages_published_total'] : ['channel_queue_exchange_metrics', 'rabbitmq_detailed_queue_messages_published_total'];
+    case 'acked':
+      return v4 ? ['queue_delivery_metrics', 'rabbitmq_detailed_queue_messages_acked_total'] : ['channel_queue_metrics', 'rabbitmq_detailed_channel_messages_acked_total'];
+    case 'get_ack':
+      return v4 ? ['queue_delivery_metrics', 'rabbitmq_detailed_queue_get_ack_total'] : ['channel_queue_metrics', 'rabbitmq_detailed_channel_get_ack_total'];
+    case 'get':
+      return v4 ? ['queue_delivery_metrics', 'rabbitmq_detailed_queue_get_total'] : ['channel_queue_metrics', 'rabbitmq_detailed_channel_get_total'];
+  }
+}
+
+const pluginConfig = (lines: string[]) => `  plugin:\n    enabled: true\n${lines.map((l) => `    ${l}\n`).join('')}`;
+
+describeWithBroker('the plugin source with statistics on: both sources agree, a refusing listener degrades its node alone', (broker) => {
+  let exporter: ExporterProcess;
+  let conn: amqp.ChannelModel;
+  const queue = 'plugin-on-q';
+  let refusing: string;
+
+  beforeAll(async () => {
+    const api = managementApi(broker);
+    await api('PUT', `/api/queues/%2F/${queue}`, { durable: true });
+    conn = await amqp.connect(broker.amqpUrl);
+    const ch = await conn.createConfirmChannel();
+    for (let i = 0; i < 5; i++) ch.sendToQueue(queue, Buffer.from(`m${i}`), { persistent: true });
+    await ch.waitForConfirms();
+    // Acked with basic.get, on a channel kept open: a closed channel's counts may never be reported.
+    for (let i = 0; i < 3; i++) {
+      const message = await ch.get(queue, { noAck: false });
+      if (message) ch.ack(message);
+    }
+    refusing = `127.0.0.1:${await freePort()}`;
+    exporter = await startExporter({
+      configYaml: `poll:\n  interval: 1s\ntarget:\n  url: ${broker.managementUrl}\n  username: guest\n  password: guest\ncollectors:\n  queues:\n    stats_every: 1\n${pluginConfig([`urls: [${broker.prometheusUrl}, http://${refusing}]`])}`,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await exporter?.stop();
+    await conn?.close().catch(() => undefined);
+  }, 60_000);
+
+  it('serves the queue counters from the API, equal to what the plugin counts, and the plugin\'s own series per node', async () => {
+    const series = (name: string) => `${name}{vhost="/",queue="${queue}"}`;
+    for (const [name, counter, want] of [['rabbitmq_queue_messages_published_total', 'published', 5], ['rabbitmq_queue_messages_acked_total', 'acked', 3], ['rabbitmq_queue_get_ack_total', 'get_ack', 3]] as const) {
+      const fromApi = await eventually(async () => ((await exporter.value(series(name))) === want ? want : undefined), 60_000, `${name} of ${queue} to be ${want} (from the API)`);
+      const [family, metric] = pluginCounter(broker, counter);
+      const fromPlugin = await eventually(async () => ((await pluginSays(broker, family, metric, queue)) === want ? want : undefined), 60_000, `the plugin's ${metric} of ${queue} to be ${want}`);
+      expect(fromApi, name).toBe(fromPlugin);
+    }
+    const text = await afterFirstPolls(exporter, 30_000);
+    const values = samples(text);
+    expect(values.get('rabbitmq_exporter_plugin_queue_counters_served')).toBe(0);
+    expect(values.get(`rabbitmq_exporter_plugin_node_up{node="${broker.nodeName}"}`)).toBe(1);
+    expect(values.get(`rabbitmq_exporter_plugin_node_up{node="${refusing}"}`)).toBe(0);
+    expect(values.get(`rabbitmq_exporter_plugin_node_failure_info{node="${refusing}",reason="network"}`)).toBe(1);
+    // The refusing listener is its node's failure alone: the collector, the target and the other node's series stand.
+    expect(values.get('rabbitmq_exporter_collector_success{collector="plugin"}')).toBe(1);
+    expect(values.get('rabbitmq_up')).toBe(1);
+    expect(values.get(`rabbitmq_node_messages_received_total{node="${broker.nodeName}",protocol="amqp091"}`)).toBeGreaterThanOrEqual(5);
+    expect(values.get(`rabbitmq_node_auth_attempts_succeeded_total{node="${broker.nodeName}",protocol="amqp091"}`)).toBeGreaterThanOrEqual(1);
+    expect(exporter.logs()).toMatch(/rabbitmq_prometheus of a node failed/);
+    expect((await checkMetricsWithPromtool(text)).output).toBe('');
+  });
+});
+
+describeWithBroker('the plugin source with statistics disabled: the queue counters come from the plugin', () => {
+  let broker: BrokerHandle;
+  let exporter: ExporterProcess;
+  let conn: amqp.ChannelModel;
+  const queue = 'plugin-off-q';
+
+  beforeAll(async () => {
+    broker = await startBroker({ version: getBroker()?.brokerVersion, nodeNamePrefix: 'rmqexp-plugin', extraConfig: STATS_OFF });
+    const api = managementApi(broker);
+    await api('PUT', `/api/queues/%2F/${queue}`, { durable: true });
+    conn = await amqp.connect(broker.amqpUrl);
+    const ch = await conn.createConfirmChannel();
+    for (let i = 0; i < 6; i++) ch.sendToQueue(queue, Buffer.from(`m${i}`), { persistent: true });
+    await ch.waitForConfirms();
+    for (let i = 0; i < 4; i++) {
+      const message = await ch.get(queue, { noAck: false });
+      if (message) ch.ack(message);
+    }
+    await ch.get(queue, { noAck: true });
+    // Found through /api/nodes: the node's name is rmqexp-plugin-...@localhost, its plugin on its own port.
+    exporter = await startExporter({
+      configYaml: `poll:\n  interval: 1s\ntarget:\n  url: ${broker.managementUrl}\n  username: guest\n  password: guest\ncollectors:\n${pluginConfig([`port: ${broker.prometheusPort}`])}`,
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await exporter?.stop();
+    await conn?.close().catch(() => undefined);
+    await broker?.stop();
+  }, 60_000);
+
+  it('serves published, acked and gets under the queue collector\'s names, equal to the plugin and to rabbitmqctl\'s depth', async () => {
+    const series = (name: string) => `${name}{vhost="/",queue="${queue}"}`;
+    const served: Record<string, number> = {};
+    for (const [name, counter, want] of [['rabbitmq_queue_messages_published_total', 'published', 6], ['rabbitmq_queue_messages_acked_total', 'acked', 4], ['rabbitmq_queue_get_ack_total', 'get_ack', 4], ['rabbitmq_queue_get_total', 'get', 1]] as const) {
+      served[counter] = await eventually(async () => ((await exporter.value(series(name))) === want ? want : undefined), 60_000, `${name} of ${queue} to be ${want} (from the plugin)`);
+      const [family, metric] = pluginCounter(broker, counter);
+      expect(await pluginSays(broker, family, metric, queue), metric).toBe(served[counter]);
+    }
+    expect(await exporter.value(series('rabbitmq_queue_messages_delivered_or_got_total'))).toBe(5);
+    // What is left in the queue is what was published and neither acked nor taken without ack.
+    const listed = await broker.ctl(['list_queues', '-q', '--no-table-headers', 'name', 'messages']);
+    const depth = Number(/^plugin-off-q\s+(\d+)$/m.exec(listed)?.[1]);
+    expect(depth).toBe(served.published! - served.acked! - served.get!);
+    const text = await afterFirstPolls(exporter, 30_000);
+    const values = samples(text);
+    expect(values.get('rabbitmq_queue_statistics_degraded')).toBe(1);
+    expect(values.get('rabbitmq_exporter_plugin_queue_counters_served')).toBe(1);
+    expect(values.get(`rabbitmq_exporter_plugin_node_up{node="${broker.nodeName}"}`)).toBe(1);
+    // One family, one collector: the counter is served once, by the plugin collector.
+    expect(text.match(/^# TYPE rabbitmq_queue_messages_published_total /gm)).toHaveLength(1);
+    expect((await checkMetricsWithPromtool(text)).output).toBe('');
+  });
+});

@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ManagementError } from '../../../../src/broker/errors.js';
+import { pluginCollector } from '../../../../src/collectors/plugin/collector.js';
+import { brokerApiAnswering } from '../../../support/fake-broker-api.js';
+import { REPO_ROOT } from '../../../support/fixtures.js';
+import { brokerFrom, runCollector } from '../../../support/run-collector.js';
+import { kbuddeNames } from '../../../../src/profiles/kbudde/names.js';
+
+/** A recorded answer of rabbitmq_prometheus (test/record/record-plugin.record.ts). */
+const answer = (dir: string, file: string) => fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures', dir, file), 'utf8');
+/** The node that answered a recorded directory, as its rabbitmq_identity_info says. */
+const nodeOf = (dir: string) => /rabbitmq_node="([^"]+)"/.exec(answer(dir, 'collector-detailed.prom'))![1]!;
+
+const QUERY_4 = 'family=auth_attempt_metrics&family=ra_metrics&family=queue_delivery_metrics&family=queue_exchange_metrics';
+const QUERY_3 = 'family=auth_attempt_metrics&family=ra_metrics&family=channel_queue_metrics&family=channel_queue_exchange_metrics';
+const QUERY_ON = 'family=auth_attempt_metrics&family=ra_metrics';
+
+/** A broker of two nodes, each answering at its plugin URL with `answers[url]` (text, or an error to throw). */
+function cluster(answers: Record<string, string | Error>, nodes = ['rabbit@node-a', 'rabbit@node-b']) {
+  return brokerApiAnswering((url) => {
+    if (url === '/api/nodes') return nodes.map((name) => ({ name, running: true }));
+    const found = answers[url];
+    if (found === undefined) throw new Error(`unexpected request ${url}`);
+    if (found instanceof Error) throw found;
+    return found;
+  });
+}
+
+// The recorded scenario: px.classic 7 published, 2 more dead-lettered into it from px.dlx-source (ttl 1 ms),
+// all 9 delivered to a manual-ack consumer that acked 3; px.quorum 4 published, one basic.get without ack.
+const EXPECTED = [
+  ['rabbitmq_queue_messages_published_total', 'px.classic', 7],
+  ['rabbitmq_queue_messages_published_total', 'px.quorum', 4],
+  ['rabbitmq_queue_messages_published_total', 'px.dlx-source', 2],
+  ['rabbitmq_queue_messages_delivered_ack_total', 'px.classic', 9],
+  ['rabbitmq_queue_messages_acked_total', 'px.classic', 3],
+  ['rabbitmq_queue_get_total', 'px.quorum', 1],
+  ['rabbitmq_queue_messages_delivered_or_got_total', 'px.classic', 9],
+  ['rabbitmq_queue_messages_delivered_or_got_total', 'px.quorum', 1],
+  ['rabbitmq_queue_messages_redelivered_total', 'px.classic', 0],
+] as const;
+
+describe('plugin collector', () => {
+  describe.each([
+    ['4.0.x', QUERY_4],
+    ['4.3.x', QUERY_4],
+    ['3.10.x', QUERY_3],
+  ])('with statistics disabled on RabbitMQ %s', (version, query) => {
+    const statsOff = `plugin-${version}-stats-disabled`;
+    const api = () => cluster({ [`http://node-a:15692/metrics/detailed?${query}`]: answer(statsOff, 'collector-detailed.prom'), 'http://node-a:15692/metrics': answer(statsOff, 'metrics.prom') }, ['rabbit@node-a']);
+    const broker = brokerFrom(`rabbitmq-${version === '3.10.x' ? '3.10.8' : version}-stats-disabled`);
+
+    it('serves the per-queue counters under the queue collector\'s names, from the plugin\'s per-queue families', async () => {
+      const run = await runCollector(pluginCollector, { api: api(), broker });
+      const node = nodeOf(statsOff);
+      for (const [name, queue, value] of EXPECTED) expect(run.value(name, { vhost: '/', queue }), `${name} ${queue}`).toBe(value);
+      expect(run.value('rabbitmq_exporter_plugin_queue_counters_served')).toBe(1);
+      expect(run.value('rabbitmq_exporter_plugin_node_up', { node })).toBe(1);
+      // 2 messages expired in a classic queue whose dead-letter strategy is at-most-once.
+      expect(run.value('rabbitmq_node_messages_dead_lettered_total', { node, queue_type: 'rabbit_classic_queue', dead_letter_strategy: 'at_most_once', reason: 'expired' })).toBe(2);
+      expect(run.value('rabbitmq_node_messages_received_total', { node, protocol: 'amqp091' })).toBe(13);
+      expect(run.value('rabbitmq_node_auth_attempts_succeeded_total', { node, protocol: 'amqp091' })).toBe(1);
+      expect(run.family('rabbitmq_queue_raft_commit_index').map((s) => s.labels.queue)).toEqual(['px.quorum']);
+    });
+  });
+
+  it('with statistics on, leaves the queue counters to the queue collector', async () => {
+    const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: answer('plugin-4.3.x', 'auth_attempt_metrics.prom'), 'http://node-a:15692/metrics': answer('plugin-4.3.x', 'metrics.prom') }, ['rabbit@node-a']);
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.3.x') });
+    expect(run.familyNames.filter((n) => n.startsWith('rabbitmq_queue_messages'))).toEqual([]);
+    expect(run.value('rabbitmq_exporter_plugin_queue_counters_served')).toBe(0);
+    expect(run.value('rabbitmq_node_messages_routed_total', { node: run.family('rabbitmq_exporter_plugin_node_up')[0]!.labels.node!, protocol: 'amqp091' })).toBe(13);
+  });
+
+  it('a node whose listener fails degrades only that node, and says why', async () => {
+    const statsOff = 'plugin-4.3.x-stats-disabled';
+    const api = cluster({
+      [`http://node-a:15692/metrics/detailed?${QUERY_4}`]: answer(statsOff, 'collector-detailed.prom'),
+      'http://node-a:15692/metrics': answer(statsOff, 'metrics.prom'),
+      [`http://node-b:15692/metrics/detailed?${QUERY_4}`]: new ManagementError('network', '/metrics/detailed', 'ECONNREFUSED'),
+      'http://node-b:15692/metrics': new ManagementError('network', '/metrics', 'ECONNREFUSED'),
+    });
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.3.x-stats-disabled') });
+    const up = Object.fromEntries(run.family('rabbitmq_exporter_plugin_node_up').map((s) => [s.labels.node, s.value]));
+    expect(Object.values(up).sort()).toEqual([0, 1]);
+    expect(up['rabbit@node-b']).toBe(0);
+    expect(run.family('rabbitmq_exporter_plugin_node_failure_info')).toEqual([{ name: 'rabbitmq_exporter_plugin_node_failure_info', labels: { node: 'rabbit@node-b', reason: 'network' }, value: 1 }]);
+    expect(run.value('rabbitmq_queue_messages_published_total', { vhost: '/', queue: 'px.classic' })).toBe(7);
+    expect(run.logs.some((l) => l.msg === 'rabbitmq_prometheus of a node failed: its plugin series are missing')).toBe(true);
+  });
+
+  it('an answer that is not the text format fails that node as malformed_text', async () => {
+    const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: '<html>oops</html>\n', 'http://node-a:15692/metrics': '<html>oops</html>\n' }, ['rabbit@node-a']);
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.3.x') });
+    expect(run.value('rabbitmq_exporter_plugin_node_failure_info', { node: 'rabbit@node-a', reason: 'malformed_text' })).toBe(1);
+    expect(run.logs.find((l) => l.reason === 'malformed_text')?.detail).toBe('http://node-a:15692: line 1: a sample line must start with a metric name, not "<html>oops</html>"');
+  });
+
+  it('two URLs answered by one node (a load balancer) count its queues once', async () => {
+    const statsOff = 'plugin-4.0.x-stats-disabled';
+    const text = answer(statsOff, 'collector-detailed.prom');
+    const api = cluster({ [`https://lb-1:15691/metrics/detailed?${QUERY_4}`]: text, [`https://lb-2:15691/metrics/detailed?${QUERY_4}`]: text });
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.0.x-stats-disabled'), options: { urls: ['https://lb-1:15691', 'https://lb-2:15691/'], global: false } });
+    expect(run.value('rabbitmq_queue_messages_published_total', { vhost: '/', queue: 'px.classic' })).toBe(7);
+    expect(run.value('rabbitmq_exporter_plugin_node_failure_info', { node: 'lb-2:15691', reason: 'duplicate_node' })).toBe(1);
+    expect(run.requests.map((r) => r.path)).not.toContain('/api/nodes');
+  });
+
+  it('keeps a per-channel sum monotonic when a channel closes (before 4.0)', async () => {
+    const channelText = (channels: [string, number][]) => `# TYPE rabbitmq_detailed_channel_messages_acked_total counter\n${channels.map(([ch, v]) => `rabbitmq_detailed_channel_messages_acked_total{channel="${ch}",vhost="/",queue="q"} ${v}`).join('\n')}\n`;
+    const memory = new Map<string, unknown>();
+    const broker = brokerFrom('rabbitmq-3.10.8-stats-disabled');
+    const poll = async (text: string) => {
+      const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_3}`]: text }, ['rabbit@node-a']);
+      return (await runCollector(pluginCollector, { api, broker, memory, options: { global: false } })).value('rabbitmq_queue_messages_acked_total', { vhost: '/', queue: 'q' });
+    };
+    expect(await poll(channelText([['<0.1.0>', 5], ['<0.2.0>', 4]]))).toBe(9);
+    // The first channel closed: its 5 leave the plugin's answer, not the counter.
+    expect(await poll(channelText([['<0.2.0>', 6]]))).toBe(11);
+    expect(await poll(channelText([['<0.2.0>', 7], ['<0.3.0>', 1]]))).toBe(13);
+    // No channel of the queue left on any node: the plugin no longer counts it, and its series ends.
+    expect(await poll(channelText([['<0.4.0>', 2]]).replace('queue="q"', 'queue="other"'))).toBeUndefined();
+  });
+
+  it('holds the queue counters of a node that failed this poll, so they neither drop nor count twice', async () => {
+    const memory = new Map<string, unknown>();
+    const broker = brokerFrom('rabbitmq-4.0.x-stats-disabled');
+    const text = (v: number) => `# TYPE rabbitmq_detailed_queue_messages_acked_total counter\nrabbitmq_detailed_queue_messages_acked_total{vhost="/",queue="q"} ${v}\n`;
+    const poll = async (a: string | Error, b: string | Error) => {
+      const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_4}`]: a, [`http://node-b:15692/metrics/detailed?${QUERY_4}`]: b });
+      return (await runCollector(pluginCollector, { api, broker, memory, options: { global: false } })).value('rabbitmq_queue_messages_acked_total', { vhost: '/', queue: 'q' });
+    };
+    expect(await poll(text(3), text(4))).toBe(7);
+    expect(await poll(text(5), new ManagementError('timeout', '/metrics/detailed', 'no complete answer within 10 ms'))).toBe(9);
+    expect(await poll(text(5), text(6))).toBe(11);
+  });
+
+  it('serves the queue counters under kbudde\'s names too, with the labels no plugin answer has left empty', async () => {
+    const statsOff = 'plugin-4.3.x-stats-disabled';
+    const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_4}`]: answer(statsOff, 'collector-detailed.prom') }, ['rabbit@node-a']);
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.3.x-stats-disabled'), options: { global: false }, profile: { names: kbuddeNames, clusterName: 'c', node: 'rabbit@node-a' } });
+    expect(run.family('rabbitmq_queue_messages_published_total').find((s) => s.labels.queue === 'px.classic')).toEqual({
+      name: 'rabbitmq_queue_messages_published_total',
+      labels: { cluster: 'c', vhost: '/', queue: 'px.classic', durable: '', policy: '', self: '0' },
+      value: 7,
+    });
+  });
+
+  it('refuses a plugin URL with credentials in it', () => {
+    expect(() => pluginCollector.optionsSchema!.parse({ urls: ['http://user:secret@mq:15692'] })).toThrow(/carries no credentials/);
+  });
+});
