@@ -12,7 +12,7 @@ import { RULES_FILE } from '../../tools/dashboards/rule-files.js';
 import { eventually } from '../harness/eventually.js';
 import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
-import { dashboardJson, panelsWithoutData, panelTargets, regexValues, variableValues } from './support/dashboard-queries.js';
+import { dashboardJson, OFF_BY_DEFAULT_PANELS, panelsWithoutData, panelTargets, regexValues, variableValues } from './support/dashboard-queries.js';
 import { atLeast } from '../harness/broker/versions.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
@@ -25,6 +25,7 @@ const BACKLOG = 'dash-backlog';
 
 /** Panel targets with no data in this scenario, and why: `<dashboard uid> / <panel title> / <legend>`. */
 const emptyHere = (version: string): Record<string, string> => ({
+  ...OFF_BY_DEFAULT_PANELS,
   'rabbitmq-exporter-connections / Stream connections, publishers and consumers / connections {{vhost}}': 'the test broker runs without the rabbitmq_stream_management plugin',
   'rabbitmq-exporter-connections / Stream connections, publishers and consumers / publishers {{vhost}}': 'the test broker runs without the rabbitmq_stream_management plugin',
   'rabbitmq-exporter-connections / Stream connections, publishers and consumers / consumers {{vhost}}': 'the test broker runs without the rabbitmq_stream_management plugin',

@@ -101,3 +101,22 @@ export async function panelsWithoutData(
   });
   return { empty, errors };
 }
+
+/** Panels of settings that are off by default (issue 26's signals), empty wherever the exporter runs its defaults: `<dashboard uid> / <panel title> / <legend>`. */
+export const OFF_BY_DEFAULT_PANELS: Readonly<Record<string, string>> = {
+  'rabbitmq-exporter-queues / Estimated wait (top 10) / {{vhost}} / {{queue}}': 'the queue signals are off by default (collectors.queues.signals)',
+  'rabbitmq-exporter-queues / Without progress (top 10) / {{vhost}} / {{queue}}': 'the queue signals are off by default (collectors.queues.signals)',
+  'rabbitmq-exporter-queues / Stuck consumers / __auto': 'the queue signals are off by default (collectors.queues.signals)',
+  'rabbitmq-exporter-queues / Dead-letter queues / __auto': 'the queue signals are off by default (collectors.queues.signals)',
+  'rabbitmq-exporter-queues / Fill of length limits (top 10) / messages {{vhost}} / {{queue}}': 'the queue signals are off by default (collectors.queues.signals)',
+  'rabbitmq-exporter-queues / Fill of length limits (top 10) / bytes {{vhost}} / {{queue}}': 'the queue signals are off by default (collectors.queues.signals)',
+  'rabbitmq-exporter-queues / Time to full (bottom 10) / messages {{vhost}} / {{queue}}': 'the queue signals are off by default (collectors.queues.signals)',
+  'rabbitmq-exporter-queues / Time to full (bottom 10) / bytes {{vhost}} / {{queue}}': 'the queue signals are off by default (collectors.queues.signals)',
+  'rabbitmq-exporter-nodes / Quorum queue leaders per node / {{node}}': 'quorum placement is off by default (collectors.queues.quorum_placement)',
+  'rabbitmq-exporter-nodes / Quorum queue replicas per node / {{node}}': 'quorum placement is off by default (collectors.queues.quorum_placement)',
+  'rabbitmq-exporter-nodes / Quorum queues at risk / below quorum {{vhost}}': 'quorum placement is off by default (collectors.queues.quorum_placement)',
+  'rabbitmq-exporter-nodes / Quorum queues at risk / without leader {{vhost}}': 'quorum placement is off by default (collectors.queues.quorum_placement)',
+  'rabbitmq-exporter-nodes / Quorum queues at risk / below target size {{vhost}}': 'quorum placement is off by default (collectors.queues.quorum_placement)',
+  'rabbitmq-exporter-nodes / Days until certificates expire / __auto': 'the certificates collector is off by default (collectors.certificates)',
+  'rabbitmq-exporter-connections / Connections by client library / __auto': 'connections by client properties are off by default (collectors.connections.by_client)',
+};

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { DASHBOARDS } from '../../../tools/dashboards/dashboard-files.js';
 import { RULES_FILE } from '../../../tools/dashboards/rule-files.js';
-import { panelsWithoutData, panelTargets, regexValues } from '../../broker/support/dashboard-queries.js';
+import { OFF_BY_DEFAULT_PANELS, panelsWithoutData, panelTargets, regexValues } from '../../broker/support/dashboard-queries.js';
 import { eventually } from '../../harness/eventually.js';
 import { freePort } from '../../harness/ports.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../../support/prometheus-process.js';
@@ -22,6 +22,7 @@ const EMPTY_IN_DEMO: Record<string, string> = {
   'rabbitmq-exporter-connections / Stream connections, publishers and consumers / consumers {{vhost}}': 'the simulator has no stream connections',
   'rabbitmq-exporter-connections / Vhost limits used / __auto': 'the recorded broker the simulator answers from had no vhost limits',
   'rabbitmq-exporter-connections / User limits used / __auto': 'the recorded broker the simulator answers from had no user limits',
+  ...OFF_BY_DEFAULT_PANELS,
 };
 
 let demo: ChildProcess | undefined;
