@@ -11,36 +11,8 @@ import { freePort } from '../harness/ports.js';
 import { checkMetricsWithPromtool } from '../harness/promtool.js';
 import { samples } from '../support/parse-exposition.js';
 import { managementApi } from './support/management-api.js';
+import { STATS_OFF, pluginConfig, pluginCounter, pluginSays } from './support/plugin-readings.js';
 import { describeWithBroker, getBroker } from './support/with-broker.js';
-
-const STATS_OFF = ['management.disable_stats = true', 'management_agent.disable_metrics_collector = true'];
-
-/**
- * What the node's rabbitmq_prometheus itself says of one queue's counter, summed over its rows
- * (per channel before 4.0, per exchange for publishes): read with a plain pattern, not the collector's parser.
- */
-async function pluginSays(broker: BrokerHandle, family: string, metric: string, queue: string): Promise<number | undefined> {
-  const text = await (await fetch(`${broker.prometheusUrl}/metrics/detailed?family=${family}`, { signal: AbortSignal.timeout(15_000) })).text();
-  const rows = text.split('\n').filter((l) => l.startsWith(`${metric}{`) && l.includes(`queue="${queue}"`));
-  return rows.length === 0 ? undefined : rows.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-}
-
-/** The plugin's family and metric holding a per-queue counter on this broker (4.0 counts per queue, 3.x per channel). */
-function pluginCounter(broker: BrokerHandle, counter: 'published' | 'acked' | 'get_ack' | 'get'): [string, string] {
-  const v4 = broker.brokerVersion !== '3.10';
-  switch (counter) {
-    case 'published':
-      return v4 ? ['queue_exchange_metrics', 'rabbitmq_detailed_queue_exchange_messages_published_total'] : ['channel_queue_exchange_metrics', 'rabbitmq_detailed_queue_messages_published_total'];
-    case 'acked':
-      return v4 ? ['queue_delivery_metrics', 'rabbitmq_detailed_queue_messages_acked_total'] : ['channel_queue_metrics', 'rabbitmq_detailed_channel_messages_acked_total'];
-    case 'get_ack':
-      return v4 ? ['queue_delivery_metrics', 'rabbitmq_detailed_queue_get_ack_total'] : ['channel_queue_metrics', 'rabbitmq_detailed_channel_get_ack_total'];
-    case 'get':
-      return v4 ? ['queue_delivery_metrics', 'rabbitmq_detailed_queue_get_total'] : ['channel_queue_metrics', 'rabbitmq_detailed_channel_get_total'];
-  }
-}
-
-const pluginConfig = (lines: string[]) => `  plugin:\n    enabled: true\n${lines.map((l) => `    ${l}\n`).join('')}`;
 
 describeWithBroker('the plugin source with statistics on: both sources agree, a refusing listener degrades its node alone', (broker) => {
   let exporter: ExporterProcess;

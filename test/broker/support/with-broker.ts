@@ -60,6 +60,7 @@ function unavailableBroker(): BrokerHandle {
     ...info,
     info,
     ctl: fail,
+    plugins: fail,
     stopApp: fail,
     startApp: fail,
     stop: fail,

@@ -125,6 +125,8 @@ export interface BrokerInfo {
 export interface BrokerHandle extends BrokerInfo {
   readonly info: BrokerInfo;
   ctl(args: string[], opts?: { timeoutMs?: number }): Promise<string>;
+  /** rabbitmq-plugins on this node (e.g. ['disable', 'rabbitmq_prometheus']). */
+  plugins(args: string[], opts?: { timeoutMs?: number }): Promise<string>;
   stopApp(): Promise<void>;
   startApp(): Promise<void>;
   stop(): Promise<void>;

@@ -2,6 +2,7 @@
 // and starting the app or the node, and the kill of everything it started when this process exits.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { childEnv, isListening, logTailOf, pidAlive, readPid, settlesWithin, sleep, tryKill, waitFor } from './node-process.js';
 import type { BrokerHandle, BrokerInfo } from './broker.js';
 
@@ -96,9 +97,18 @@ export class Controller implements BrokerHandle {
   }
 
   ctl(args: string[], opts: { timeoutMs?: number } = {}): Promise<string> {
+    return this.runCli(this.info.ctlBin, args, opts);
+  }
+
+  /** rabbitmq-plugins (beside rabbitmqctl) on this node: its enabled_plugins file is the node's own (env). */
+  plugins(args: string[], opts: { timeoutMs?: number } = {}): Promise<string> {
+    return this.runCli(path.posix.join(path.posix.dirname(this.info.ctlBin), 'rabbitmq-plugins'), args, opts);
+  }
+
+  private runCli(bin: string, args: string[], opts: { timeoutMs?: number }): Promise<string> {
     const timeoutMs = opts.timeoutMs ?? 90_000;
     const argv = ['-n', this.info.nodeName, ...args];
-    const [cmd, ...pre] = [...this.info.launcher, this.info.ctlBin];
+    const [cmd, ...pre] = [...this.info.launcher, bin];
     return new Promise((resolve, reject) => {
       const child = spawn(cmd!, [...pre, ...argv], {
         env: childEnv(this.info.env),
@@ -119,7 +129,7 @@ export class Controller implements BrokerHandle {
         if (code === 0) resolve(stdout);
         else {
           const why = signal ? `was killed by ${signal} (timeout ${timeoutMs} ms?)` : `exited with code ${code}`;
-          reject(new Error(`rabbitmqctl ${argv.join(' ')} ${why}:\n${stderr.trim() || stdout.trim()}`));
+          reject(new Error(`${path.posix.basename(bin)} ${argv.join(' ')} ${why}:\n${stderr.trim() || stdout.trim()}`));
         }
       });
     });
