@@ -6,6 +6,7 @@ import { Deadline } from './deadline.js';
 import { ManagementError } from './errors.js';
 import { AnswerTooLarge, describeBytes, MalformedAnswer, readJson, stop as discard, type BodyStream } from './read-json.js';
 import { readText } from './read-text.js';
+import { ListeningProbe } from './listening-probe.js';
 
 export interface ClientOptions {
   /** Origin plus optional path prefix, e.g. https://mq.example:15671/rabbit; no credentials. */
@@ -58,6 +59,12 @@ export class ManagementClient {
    * polls (an undici Pool is ~20 kB before any connection; 10,000 such targets held 200 MB).
    */
   private pool: Pool | undefined;
+  /**
+   * Made when a pool is let go for a refused or reset connection: until a connection succeeds,
+   * each request first asks it whether the broker listens, and builds a pool only then.
+   */
+  private probe: ListeningProbe | undefined;
+  private readonly url: URL;
   private readonly origin: string;
   private readonly poolOptions: Pool.Options;
   private inFlight = 0;
@@ -72,11 +79,14 @@ export class ManagementClient {
   /** Bytes of response bodies read, for the exporter's own metrics. */
   bytesRead = 0;
   requests = 0;
+  /** Connection pools built, for the test that a refused broker costs no pool per poll. */
+  poolsBuilt = 0;
 
   constructor(options: ClientOptions) {
     this.options = options;
     this.redactor = options.redactor ?? new Redactor({ username: options.username, secrets: [options.password] });
     const url = new URL(options.url);
+    this.url = url;
     this.prefix = url.pathname.replace(/\/+$/, '');
     this.authorization = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
     this.lanes = { shared: pLimit(options.maxConcurrentRequests), overview: pLimit(1), health: pLimit(1) };
@@ -161,6 +171,22 @@ export class ManagementClient {
     const pool = this.pool;
     this.pool = undefined;
     pool?.close().catch(() => undefined);
+    this.probe ??= new ListeningProbe(this.url, { ...(this.url.protocol === 'https:' ? tlsConnectOptions(this.options) : {}), timeout: this.options.timeouts.connectMs });
+  }
+
+  /** The pool, built once the broker is known to listen (or before any request found it refusing). */
+  private async connectedPool(signal: AbortSignal): Promise<Pool> {
+    if (this.pool) return this.pool;
+    if (this.probe) {
+      await this.probe.probe(signal);
+      this.probe = undefined;
+    }
+    if (this.closed) throw new undiciErrors.ClientClosedError();
+    if (!this.pool) {
+      this.pool = new Pool(this.origin, this.poolOptions);
+      this.poolsBuilt++;
+    }
+    return this.pool;
   }
 
   private async send<T>(path: string, deadline: Deadline, callerSignal: AbortSignal | undefined, reading: Reading, answerStatuses: readonly number[]): Promise<T> {
@@ -169,8 +195,8 @@ export class ManagementClient {
     let response: Dispatcher.ResponseData;
     try {
       if (this.closed) throw new undiciErrors.ClientClosedError();
-      this.pool ??= new Pool(this.origin, this.poolOptions);
-      response = await this.pool.request({
+      const pool = await this.connectedPool(signal);
+      response = await pool.request({
         path,
         method: 'GET',
         // With a bare application/json, RabbitMQ answers 406 (not 404) for a path no plugin serves.

@@ -68,6 +68,23 @@ describe('ManagementClient over TLS', () => {
     }
   });
 
+  // Issue 24: once a failed connection let the pool go, the next request asks the broker with a
+  // connection of undici's connector (TLS handshake included) before it builds a pool again.
+  it('an unverifiable certificate fails the same way on later requests, with no pool built for them', async () => {
+    const client = new ManagementClient(options({}));
+    try {
+      const first = (await client.getJson('/api/overview').catch((e: unknown) => e)) as ManagementError;
+      const second = (await client.getJson('/api/overview').catch((e: unknown) => e)) as ManagementError;
+      expect(second).toBeInstanceOf(ManagementError);
+      expect(second.kind).toBe('network');
+      expect(second.message).toBe(first.message);
+      expect(client.poolsBuilt).toBe(1);
+      expect(client.pooled).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('accepts an unverifiable certificate only with the explicit insecure switch', async () => {
     const client = new ManagementClient(options({ insecureSkipVerify: true }));
     try {

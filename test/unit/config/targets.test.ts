@@ -45,6 +45,29 @@ function byName(config: ExporterConfig, name: string): TargetSetup {
 const collector = (setup: TargetSetup, name: string) => setup.collectors.find((c) => c.name === name)!;
 
 describe('targets: a list of brokers', () => {
+  // Issue 24: each of 10,000 entries held its own copy of the same resolved settings (~5 kB).
+  it('entries that set neither poll nor collectors share one array of collector settings; one that sets them has its own', () => {
+    const config = load(
+      [
+        'poll:\n  interval: 20s',
+        'collectors:\n  queues:\n    timeout: 7s',
+        'targets:',
+        '  - name: a\n    url: http://a.example:15672',
+        '  - name: b\n    url: http://b.example:15672',
+        '  - name: c\n    url: http://c.example:15672\n    collectors:\n      queues:\n        timeout: 3s',
+        '  - name: d\n    url: http://d.example:15672\n    poll:\n      interval: 30s',
+        '',
+      ].join('\n'),
+    );
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => byName(config, name));
+    expect(b!.collectors).toBe(a!.collectors);
+    expect(collector(a!, 'queues').timeoutMs).toBe(7000);
+    expect(c!.collectors).not.toBe(a!.collectors);
+    expect(collector(c!, 'queues').timeoutMs).toBe(3000);
+    expect(d!.collectors).not.toBe(a!.collectors);
+    expect(collector(d!, 'queues').intervalMs).toBe(collector(a!, 'queues').intervalMs * 1.5);
+  });
+
   it('without it, the top level is the one target, named default, as before', () => {
     const config = load('target:\n  url: http://one.example:15672\n');
     expect(config.targets).toHaveLength(1);

@@ -1,4 +1,5 @@
 // The management client when the answer does not arrive: timeouts and broken transfers.
+import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closedPort } from '../../../support/http-server.js';
 import { cleanups, server, client, failure, expectKind, expectNoSecret, withUncaughtCaptured } from './client-fixtures.js';
@@ -175,5 +176,36 @@ describe('broken transfers', () => {
     await up.close();
     expect(up.pooled).toBe(true);
     expectKind(await failure(up.getJson('/api/overview')), 'network', '/api/overview');
+  });
+
+  // Issue 24: a Pool built and dropped on every refused poll was ~60 kB of garbage; at 10,000
+  // targets the collections it caused stalled /-/healthy for up to half a second.
+  it('builds no pool per poll while its broker refuses connections, with the same failure each time, and one once the broker listens', async () => {
+    const port = await closedPort();
+    const c = client(`http://127.0.0.1:${port}`);
+    const first = await failure(c.getJson('/api/overview'));
+    expect(c.poolsBuilt).toBe(1);
+    for (let poll = 0; poll < 5; poll++) {
+      const again = await failure(c.getJson('/api/overview'));
+      expectKind(again, 'network', '/api/overview');
+      expect(again.message).toBe(first.message);
+      expectNoSecret(again);
+    }
+    expect(c.poolsBuilt).toBe(1);
+    expect(c.pooled).toBe(false);
+
+    const broker = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"up":true}');
+    });
+    await new Promise<void>((resolve) => broker.listen(port, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => {
+      broker.closeAllConnections();
+      broker.close(() => resolve());
+    }));
+    expect(await c.getJson('/api/overview')).toEqual({ up: true });
+    expect(await c.getJson('/api/overview')).toEqual({ up: true });
+    expect(c.poolsBuilt).toBe(2);
+    expect(c.pooled).toBe(true);
   });
 });
