@@ -6,25 +6,34 @@ import { type FamilyHeader, formatValue, renderLabels, type RenderedFamily } fro
 
 export type { SinkProfile } from './relabeling.js';
 
-/** Lines of one family: rendered text, moved into bytes every FLUSH_CHARS characters. */
+/**
+ * Lines of one family, written as bytes straight into FLUSH_BYTES-sized buffers as they come
+ * (joining line strings first and encoding the join cost ~1 CPU-s per 100k-queue poll).
+ */
 class FamilyLines {
   readonly chunks: Buffer[] = [];
-  pending: string[] = [];
-  pendingChars = 0;
+  private buffer: Buffer | undefined;
+  private used = 0;
   count = 0;
 
   push(line: string): void {
-    this.pending.push(line);
-    this.pendingChars += line.length;
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8: room for that, or a fresh buffer.
+    const worst = line.length * 3;
+    if (this.buffer === undefined || this.buffer.length - this.used < worst) {
+      this.flush();
+      this.buffer = Buffer.allocUnsafe(Math.max(FLUSH_BYTES, worst));
+    }
+    this.used += this.buffer.write(line, this.used, 'utf8');
     this.count++;
-    if (this.pendingChars >= FLUSH_CHARS) this.flush();
   }
 
   flush(): void {
-    if (this.pending.length === 0) return;
-    this.chunks.push(Buffer.from(this.pending.join('')));
-    this.pending = [];
-    this.pendingChars = 0;
+    if (this.buffer === undefined || this.used === 0) return;
+    const bytes = this.buffer.subarray(0, this.used);
+    // A mostly empty buffer (a small family) is copied, not kept whole behind its few bytes.
+    this.chunks.push(this.used * 2 < this.buffer.length ? Buffer.from(bytes) : bytes);
+    this.buffer = undefined;
+    this.used = 0;
   }
 }
 
@@ -94,7 +103,7 @@ export interface SeriesScope {
 }
 
 /** A poll of 10k queues renders ~20 MB: held as bytes, not as hundreds of thousands of strings. */
-const FLUSH_CHARS = 64 * 1024;
+const FLUSH_BYTES = 64 * 1024;
 
 /**
  * Where a collector writes its samples during one poll. Lines are rendered as they are

@@ -5,6 +5,7 @@ import { brokerInfoFromOverview, type BrokerInfo } from '../../../../src/broker/
 import { ManagementError } from '../../../../src/broker/errors.js';
 import { queuesCollector } from '../../../../src/collectors/queues/collector.js';
 import { fakeApi, type FakeRoute } from '../../../support/fake-broker-api.js';
+import { project } from '../../../support/list-projection.js';
 import { loadFixture } from '../../../support/fixtures.js';
 import { BROKER_3_10_8, runCollector, type RunResult } from '../../../support/run-collector.js';
 
@@ -33,30 +34,8 @@ export const BROKER_3_13: BrokerInfo = { ...BROKER_3_10_8, managementVersion: '3
 
 // ---------------------------------------------------------------------------------------------
 // A fake broker list endpoint that behaves like 3.10.8's: `columns=` keeps only the listed
-// (dotted) paths, `page`/`page_size` answer a page object, `name`+`use_regex` filter only paged
+// (dotted) paths (support/list-projection.ts), `page`/`page_size` answer a page object, `name`+`use_regex` filter only paged
 // requests, `disable_stats=true` without `enable_queue_totals` drops the counts.
-
-export function project(item: Q, columns: string): Q {
-  const out: Q = {};
-  for (const column of columns.split(',')) {
-    const path = column.split('.');
-    let src: unknown = item;
-    let dst: Q = out;
-    for (let i = 0; i < path.length; i++) {
-      const key = path[i]!;
-      if (src === null || typeof src !== 'object' || !Object.hasOwn(src, key)) break;
-      const value = (src as Q)[key];
-      if (i === path.length - 1) dst[key] = value;
-      else {
-        if (value === null || typeof value !== 'object') break;
-        dst[key] = (dst[key] as Q | undefined) ?? {};
-        dst = dst[key] as Q;
-        src = value;
-      }
-    }
-  }
-  return out;
-}
 
 export function listRoute(items: Q[]): (query: Record<string, string>) => unknown {
   return (query) => {
