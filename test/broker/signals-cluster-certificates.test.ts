@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ManagementClient } from '../../src/broker/management-client.js';
 import { certificatesCollector } from '../../src/collectors/certificates/collector.js';
 import { DEFAULT_PLUGINS, startBroker, type BrokerHandle } from '../harness/broker/broker.js';
+import { eventually } from '../harness/eventually.js';
 import { freePort } from '../harness/ports.js';
 import { makePki } from '../support/pki.js';
 import { clientFor, runCollector } from '../support/run-collector.js';
@@ -61,12 +62,15 @@ describeWithBroker('signal 6: certificate expiry of a TLS listener', (shared) =>
 
   it('serves the listener\'s certificate and CA expiry dates as openssl reads them', async () => {
     const b = node!;
-    const listeners = (await managementApi(b)<{ listeners: { node: string; protocol: string; port: number; ip_address: string }[] }>('GET', '/api/overview')).listeners;
-    const tls = listeners.find((l) => l.port === tlsPort);
-    expect(tls, JSON.stringify(listeners)).toBeDefined();
+    // The management API answers before the node has listed its listeners (4.0.5 served `[]` at
+    // first in CI): the TLS listener is read once /api/overview lists it.
+    const tls = await eventually(async () => {
+      const listeners = (await managementApi(b)<{ listeners: { node: string; protocol: string; port: number; ip_address: string }[] }>('GET', '/api/overview')).listeners;
+      return listeners.find((l) => l.port === tlsPort);
+    }, 30_000, `the TLS listener on port ${tlsPort} in /api/overview`);
 
     const r = await runCollector(certificatesCollector, { api: client });
-    const at = (file: string) => r.value(EXPIRY, { node: b.nodeName, protocol: tls!.protocol, interface: '127.0.0.1', port: String(tlsPort), file });
+    const at = (file: string) => r.value(EXPIRY, { node: b.nodeName, protocol: tls.protocol, interface: '127.0.0.1', port: String(tlsPort), file });
     expect(at('certfile'), r.text).toBe(opensslNotAfter(path.join(pkiDir, 'server.pem')));
     expect(at('cacertfile')).toBe(opensslNotAfter(path.join(pkiDir, 'ca.pem')));
     // Made with -days 1: it expires within a day and a minute of now.
