@@ -166,8 +166,12 @@ describe('queues against the simulated API', () => {
     const limits = { timeoutMs: 3000, maxAgeMs: 60_000 };
     const started = performance.now();
     const r = await runCollector(queuesCollector, { api: client, memory, options: { vhost_timeout: '1m' }, limits });
-    // Within the poll's deadline: the vhost's request ended at its last tenth, kept for writing.
-    expect(performance.now() - started).toBeLessThan(3000);
+    // Cut by the poll's deadline (its last tenth is kept for writing), not by vhost_timeout's minute: the
+    // reason below says which. The wall time is bounded far from either edge, since on a loaded machine
+    // timers fire late and a bound at the deadline itself measured the machine, not the collector.
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(2700);
+    expect(took).toBeLessThan(10_000);
     expectQueuesOf(r, sim, (vhost) => vhost !== 'vh5');
     expect(r.value('rabbitmq_exporter_collector_vhost_failed', { collector: 'queues', vhost: 'vh5', reason: 'poll_deadline' })).toBe(1);
     sim.fault('/api/queues/vh5', undefined);
