@@ -41,6 +41,7 @@ describeWithBroker('the plugin source with statistics on: both sources agree, a 
   afterAll(async () => {
     await exporter?.stop();
     await conn?.close().catch(() => undefined);
+    await managementApi(broker)('DELETE', `/api/queues/%2F/${queue}`);
   }, 60_000);
 
   it('serves the queue counters from the API, equal to what the plugin counts, and the plugin\'s own series per node', async () => {
