@@ -5,7 +5,8 @@
 // second node's rabbitmq_prometheus is disabled: only that node is reported down.
 import amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { joinCluster, startBroker, type BrokerHandle } from '../harness/broker/broker.js';
+import { startBroker, type BrokerHandle } from '../harness/broker/broker.js';
+import { joinCluster } from '../harness/broker/cluster.js';
 import { eventually } from '../harness/eventually.js';
 import { afterFirstPolls, startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 import { checkMetricsWithPromtool } from '../harness/promtool.js';

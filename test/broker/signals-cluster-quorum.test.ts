@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ManagementClient } from '../../src/broker/management-client.js';
 import { queuesCollector } from '../../src/collectors/queues/collector.js';
-import { DEFAULT_PLUGINS, joinCluster, startBroker, type BrokerHandle } from '../harness/broker/broker.js';
+import { DEFAULT_PLUGINS, startBroker, type BrokerHandle } from '../harness/broker/broker.js';
+import { joinCluster } from '../harness/broker/cluster.js';
 import { eventually } from '../harness/eventually.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
 import { managementApi } from './support/management-api.js';

@@ -12,7 +12,8 @@
  */
 import amqp from 'amqplib';
 import { expect, it } from 'vitest';
-import { DEFAULT_PLUGINS, joinCluster, startBroker, type BrokerHandle, type BrokerInfo } from '../harness/broker/broker.js';
+import { DEFAULT_PLUGINS, startBroker, type BrokerHandle, type BrokerInfo } from '../harness/broker/broker.js';
+import { joinCluster } from '../harness/broker/cluster.js';
 import { rootfsRabbitVersion } from '../harness/broker/rootfs.js';
 import { brokerVersion } from '../harness/broker/versions.js';
 import { Recorder, sleep } from './recorder.js';
