@@ -1,7 +1,8 @@
 // The scale benchmark's knobs: BENCH_SCALE_QUEUES (10000,100000), BENCH_SCALE_VHOSTS (10),
 // BENCH_SCALE_POLLS (measured polls per phase, 3), BENCH_SCALE_CHANGES (fractions of queues
 // changed per poll, 0,0.1,1), BENCH_SCALE_INTERVAL (queue poll interval, 15s), BENCH_RESULTS_DIR (bench/results),
-// BENCH_SCALE_SIGNALS (1: the queue collector's signals option on; results in scale-signals.json).
+// BENCH_SCALE_SIGNALS (1: the queue collector's signals option on; results in scale-signals.json),
+// BENCH_SCALE_FAMILIES (1: every queue rolled up by the suffix rule, per-queue series off; results in scale-families.json).
 export const SIZES = (process.env.BENCH_SCALE_QUEUES || '10000,100000').split(',').map(Number);
 export const VHOSTS = Number(process.env.BENCH_SCALE_VHOSTS || 10);
 export const POLLS = Number(process.env.BENCH_SCALE_POLLS || 3);
@@ -11,3 +12,8 @@ export const INTERVAL = process.env.BENCH_SCALE_INTERVAL || '15s';
 export const LATENCY_CHANGE = 0.1;
 /** The queue collector's signals option (docs/signals.md): its cost is measured by a run of its own. */
 export const SIGNALS = process.env.BENCH_SCALE_SIGNALS === '1';
+/**
+ * The queue collector's families (docs/queues.md): the simulator's queues (q0, q1, ...) all in family
+ * `q` of their vhost by the suffix rule, their per-queue series off: issue 29's series target.
+ */
+export const FAMILIES = process.env.BENCH_SCALE_FAMILIES === '1';

@@ -9,6 +9,7 @@ import { connectionMetrics } from '../../src/collectors/connections/metrics.js';
 import { increase, rate, series } from './promql.js';
 import { queueReadySlope } from './recording-rules.js';
 import { queueSignalAlerts } from './signal-alerts.js';
+import { queueFamilyAlerts } from './family-alerts.js';
 import { thresholds as t } from './thresholds.js';
 import { type AlertRule, testSeries as s, testTarget as target } from './alert-rule.js';
 import { clusterSignalAlerts } from './cluster-signal-alerts.js';
@@ -345,5 +346,6 @@ export const alertRules: readonly AlertRule[] = [
     ],
   },
   ...queueSignalAlerts,
+  ...queueFamilyAlerts,
   ...clusterSignalAlerts,
 ];

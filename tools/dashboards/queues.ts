@@ -1,5 +1,7 @@
 import { consumerMetrics } from '../../src/collectors/consumers/metrics.js';
+import { familyMetrics as f } from '../../src/collectors/queues/family-metrics.js';
 import { queueMetrics as q } from '../../src/collectors/queues/metrics.js';
+import type { MetricDef } from '../../src/model/metric-def.js';
 import type { DashboardSpec } from './grafana.js';
 import { DASHBOARD_SCOPE, matcherText, scoped, scopedRate } from './promql.js';
 import { queueReadySlope, queuesGrowing } from './recording-rules.js';
@@ -136,6 +138,27 @@ export const queuesDashboard: DashboardSpec = {
         ],
       });
 
+    // The roll-ups by family (collectors.queues.families; docs/queues.md): empty without it.
+    l.row('Families')
+      .timeseries({
+        title: 'Messages by family',
+        description: 'Ready and unacknowledged messages summed over the queues of each family (collectors.queues.families rules). Needs the families option.',
+        unit: 'short',
+        targets: perFamily((def) => scoped(def, V), { ready: f.familyMessagesReady, unacked: f.familyMessagesUnacked }),
+      })
+      .timeseries({
+        title: 'Message rates by family',
+        description: 'Messages per second published into and acknowledged from the queues of each family; a deleted queue does not make the rate dip (its counts stay in the family\'s total). Needs the families option and statistics.',
+        unit: 'mps',
+        targets: perFamily((def) => scopedRate(def, V), { published: f.familyPublished, acked: f.familyAcked }),
+      })
+      .timeseries({
+        title: 'Queues by depth',
+        description: 'Queues of the selected vhosts by how many messages they hold (0, 1-10, ... 1000000+). Needs the families option.',
+        unit: 'short',
+        targets: [{ expr: `sum by (depth) (${scoped(f.byDepth, V)})`, legend: '{{depth}}' }],
+      });
+
     l.row('Queue $queue')
       .timeseries({
         title: 'Messages',
@@ -185,3 +208,8 @@ export const queuesDashboard: DashboardSpec = {
       });
   },
 };
+
+/** One target per family row, summed by vhost and family, its legend the row's word. */
+function perFamily(expr: (def: MetricDef) => string, rows: Record<string, MetricDef>): { expr: string; legend: string }[] {
+  return Object.entries(rows).map(([word, def]) => ({ expr: `sum by (vhost, family) (${expr(def)})`, legend: `${word} {{vhost}} / {{family}}` }));
+}

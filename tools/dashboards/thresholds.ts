@@ -35,7 +35,7 @@ export const thresholds = {
   certificateFor: { value: '10m', doc: 'How long the certificate-expiration check must fail before RabbitmqTlsCertificateExpiring fires (the number of days is the exporter\'s collectors.health_checks.certificate_expiration_days, default 30).' },
   backlogMinReady: { value: 1000, doc: 'Ready messages a queue must hold before RabbitmqQueueBacklogGrowing considers its growth.' },
   backlogFor: { value: '30m', doc: 'How long a queue\'s backlog must grow (10-minute slope above 0) before RabbitmqQueueBacklogGrowing fires.' },
-  noConsumerFor: { value: '10m', doc: 'How long ready messages must wait in a queue without consumers before RabbitmqMessagesWithoutConsumer fires.' },
+  noConsumerFor: { value: '10m', doc: 'How long ready messages must wait in a queue without consumers before RabbitmqMessagesWithoutConsumer fires (in a family whose queues have none: RabbitmqQueueFamilyWithoutConsumers).' },
   unroutableWindow: { value: '5m', doc: 'Window over which RabbitmqUnroutableMessagesDropped counts dropped unroutable messages.' },
   unroutableMin: { value: 1, doc: 'Dropped unroutable messages within that window that fire RabbitmqUnroutableMessagesDropped.' },
   unroutableFor: {

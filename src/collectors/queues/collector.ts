@@ -20,6 +20,8 @@ import { QueueStatsTier, vhostLabelPrefixes } from './stats-tier.js';
 import { STATS_DEFS } from './tables.js';
 import { DeadLetterTargets } from './dead-letters.js';
 import { QueueSignals } from './signals.js';
+import { QueueFamilies } from './families.js';
+import { familyMetrics } from './family-metrics.js';
 import { rateSelection } from '../kit/rates-option.js';
 import { VhostReader } from '../kit/vhost-lists.js';
 
@@ -43,7 +45,7 @@ export const queuesCollector: Collector<QueueOptions> = {
   defaultEnabled: true,
   defaultIntervalMultiplier: 2,
   optionsSchema: queueOptionsSchema,
-  metrics: metricsOf(M, quorumMetrics),
+  metrics: metricsOf(M, quorumMetrics, familyMetrics),
   async collect(ctx) {
     const { options, sink } = ctx;
     const tier = QueueStatsTier.in(ctx.carryOver);
@@ -60,6 +62,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     if (ctx.broker.statisticsDisabled) {
       tier.clear();
       signals?.forgetStats();
+      QueueFamilies.forgetStats(ctx.carryOver);
     }
     // A poll that fetches the statistics records them for the counts-only polls that follow.
     const recorder = plan.mode === 'totals' ? undefined : tier.recorder(sink, STATS_DEFS);
@@ -79,6 +82,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     const withDetails = plan.mode !== 'totals' && options.details;
     const aggregates = new QueueAggregates();
     const placement = options.quorum_placement ? new QuorumPlacement() : undefined;
+    const families = options.families ? QueueFamilies.in(ctx.carryOver, options.families, recorder !== undefined) : undefined;
     const reader = new VhostReader(ctx, 'queues', { what: 'queues', vhostsSetting: 'collectors.queues.vhosts', timeoutMs: options.vhost_timeout });
     const list = await openQueueList(ctx.api, plan, watched, options, sink, reader);
     // One time for the poll: the signals' points of one poll share it, as the statistics tier's age does.
@@ -114,6 +118,8 @@ export const queuesCollector: Collector<QueueOptions> = {
       aggregates.add(queue);
       deadLetters?.note(queue);
       placement?.add(queue);
+      // A family with per_queue off is served by its roll-ups only.
+      if (families?.add(queue)?.perQueue === false) continue;
       if (selection.offer(queue)) serve(queue);
     }
     // The cap's choice by rank is known only now that every queue was seen.
@@ -131,6 +137,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     if (recorder) counters.commit(vhostLabelPrefixes(reader.unread));
     blocks.commit(reader.unread);
     aggregates.emit(sink, recorder ? undefined : tier.heldSums);
+    families?.emit(sink, reader.unread);
     if (placement) await emitQuorumPlacement(ctx, placement);
     // The age served is measured on the monotonic clock: a wall-clock step does not make it jump.
     const now = performance.now();

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { nameFilterSchema } from '../kit/name-filter.js';
 import { ratesOptionSchema } from '../kit/rates-option.js';
 import { vhostTimeoutSchema } from '../kit/vhost-lists.js';
+import { familiesOptionSchema } from './family-rules.js';
 
 /** How `max_queues` chooses the queues with per-queue series when there are more. */
 export const RANKINGS = ['backlog', 'growth', 'publish_rate', 'none'] as const;
@@ -81,6 +82,12 @@ export const queueOptionsSchema = z.strictObject({
   quorum_placement: z.boolean().default(false),
   /** quorum_placement: the target size of a quorum queue declared without x-quorum-initial-group-size (the broker's quorum_cluster_size, not shown by the API). */
   quorum_target_size: z.number().int().min(1).default(3),
+  /**
+   * Roll-ups by family (docs/queues.md, "Families"): named regular expressions and a suffix rule
+   * put queues in families, served per vhost and family; queues counted by depth per vhost; a
+   * family's per-queue series may be left out. Absent: none.
+   */
+  families: familiesOptionSchema,
 });
 
 export type QueueOptions = z.infer<typeof queueOptionsSchema>;

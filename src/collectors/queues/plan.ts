@@ -16,6 +16,8 @@ const LIMIT_COLUMNS = ['arguments', 'effective_policy_definition'];
 /** What the signals read beyond the tables: the limits and dead-letter settings, and on statistics polls the counters. */
 const SIGNAL_COLUMNS = ['arguments', 'effective_policy_definition'];
 const SIGNAL_STATS_COLUMNS = ['message_stats.deliver_get', 'message_stats.ack', 'messages', 'messages_unacknowledged', 'message_bytes_ready'];
+/** What the family roll-ups read on statistics polls (families.ts). */
+const FAMILY_STATS_COLUMNS = ['message_stats.publish', 'message_stats.deliver_get', 'message_stats.ack', 'head_message_timestamp', 'consumers'];
 /** What `rank_by: publish_rate` reads. */
 const RANKING_COLUMN = 'message_stats.publish_details';
 
@@ -79,7 +81,8 @@ export function planQueueQuery(
   } else if (mode === 'columns') {
     const ranking = options.max_queues > 0 && options.rank_by === 'publish_rate' ? [RANKING_COLUMN] : [];
     const signals = options.signals ? SIGNAL_STATS_COLUMNS : [];
-    query.columns = columnsParam([...metadata, ...(options.details ? DETAIL_COLUMNS : []), ...tables.flatMap((table) => fieldsRead(table, rates)), ...ranking, ...signals]);
+    const families = options.families ? FAMILY_STATS_COLUMNS : [];
+    query.columns = columnsParam([...metadata, ...(options.details ? DETAIL_COLUMNS : []), ...tables.flatMap((table) => fieldsRead(table, rates)), ...ranking, ...signals, ...families]);
   }
   const pageSize = options.filter_on_broker && options.queues.include !== undefined ? options.page_size || 500 : options.page_size;
   if (pageSize > 0 && options.filter_on_broker && options.queues.include !== undefined) {
