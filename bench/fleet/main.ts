@@ -76,6 +76,8 @@ async function measure(targets: number, port: number): Promise<FleetRun> {
   })();
   // /-/healthy, one at a time every 100 ms; before the first answer the port is not open yet.
   const latencies: number[] = [];
+  /** Probes over 100 ms, with when they were asked: start-up (before /-/ready) or steady polling. */
+  const slow: NonNullable<FleetRun['healthy']['slow']> = [];
   let failed = 0;
   const failures: NonNullable<FleetRun['healthy']['failures']> = [];
   let termSent = Number.NaN;
@@ -88,6 +90,7 @@ async function measure(targets: number, port: number): Promise<FleetRun> {
       if (r.status !== 0) {
         if (Number.isNaN(listenSeconds)) listenSeconds = (performance.now() - spawned) / 1000;
         latencies.push(r.ms);
+        if (r.ms > 100) slow.push({ ms: r.ms, sinceSpawnSeconds: (asked - spawned) / 1000 });
       } else if (!Number.isNaN(listenSeconds)) {
         // After SIGTERM the exporter stops listening on purpose: a probe then measures shutdown, not health.
         const sinceSigtermMs = performance.now() - termSent;
@@ -129,7 +132,7 @@ async function measure(targets: number, port: number): Promise<FleetRun> {
     targets,
     listenSeconds,
     readySeconds,
-    healthy: { n: sorted.length, p50Ms: q(0.5), p99Ms: q(0.99), maxMs: sorted.at(-1) ?? Number.NaN, over100: sorted.filter((ms) => ms > 100).length, failed, failures },
+    healthy: { n: sorted.length, p50Ms: q(0.5), p99Ms: q(0.99), maxMs: sorted.at(-1) ?? Number.NaN, over100: sorted.filter((ms) => ms > 100).length, failed, failures, slow },
     rssPeakBytes: Math.max(rssPeak, hwm),
     hwmBytes: hwm,
     rssSteadyBytes: rssSteady,

@@ -14,6 +14,8 @@ export interface FleetRun {
     maxMs: number;
     over100: number;
     failed: number;
+    /** Each probe over 100 ms and when it was asked. */
+    slow?: { ms: number; sinceSpawnSeconds: number }[];
     failures?: { error: string; sinceSpawnSeconds: number; afterSigterm: boolean; sinceSigtermMs: number | null }[];
   };
   rssPeakBytes: number;
@@ -42,12 +44,18 @@ function afterSigterm(run: FleetRun): string {
   return late.length === 0 ? '' : `; ${late.length} after SIGTERM: ${[...new Set(late.map((f) => f.error))].join(', ')}`;
 }
 
+/** How many of the probes over 100 ms were asked before /-/ready (start-up), when the run says. */
+function beforeReady(run: FleetRun): string {
+  if (!run.healthy.slow || run.healthy.over100 === 0) return '';
+  return ` (${run.healthy.slow.filter((p) => p.sinceSpawnSeconds < run.readySeconds).length} before /-/ready)`;
+}
+
 export function fleetSection(r: FleetResults, file: string): string[] {
   const rows = r.runs.map((run) => [
     run.targets.toLocaleString('en'),
     s(run.listenSeconds),
     s(run.readySeconds),
-    `${ms(run.healthy.p50Ms)} / ${ms(run.healthy.p99Ms)} / ${ms(run.healthy.maxMs)} (${run.healthy.n}; ${run.healthy.over100} over 100 ms, ${run.healthy.failed} failed${afterSigterm(run)})`,
+    `${ms(run.healthy.p50Ms)} / ${ms(run.healthy.p99Ms)} / ${ms(run.healthy.maxMs)} (${run.healthy.n}; ${run.healthy.over100} over 100 ms${beforeReady(run)}, ${run.healthy.failed} failed${afterSigterm(run)})`,
     mb(run.rssPeakBytes),
     mb(run.rssSteadyBytes),
     `${s(run.reloadSeconds)} (${run.reloadStatus})`,
