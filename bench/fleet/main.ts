@@ -3,9 +3,11 @@
  * `targets:` (default 10,000; BENCH_FLEET_TARGETS) whose brokers are unreachable loopback ports
  * (every poll fails at once: idle targets, the fleet's own cost), and once with one such target
  * for the baseline. Per run: time to listen and to /-/ready, /-/healthy latency (asked every
- * 100 ms from spawn to exit, one at a time), RSS (VmRSS every 200 ms, VmHWM), RSS after two
- * intervals, a no-change POST /-/reload, the size of a 404 for an unknown /probe target, and the
- * time from SIGTERM to exit. Memory per idle target: (RSS at N - RSS at 1) / (N - 1).
+ * 100 ms from spawn to exit, one at a time; a probe without an answer counts as failed only
+ * before SIGTERM, since the exporter then stops listening on purpose, and each is listed with its
+ * error), RSS (VmRSS every 200 ms, VmHWM), RSS after two intervals, a no-change POST /-/reload,
+ * the size of a 404 for an unknown /probe target, and the time from SIGTERM to exit. Memory per
+ * idle target: (RSS at N - RSS at 1) / (N - 1).
  * Writes bench/results/fleet.json (commit, machine, command, date, load: ../provenance.ts) and fleet.md from it.
  */
 import { spawn } from 'node:child_process';
@@ -33,15 +35,22 @@ function configFile(targets: number): string {
 /** How long one request of the measurement waits for its answer; status 0 when it got none. */
 const ANSWER_TIMEOUT_MS = 120_000;
 
-async function timed(url: string, init?: RequestInit): Promise<{ ms: number; status: number; bytes: number }> {
+/** What a request without an answer got: the innermost cause's code (fetch wraps it in "fetch failed"). */
+function errorCode(error: unknown): string {
+  let e = error as { code?: string; name?: string; cause?: unknown } | undefined;
+  while (e?.cause) e = e.cause as typeof e;
+  return e?.code ?? e?.name ?? String(e);
+}
+
+async function timed(url: string, init?: RequestInit): Promise<{ ms: number; status: number; bytes: number; error?: string }> {
   const start = performance.now();
   try {
     const response = await fetch(url, { ...init, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
     const bytes = (await response.arrayBuffer()).byteLength;
     return { ms: performance.now() - start, status: response.status, bytes };
-  } catch {
+  } catch (error) {
     // No answer in time (an overloaded exporter): the table says status 0 and how long it waited.
-    return { ms: performance.now() - start, status: 0, bytes: Number.NaN };
+    return { ms: performance.now() - start, status: 0, bytes: Number.NaN, error: errorCode(error) };
   }
 }
 
@@ -67,7 +76,11 @@ async function measure(targets: number, port: number): Promise<FleetRun> {
   })();
   // /-/healthy, one at a time every 100 ms; before the first answer the port is not open yet.
   const latencies: number[] = [];
+  /** Probes over 100 ms, with when they were asked: start-up (before /-/ready) or steady polling. */
+  const slow: NonNullable<FleetRun['healthy']['slow']> = [];
   let failed = 0;
+  const failures: NonNullable<FleetRun['healthy']['failures']> = [];
+  let termSent = Number.NaN;
   let listenSeconds = Number.NaN;
   const prober = (async () => {
     while (running) {
@@ -77,7 +90,13 @@ async function measure(targets: number, port: number): Promise<FleetRun> {
       if (r.status !== 0) {
         if (Number.isNaN(listenSeconds)) listenSeconds = (performance.now() - spawned) / 1000;
         latencies.push(r.ms);
-      } else if (!Number.isNaN(listenSeconds)) failed++;
+        if (r.ms > 100) slow.push({ ms: r.ms, sinceSpawnSeconds: (asked - spawned) / 1000 });
+      } else if (!Number.isNaN(listenSeconds)) {
+        // After SIGTERM the exporter stops listening on purpose: a probe then measures shutdown, not health.
+        const sinceSigtermMs = performance.now() - termSent;
+        if (Number.isNaN(termSent)) failed++;
+        failures.push({ error: r.error ?? 'unknown', sinceSpawnSeconds: (asked - spawned) / 1000, afterSigterm: !Number.isNaN(termSent), sinceSigtermMs: Number.isNaN(sinceSigtermMs) ? null : sinceSigtermMs });
+      }
       await sleep(Math.max(0, 100 - (performance.now() - asked)));
     }
   })();
@@ -98,7 +117,7 @@ async function measure(targets: number, port: number): Promise<FleetRun> {
   const notFound = await timed(`${base}/probe?target=no-such-broker`);
   await sleep(2000);
   const hwm = status(pid, 'VmHWM');
-  const termSent = performance.now();
+  termSent = performance.now();
   child.kill('SIGTERM');
   const killer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
   const exitCode = await exited;
@@ -113,7 +132,7 @@ async function measure(targets: number, port: number): Promise<FleetRun> {
     targets,
     listenSeconds,
     readySeconds,
-    healthy: { n: sorted.length, p50Ms: q(0.5), p99Ms: q(0.99), maxMs: sorted.at(-1) ?? Number.NaN, over100: sorted.filter((ms) => ms > 100).length, failed },
+    healthy: { n: sorted.length, p50Ms: q(0.5), p99Ms: q(0.99), maxMs: sorted.at(-1) ?? Number.NaN, over100: sorted.filter((ms) => ms > 100).length, failed, failures, slow },
     rssPeakBytes: Math.max(rssPeak, hwm),
     hwmBytes: hwm,
     rssSteadyBytes: rssSteady,

@@ -6,7 +6,18 @@ export interface FleetRun {
   targets: number;
   listenSeconds: number;
   readySeconds: number;
-  healthy: { n: number; p50Ms: number; p99Ms: number; maxMs: number; over100: number; failed: number };
+  /** `failed`: probes without an answer while the exporter was meant to serve (before SIGTERM); `failures`: every probe without one, with its error. */
+  healthy: {
+    n: number;
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    over100: number;
+    failed: number;
+    /** Each probe over 100 ms and when it was asked. */
+    slow?: { ms: number; sinceSpawnSeconds: number }[];
+    failures?: { error: string; sinceSpawnSeconds: number; afterSigterm: boolean; sinceSigtermMs: number | null }[];
+  };
   rssPeakBytes: number;
   hwmBytes: number;
   rssSteadyBytes: number;
@@ -27,12 +38,24 @@ const mb = (b: number) => `${(b / 1e6).toFixed(0)} MB`;
 const s = (x: number) => `${x.toFixed(2)} s`;
 const ms = (x: number) => `${x.toFixed(0)} ms`;
 
+/** Probes that got no answer once SIGTERM was sent (shutdown, not counted as failed), by error. */
+function afterSigterm(run: FleetRun): string {
+  const late = (run.healthy.failures ?? []).filter((f) => f.afterSigterm);
+  return late.length === 0 ? '' : `; ${late.length} after SIGTERM: ${[...new Set(late.map((f) => f.error))].join(', ')}`;
+}
+
+/** How many of the probes over 100 ms were asked before /-/ready (start-up), when the run says. */
+function beforeReady(run: FleetRun): string {
+  if (!run.healthy.slow || run.healthy.over100 === 0) return '';
+  return ` (${run.healthy.slow.filter((p) => p.sinceSpawnSeconds < run.readySeconds).length} before /-/ready)`;
+}
+
 export function fleetSection(r: FleetResults, file: string): string[] {
   const rows = r.runs.map((run) => [
     run.targets.toLocaleString('en'),
     s(run.listenSeconds),
     s(run.readySeconds),
-    `${ms(run.healthy.p50Ms)} / ${ms(run.healthy.p99Ms)} / ${ms(run.healthy.maxMs)} (${run.healthy.n}; ${run.healthy.over100} over 100 ms, ${run.healthy.failed} failed)`,
+    `${ms(run.healthy.p50Ms)} / ${ms(run.healthy.p99Ms)} / ${ms(run.healthy.maxMs)} (${run.healthy.n}; ${run.healthy.over100} over 100 ms${beforeReady(run)}, ${run.healthy.failed} failed${afterSigterm(run)})`,
     mb(run.rssPeakBytes),
     mb(run.rssSteadyBytes),
     `${s(run.reloadSeconds)} (${run.reloadStatus})`,
