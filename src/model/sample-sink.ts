@@ -1,3 +1,4 @@
+import { CHUNK_SAMPLES, chunkBytes } from './block-chunks.js';
 import type { LabelBlock } from './label-block.js';
 import type { MetricDef } from './metric-def.js';
 import { isPerValue, labelFieldsRead, type ProfiledFamily } from './naming-profile.js';
@@ -8,26 +9,60 @@ export type { SinkProfile } from './relabeling.js';
 
 /**
  * Lines of one family, written as bytes straight into FLUSH_BYTES-sized buffers as they come
- * (joining line strings first and encoding the join cost ~1 CPU-s per 100k-queue poll).
+ * (joining line strings first and encoding the join cost ~1 CPU-s per 100k-queue poll). Samples
+ * of label blocks (a queue's) come in chunks of CHUNK_SAMPLES, each its own buffer: the previous
+ * poll's when none of the chunk's samples changed (see block-chunks.ts).
  */
 class FamilyLines {
   readonly chunks: Buffer[] = [];
   private buffer: Buffer | undefined;
   private used = 0;
   count = 0;
+  /** The block samples of the chunk being gathered, in order. */
+  private blocks: LabelBlock[] = [];
+  private values: number[] = [];
+
+  constructor(private readonly def: MetricDef) {}
 
   push(line: string): void {
+    this.closeChunk();
     // A UTF-16 code unit takes at most 3 bytes in UTF-8: room for that, or a fresh buffer.
-    const worst = line.length * 3;
-    if (this.buffer === undefined || this.buffer.length - this.used < worst) {
-      this.flush();
-      this.buffer = Buffer.allocUnsafe(Math.max(FLUSH_BYTES, worst));
-    }
-    this.used += this.buffer.write(line, this.used, 'utf8');
+    this.makeRoom(line.length * 3);
+    this.used += this.buffer!.write(line, this.used, 'utf8');
     this.count++;
   }
 
+  /** A sample of a label block: rendered with the rest of its chunk. */
+  pushBlock(block: LabelBlock, value: number): void {
+    this.blocks.push(block);
+    this.values.push(value);
+    this.count++;
+    if (this.blocks.length === CHUNK_SAMPLES) this.closeChunk();
+  }
+
+  private closeChunk(): void {
+    if (this.blocks.length === 0) return;
+    const bytes = chunkBytes(this.def, this.blocks, this.values);
+    this.blocks = [];
+    this.values = [];
+    // Served as they are: an unchanged chunk is one copy shared by this exposition, the previous one and the next poll.
+    this.flushBuffer();
+    this.chunks.push(bytes);
+  }
+
+  private makeRoom(bytes: number): void {
+    if (this.buffer === undefined || this.buffer.length - this.used < bytes) {
+      this.flushBuffer();
+      this.buffer = Buffer.allocUnsafe(Math.max(FLUSH_BYTES, bytes));
+    }
+  }
+
   flush(): void {
+    this.closeChunk();
+    this.flushBuffer();
+  }
+
+  private flushBuffer(): void {
     if (this.buffer === undefined || this.used === 0) return;
     const bytes = this.buffer.subarray(0, this.used);
     // A mostly empty buffer (a small family) is copied, not kept whole behind its few bytes.
@@ -217,14 +252,14 @@ export class SampleSink implements DropCounter, SampleWriter, BlockWriter {
       this.skipped++;
       return false;
     }
-    this.linesOf(def).push(`${def.name}${block.text} ${formatValue(value)}\n`);
+    this.linesOf(def).pushBlock(block, value);
     return true;
   }
 
   private linesOf(def: MetricDef): FamilyLines {
     let lines = this.lines.get(def);
     if (!lines) {
-      lines = new FamilyLines();
+      lines = new FamilyLines(def);
       this.lines.set(def, lines);
     }
     return lines;

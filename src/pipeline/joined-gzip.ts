@@ -63,6 +63,9 @@ function deflateChunks(chunks: readonly Buffer[]): Promise<DeflatedPart> {
  */
 const STREAMED_LEVEL = 3;
 
+/** Bytes handed to a deflate stream per write (at least). */
+const WRITE_BYTES = 64 * 1024;
+
 function deflateStreamed(chunks: readonly Buffer[]): Promise<DeflatedPart> {
   return new Promise((resolve, reject) => {
     const stream = createDeflateRaw({ level: STREAMED_LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
@@ -75,8 +78,13 @@ function deflateStreamed(chunks: readonly Buffer[]): Promise<DeflatedPart> {
     let i = 0;
     const writeMore = (): void => {
       while (i < chunks.length) {
-        const chunk = chunks[i++]!;
-        // Checksummed as it is handed to zlib: one chunk (~64 kB) at a time, once per part.
+        // Small chunks (a few kB: the kept chunks of queue families) are handed over joined into
+        // writes of WRITE_BYTES: each write is a job of zlib's thread pool.
+        const from = i;
+        let bytes = 0;
+        while (i < chunks.length && bytes < WRITE_BYTES) bytes += chunks[i++]!.length;
+        const chunk = i - from === 1 ? chunks[from]! : Buffer.concat(chunks.slice(from, i), bytes);
+        // Checksummed as it is handed to zlib, once per part.
         crc = crc32(chunk, crc);
         length += chunk.length;
         if (!stream.write(chunk)) {

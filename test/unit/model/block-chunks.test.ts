@@ -1,0 +1,72 @@
+// Chunks of block samples are copied from the previous poll only when their blocks and values are
+// the same: every poll serves exactly what rendering every line afresh would.
+import { describe, expect, it } from 'vitest';
+import { CHUNK_SAMPLES, chunkBytes } from '../../../src/model/block-chunks.js';
+import { LabelBlock } from '../../../src/model/label-block.js';
+import { defineMetrics } from '../../../src/model/metric-def.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { familyBody } from '../../../src/model/text-format.js';
+
+const M = defineMetrics('test', {
+  ready: { name: 'rabbitmq_test_ready', type: 'gauge', labels: ['vhost', 'queue'], help: 'Ready.' },
+  bytes: { name: 'rabbitmq_test_bytes', type: 'gauge', unit: 'bytes', labels: ['vhost', 'queue'], help: 'Bytes.' },
+});
+
+const blocksOf = (count: number) => Array.from({ length: count }, (_, i) => new LabelBlock(['vhost', 'queue'], ['v', `q${i}`]));
+
+/** One poll through a sink: each block's `ready` and `bytes` samples; the families' text. */
+function poll(blocks: readonly LabelBlock[], values: readonly number[]): string {
+  const sink = new SampleSink();
+  blocks.forEach((block, i) => {
+    sink.addToBlock(M.ready, block, values[i]);
+    sink.addToBlock(M.bytes, block, values[i]! * 100);
+  });
+  return Buffer.concat(sink.finish().map(familyBody)).toString('utf8');
+}
+
+/** What the lines are without any reuse. */
+function rendered(blocks: readonly LabelBlock[], values: readonly number[]): string {
+  const ready = blocks.map((block, i) => `rabbitmq_test_ready${block.text} ${values[i]}\n`).join('');
+  const bytes = blocks.map((block, i) => `rabbitmq_test_bytes${block.text} ${values[i]! * 100}\n`).join('');
+  return ready + bytes;
+}
+
+describe('block chunks', () => {
+  it('the same blocks and values: the bytes kept from the last time, not rendered again', () => {
+    const blocks = blocksOf(3);
+    const first = chunkBytes(M.ready, blocks, [1, 2, 3]);
+    expect(chunkBytes(M.ready, blocks, [1, 2, 3])).toBe(first);
+    expect(chunkBytes(M.ready, blocks, [1, 2, 4])).not.toBe(first);
+    expect(chunkBytes(M.ready, blocks, [1, 2, 4]).toString()).toBe(rendered(blocks, [1, 2, 4]).split('rabbitmq_test_bytes')[0]);
+  });
+
+  it('NaN stays NaN without rendering again; a value turning NaN is a change', () => {
+    const blocks = blocksOf(2);
+    const nan = chunkBytes(M.ready, blocks, [NaN, 1]);
+    expect(chunkBytes(M.ready, blocks, [NaN, 1])).toBe(nan);
+    expect(chunkBytes(M.ready, blocks, [0, 1]).toString()).toBe(`rabbitmq_test_ready${blocks[0]!.text} 0\nrabbitmq_test_ready${blocks[1]!.text} 1\n`);
+  });
+
+  it('another family of the same blocks has chunks of its own', () => {
+    const blocks = blocksOf(2);
+    chunkBytes(M.ready, blocks, [1, 2]);
+    expect(chunkBytes(M.bytes, blocks, [1, 2]).toString()).toBe(`rabbitmq_test_bytes${blocks[0]!.text} 1\nrabbitmq_test_bytes${blocks[1]!.text} 2\n`);
+  });
+
+  it('polls over several chunks serve what rendering afresh serves: a change, a queue gone, a queue come', () => {
+    let blocks = blocksOf(CHUNK_SAMPLES * 3 + 5);
+    let values = blocks.map((_, i) => i);
+    expect(poll(blocks, values)).toBe(rendered(blocks, values));
+    expect(poll(blocks, values)).toBe(rendered(blocks, values));
+    values = values.map((v, i) => (i === CHUNK_SAMPLES + 1 ? v + 7 : v));
+    const changed = poll(blocks, values);
+    expect(changed).toBe(rendered(blocks, values));
+    expect(changed).toContain(`rabbitmq_test_ready${blocks[CHUNK_SAMPLES + 1]!.text} ${CHUNK_SAMPLES + 8}\n`);
+    blocks = blocks.filter((_, i) => i !== 3);
+    values = values.filter((_, i) => i !== 3);
+    expect(poll(blocks, values)).toBe(rendered(blocks, values));
+    blocks = [...blocks.slice(0, 10), ...blocksOf(1).map(() => new LabelBlock(['vhost', 'queue'], ['v', 'new'])), ...blocks.slice(10)];
+    values = [...values.slice(0, 10), 99, ...values.slice(10)];
+    expect(poll(blocks, values)).toBe(rendered(blocks, values));
+  });
+});
