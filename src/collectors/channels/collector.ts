@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { channelMessageStats, channelMetrics as M } from './metrics.js';
-import { apiPath, columnsParam } from '../../broker/management-client.js';
+import { apiPath, columnsParam } from '../../broker/api-path.js';
 import { renderLabels } from '../../model/text-format.js';
 import type { CollectContext, Collector, RequestLimits } from '../kit/collector.js';
 import { emitRecord, fieldOf, fieldsRead, fieldTable } from '../kit/field-table.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { consumerMetrics as M } from './metrics.js';
 import { expectList } from '../../broker/expect-list.js';
-import { apiPath, columnsParam } from '../../broker/management-client.js';
+import { apiPath, columnsParam } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
 import type { CollectContext, Collector, RequestLimits } from '../kit/collector.js';
 import { getPath } from '../kit/field-table.js';

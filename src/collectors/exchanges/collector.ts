@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { exchangeMetrics as M } from './metrics.js';
 import { expectList } from '../../broker/expect-list.js';
-import { columnsParam } from '../../broker/management-client.js';
+import { columnsParam } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
 import { renderLabels } from '../../model/text-format.js';
 import type { BrokerApi, Collector } from '../kit/collector.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { healthMetrics as M } from './metrics.js';
-import { apiPath } from '../../broker/management-client.js';
+import { apiPath } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
 import { renderLabels } from '../../model/text-format.js';
 import type { CollectContext, Collector } from '../kit/collector.js';

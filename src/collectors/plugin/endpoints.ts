@@ -1,5 +1,5 @@
 import type { CollectContext } from '../kit/collector.js';
-import { columnsParam } from '../../broker/management-client.js';
+import { columnsParam } from '../../broker/api-path.js';
 
 /** One node's rabbitmq_prometheus listener. */
 export interface PluginEndpoint {

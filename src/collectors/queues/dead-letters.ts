@@ -1,5 +1,5 @@
 import { queueMetrics as M } from './metrics.js';
-import { apiPath } from '../../broker/management-client.js';
+import { apiPath } from '../../broker/api-path.js';
 import { expectList } from '../../broker/expect-list.js';
 import type { SampleSink } from '../../model/sample-sink.js';
 import { carried } from '../kit/carried.js';

@@ -1,5 +1,5 @@
 import { expectList } from '../../broker/expect-list.js';
-import { apiPath } from '../../broker/management-client.js';
+import { apiPath } from '../../broker/api-path.js';
 import type { DropCounter } from '../../model/sample-sink.js';
 import type { BrokerApi, RequestLimits } from '../kit/collector.js';
 import type { VhostReader } from '../kit/vhost-lists.js';

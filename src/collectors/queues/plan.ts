@@ -1,4 +1,4 @@
-import { columnsParam } from '../../broker/management-client.js';
+import { columnsParam } from '../../broker/api-path.js';
 import type { CollectContext } from '../kit/collector.js';
 import { type FieldTable, fieldsRead } from '../kit/field-table.js';
 import { logOnce } from '../kit/log-once.js';

@@ -1,5 +1,5 @@
 import { SHOVEL_STATES, shovelMetrics as M } from './metrics.js';
-import { columnsParam } from '../../broker/management-client.js';
+import { columnsParam } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
 import { renderLabels } from '../../model/text-format.js';
 import type { Collector } from '../kit/collector.js';

@@ -1,7 +1,7 @@
 // The management client on answers that arrive: successful ones, and HTTP error statuses.
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAbsent } from '../../../../src/broker/absence.js';
-import { apiPath } from '../../../../src/broker/management-client.js';
+import { apiPath } from '../../../../src/broker/api-path.js';
 import { USER, PASSWORD, cleanups, server, client, failure, expectKind, expectNoSecret, json } from './client-fixtures.js';
 
 afterEach(async () => {

@@ -1,7 +1,7 @@
 // The management client's lanes, its bound on concurrent requests, and the paths it asks for.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../../src/broker/errors.js';
-import { apiPath, withQuery } from '../../../../src/broker/management-client.js';
+import { apiPath, withQuery } from '../../../../src/broker/api-path.js';
 import { sleep } from '../../../support/http-server.js';
 import { cleanups, server, client, json } from './client-fixtures.js';
 
