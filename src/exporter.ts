@@ -174,11 +174,13 @@ export class Exporter {
     const kept = [...keptSet];
     const stopped = [...previous.values()].filter((t) => !keptSet.has(t));
     this.running = all;
-    // The new credentials join the log's guard before their target's first request; the old ones leave after their target stopped.
-    this.credentials = redactorOf([...this.running, ...stopped]);
+    // The new credentials join the log's guard before their target's first request; the old ones
+    // leave after their target stopped. Every target kept: the guard stays (10,000 targets' credentials are not read again).
+    const sameTargets = started.length === 0 && stopped.length === 0;
+    if (!sameTargets) this.credentials = redactorOf([...this.running, ...stopped]);
     await runInSlices(startTargets(started, () => this.stopping));
     await Promise.all(stopped.map((t) => t.stop()));
-    this.credentials = redactorOf(this.running);
+    if (!sameTargets) this.credentials = redactorOf(this.running);
     this.config = { ...next, listenAddresses: this.config.listenAddresses, telemetryPath: this.config.telemetryPath, logFormat: this.config.logFormat, web: this.config.web };
     this.reloadStatus.succeeded(Date.now(), restartRequired);
     await this.refreshAll();

@@ -6,7 +6,7 @@ import type { AnyCollector } from './collectors/kit/collector.js';
 import { collectorByName } from './collectors/registry.js';
 import type { TargetSetup } from './config/exporter-config.js';
 import { targetCredentials } from './config/redacted-config.js';
-import { Redactor, type Credentials } from './broker/redactor.js';
+import { credentialsKey, Redactor, type Credentials } from './broker/redactor.js';
 import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
 import { CollectorRunner, type RunnerDeps } from './pipeline/collector-runner.js';
 import { targetProfile } from './profiles/profiles.js';
@@ -27,7 +27,7 @@ export class SharedRedactors {
   private readonly made = new Map<string, Redactor>();
 
   of(credentials: Credentials): Redactor {
-    const key = JSON.stringify([credentials.username, credentials.secrets, credentials.material ?? []]);
+    const key = credentialsKey(credentials);
     let redactor = this.made.get(key);
     if (!redactor) {
       redactor = new Redactor(credentials);
