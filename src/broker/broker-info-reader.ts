@@ -1,5 +1,6 @@
 import type { ManagementClient } from './management-client.js';
 import { brokerInfoFromOverview, type BrokerInfo } from './broker-info.js';
+import { ManagementError } from './errors.js';
 
 /** One reading of /api/overview: the answer, and what it says the broker is. */
 export interface BrokerReport {
@@ -45,7 +46,9 @@ export class BrokerInfoReader {
         return report;
       })
       .catch((error: unknown) => {
-        this.failure = { error };
+        // The same failure again keeps the first one: a fleet's refused targets fail alike on every
+        // poll, and each new error held for an interval (its stack frames with it) went to the old generation.
+        if (!sameFailure(this.failure?.error, error)) this.failure = { error };
         throw error;
       })
       .finally(() => {
@@ -65,4 +68,9 @@ export class BrokerInfoReader {
     if (this.failure) throw this.failure.error;
     return (await this.read(signal)).info;
   }
+}
+
+/** Two failures a caller cannot tell apart: the same kind of ManagementError with the same message. */
+function sameFailure(held: unknown, next: unknown): boolean {
+  return held instanceof ManagementError && next instanceof ManagementError && held.kind === next.kind && held.status === next.status && held.message === next.message;
 }

@@ -58,7 +58,8 @@ export class PollFailureLog {
     const key = hint === undefined ? cause : `${cause}\u0000${hint}`;
     const previous = this.current.get(collector);
     if (previous !== undefined && previous !== key) this.leave(collector, previous, 'poll failure changed cause');
-    this.current.set(collector, key);
+    // The same cause again keeps the key held (a new copy would live an interval, then be old-generation garbage).
+    if (previous !== key) this.current.set(collector, key);
     const now = this.now();
     let failing = this.ongoing.get(key);
     if (!failing) {

@@ -110,8 +110,10 @@ export class TargetState {
     state.lastSuccess = false;
     state.lastAttemptAt = at;
     state.lastDurationSeconds = durationSeconds;
-    state.lastError = error;
-    state.lastFailure = cause;
+    // A failure like the last keeps the held string and cause: 10,000 refused targets then leave
+    // nothing new for the old generation on each poll.
+    if (state.lastError !== error) state.lastError = error;
+    if (state.lastFailure?.kind !== cause.kind || state.lastFailure.status !== cause.status) state.lastFailure = cause;
     this.version++;
   }
 

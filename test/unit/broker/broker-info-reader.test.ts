@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrokerInfoReader } from '../../../src/broker/broker-info-reader.js';
+import { ManagementError } from '../../../src/broker/errors.js';
 import type { ManagementClient } from '../../../src/broker/management-client.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import { loadConfig } from '../../../src/config/load-config.js';
@@ -73,6 +74,28 @@ describe('BrokerInfoReader', () => {
     expect((await self.read(signal)).info.managementVersion).toBe('3.10.8');
     expect((await self.latest(signal)).managementVersion).toBe('3.10.8');
     expect(requests).toBe(3);
+  });
+
+  // Issue 24: at 10,000 refused targets each poll's new error (its stack frames with it) was held
+  // for an interval and went to the old generation, feeding major collections that held the loop.
+  it('a failure like the last keeps the one held; another replaces it', async () => {
+    let error = new ManagementError('network', '/api/overview', 'ECONNREFUSED: nothing listens');
+    const client = {
+      async getJson() {
+        throw error;
+      },
+    } as unknown as ManagementClient;
+    const self = new BrokerInfoReader(client);
+    const signal = new AbortController().signal;
+    const first = error;
+    await expect(self.read(signal)).rejects.toBe(first);
+    error = new ManagementError('network', '/api/overview', 'ECONNREFUSED: nothing listens');
+    await expect(self.read(signal)).rejects.toBe(error);
+    await expect(self.latest(signal)).rejects.toBe(first);
+    error = new ManagementError('timeout', '/api/overview', 'no answer within 10 s');
+    const other = error;
+    await expect(self.read(signal)).rejects.toBe(other);
+    await expect(self.latest(signal)).rejects.toBe(other);
   });
 });
 
