@@ -1,4 +1,5 @@
-import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
+import type { Socket } from 'node:net';
+import { buildConnector, type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { Redactor } from './redactor.js';
 import { answerCap, answerKind } from './answer-caps.js';
@@ -55,16 +56,21 @@ const JSON_READING: Reading = { as: 'json' };
 /** The only module that speaks HTTP to the broker. Collectors get parsed JSON or a ManagementError. */
 export class ManagementClient {
   /**
-   * Made at the first request, and let go when a request finds no broker (a refused or reset
-   * connection) with no other request in flight: a target that is down holds no pool between its
-   * polls (an undici Pool is ~20 kB before any connection; 10,000 such targets held 200 MB).
+   * Made once a connection to the broker succeeded, and let go when a request finds no broker (a
+   * refused or reset connection) with no other request in flight: a target that is down holds no
+   * pool between its polls (an undici Pool is ~20 kB before any connection; 10,000 such targets
+   * held 200 MB) and builds none for its first poll (10,000 of those were 190 MB of garbage).
    */
   private pool: Pool | undefined;
   /**
-   * Made when a pool is let go for a refused or reset connection: until a connection succeeds,
-   * each request first asks it whether the broker listens, and builds a pool only then.
+   * Set while there is no pool: each request first asks it whether the broker listens, and a pool
+   * is built only then, its first connection the one the probe made.
    */
   private probe: ListeningProbe | undefined;
+  /** Connects the probe and the pool alike (undici's connector, with the TLS options and connect timeout). */
+  private readonly connector: buildConnector.connector;
+  /** The probe's connection, until the pool just built takes it as its first. */
+  private handedOver: Socket | undefined;
   private readonly url: URL;
   private readonly origin: string;
   private readonly poolOptions: Pool.Options;
@@ -98,8 +104,10 @@ export class ManagementClient {
       connectTimeout: options.timeouts.connectMs,
       headersTimeout: options.timeouts.headersMs,
       bodyTimeout: options.timeouts.bodyMs,
-      connect: url.protocol === 'https:' ? tlsConnectOptions(options) : undefined,
+      connect: (target, done) => this.connect(target, done),
     };
+    this.connector = buildConnector({ ...(url.protocol === 'https:' ? tlsConnectOptions(options) : {}), timeout: options.timeouts.connectMs });
+    this.probe = new ListeningProbe(url, this.connector);
   }
 
   /** Whether it holds a connection pool now. */
@@ -172,21 +180,35 @@ export class ManagementClient {
     const pool = this.pool;
     this.pool = undefined;
     pool?.close().catch(() => undefined);
-    this.probe ??= new ListeningProbe(this.url, { ...(this.url.protocol === 'https:' ? tlsConnectOptions(this.options) : {}), timeout: this.options.timeouts.connectMs });
+    this.probe ??= new ListeningProbe(this.url, this.connector);
   }
 
-  /** The pool, built once the broker is known to listen (or before any request found it refusing). */
+  /** The pool's connector: the probe's connection first, when it is still open; then new ones. */
+  private connect(target: buildConnector.Options, done: buildConnector.Callback): Socket {
+    const held = this.handedOver;
+    this.handedOver = undefined;
+    if (held && !held.destroyed) {
+      queueMicrotask(() => done(null, held));
+      return held;
+    }
+    return this.connector(target, done) as unknown as Socket;
+  }
+
+  /** The pool, built once the broker is known to listen. */
   private async connectedPool(signal: AbortSignal): Promise<Pool> {
     if (this.pool) return this.pool;
-    if (this.probe) {
-      await this.probe.probe(signal);
-      this.probe = undefined;
+    const socket = this.probe ? await this.probe.probe(signal) : undefined;
+    this.probe = undefined;
+    if (this.closed || this.pool) {
+      // Closed meanwhile, or another request built the pool first: this connection is not needed.
+      socket?.destroy();
+      if (this.closed) throw new undiciErrors.ClientClosedError();
+      return this.pool!;
     }
-    if (this.closed) throw new undiciErrors.ClientClosedError();
-    if (!this.pool) {
-      this.pool = new Pool(this.origin, this.poolOptions);
-      this.poolsBuilt++;
-    }
+    this.handedOver?.destroy();
+    this.handedOver = socket;
+    this.pool = new Pool(this.origin, this.poolOptions);
+    this.poolsBuilt++;
     return this.pool;
   }
 
@@ -288,6 +310,8 @@ export class ManagementClient {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.handedOver?.destroy();
+    this.handedOver = undefined;
     await Promise.all([this.pool?.close(), ...[...this.peers.values()].map((peer) => peer.close())]);
   }
 }
