@@ -56,14 +56,14 @@ export class QueueFamilies {
   /** `statsPoll`: this poll fetches the statistics list. */
   static in(carryOver: Map<string, unknown>, option: FamiliesOption, statsPoll: boolean): QueueFamilies {
     const memory = carried(carryOver, 'families', () => new FamilyMemory());
-    memory.counters.discard();
+    memory.counters.begin();
     // Compiled once, with the families they chose by name; other rules start again.
     const from = JSON.stringify(option);
     if (!memory.rules || memory.rulesFrom !== from) {
       memory.rules = new FamilyRules(option);
       memory.rulesFrom = from;
     }
-    memory.rules.discard();
+    memory.rules.begin();
     return new QueueFamilies(option, memory.rules, memory, statsPoll);
   }
 

@@ -69,40 +69,40 @@ export function rollsUpEveryQueue(option: FamiliesOption | undefined): boolean {
 
 /**
  * The rules compiled once, kept from poll to poll; `choose` is called for every queue of every
- * poll, so a name's family is remembered: the names of the last successful poll and of this one,
- * no more (`commit` drops the names no longer listed).
+ * poll, so a name's family is remembered (its entry made once, stamped with each poll that lists
+ * it): `commit` drops the names the poll did not list.
  */
 export class FamilyRules {
   private readonly rules: readonly { choice: FamilyChoice; match: RegExp }[];
   private readonly unmatched: FamilyChoice | undefined;
-  private known = new Map<string, FamilyChoice | null>();
-  private seen = new Map<string, FamilyChoice | null>();
+  private readonly known = new Map<string, { readonly choice: FamilyChoice | undefined; seen: number }>();
+  private poll = 0;
 
   constructor(private readonly option: FamiliesOption) {
     this.rules = option.rules.map((rule) => ({ choice: { family: rule.name, perQueue: rule.per_queue ?? option.per_queue }, match: new RegExp(rule.match, 'u') }));
     this.unmatched = option.unmatched === undefined ? undefined : { family: option.unmatched, perQueue: option.per_queue };
   }
 
+  /** Starts a poll. */
+  begin(): void {
+    this.poll++;
+  }
+
   /** The queue's family by the first rule that matches, else by the suffix rule, else `unmatched`; undefined: none. */
   choose(name: string): FamilyChoice | undefined {
-    let choice = this.seen.get(name);
-    if (choice === undefined) {
-      choice = this.known.get(name);
-      if (choice === undefined) choice = this.match(name) ?? null;
-      this.seen.set(name, choice);
+    const entry = this.known.get(name);
+    if (entry) {
+      entry.seen = this.poll;
+      return entry.choice;
     }
-    return choice ?? undefined;
+    const choice = this.match(name);
+    this.known.set(name, { choice, seen: this.poll });
+    return choice;
   }
 
-  /** Ends a successful poll: the names it listed are the ones remembered. */
+  /** Ends a successful poll: the names it did not list are forgotten. */
   commit(): void {
-    this.known = this.seen;
-    this.seen = new Map();
-  }
-
-  /** A failed poll: what it saw is not kept. */
-  discard(): void {
-    this.seen = new Map();
+    for (const [name, entry] of this.known) if (entry.seen !== this.poll) this.known.delete(name);
   }
 
   private match(name: string): FamilyChoice | undefined {
