@@ -6,14 +6,16 @@ import type { QueueRecord } from './options.js';
 export const FAMILY_COUNTER_FIELDS = ['message_stats.publish', 'message_stats.deliver_get', 'message_stats.ack'] as const;
 const PATHS = FAMILY_COUNTER_FIELDS.map((field) => field.split('.'));
 
+/** One queue: its counts (FAMILY_COUNTER_FIELDS) at the last statistics poll that listed it, in fields rather than an array (100,000 arrays were 7.7 MB). */
 interface Member {
   family: string;
-  readonly vhost: string;
-  /** Its counts at the last statistics poll that listed it, updated in place. */
-  readonly counts: number[];
   /** The poll that last listed it. */
   seen: number;
+  c0: number;
+  c1: number;
+  c2: number;
 }
+const countsOf = (m: Member) => [m.c0, m.c1, m.c2];
 
 /**
  * The families' counters, kept monotonic as Prometheus counters must be: a family's total is the
@@ -47,23 +49,25 @@ export class FamilyCounters {
     }
     const name = queue.name as string;
     const member = byName.get(name);
+    // A record without message_stats has counted nothing yet.
+    const c0 = countAt(queue, PATHS[0]!);
+    const c1 = countAt(queue, PATHS[1]!);
+    const c2 = countAt(queue, PATHS[2]!);
     if (!member) {
-      // A record without message_stats has counted nothing yet.
-      byName.set(name, { family, vhost, counts: PATHS.map((path) => countAt(queue, path)), seen: this.poll });
+      byName.set(name, { family, seen: this.poll, c0, c1, c2 });
       return;
     }
     if (member.family !== family) {
-      this.addTo(member.family, member.counts);
+      this.addTo(member.family, countsOf(member));
       member.family = family;
-      for (let i = 0; i < PATHS.length; i++) member.counts[i] = countAt(queue, PATHS[i]!);
     } else {
-      for (let i = 0; i < PATHS.length; i++) {
-        const count = countAt(queue, PATHS[i]!);
-        const fallen = member.counts[i]! - count;
-        if (fallen > 0) this.addOne(family, i, fallen);
-        member.counts[i] = count;
-      }
+      if (member.c0 > c0) this.addOne(family, 0, member.c0 - c0);
+      if (member.c1 > c1) this.addOne(family, 1, member.c1 - c1);
+      if (member.c2 > c2) this.addOne(family, 2, member.c2 - c2);
     }
+    member.c0 = c0;
+    member.c1 = c1;
+    member.c2 = c2;
     member.seen = this.poll;
   }
 
@@ -77,13 +81,16 @@ export class FamilyCounters {
       const kept = unread.has(vhost);
       for (const [name, member] of byName) {
         if (member.seen !== this.poll && !kept) {
-          this.addTo(member.family, member.counts);
+          this.addTo(member.family, countsOf(member));
           byName.delete(name);
           continue;
         }
         const total = totals.get(member.family);
-        if (total) for (let i = 0; i < total.length; i++) total[i]! += member.counts[i]!;
-        else totals.set(member.family, [...member.counts]);
+        if (total) {
+          total[0]! += member.c0;
+          total[1]! += member.c1;
+          total[2]! += member.c2;
+        } else totals.set(member.family, countsOf(member));
       }
       if (byName.size === 0) this.members.delete(vhost);
     }

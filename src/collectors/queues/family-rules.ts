@@ -76,6 +76,8 @@ export class FamilyRules {
   private readonly rules: readonly { choice: FamilyChoice; match: RegExp }[];
   private readonly unmatched: FamilyChoice | undefined;
   private readonly known = new Map<string, { readonly choice: FamilyChoice | undefined; seen: number }>();
+  /** The suffix rule's choices, one per family (not one per queue), of the names known. */
+  private stripped = new Map<string, FamilyChoice>();
   private poll = 0;
 
   constructor(private readonly option: FamiliesOption) {
@@ -102,12 +104,23 @@ export class FamilyRules {
 
   /** Ends a successful poll: the names it did not list are forgotten. */
   commit(): void {
-    for (const [name, entry] of this.known) if (entry.seen !== this.poll) this.known.delete(name);
+    const stripped = new Map<string, FamilyChoice>();
+    for (const [name, entry] of this.known) {
+      if (entry.seen !== this.poll) this.known.delete(name);
+      else if (entry.choice && this.stripped.get(entry.choice.family) === entry.choice) stripped.set(entry.choice.family, entry.choice);
+    }
+    this.stripped = stripped;
   }
 
   private match(name: string): FamilyChoice | undefined {
     for (const rule of this.rules) if (rule.match.test(name)) return rule.choice;
     const family = this.option.strip_suffixes ? strippedFamily(name) : undefined;
-    return family === undefined ? this.unmatched : { family, perQueue: this.option.per_queue };
+    if (family === undefined) return this.unmatched;
+    let choice = this.stripped.get(family);
+    if (!choice) {
+      choice = { family, perQueue: this.option.per_queue };
+      this.stripped.set(family, choice);
+    }
+    return choice;
   }
 }

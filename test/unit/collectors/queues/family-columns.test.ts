@@ -112,4 +112,15 @@ describe('the family of a name is remembered', () => {
     expect(poll(['b1'])).toEqual({ chosen: ['b'], tests: 0 });
     expect(poll(['c1', 'a1'])).toEqual({ chosen: [undefined, 'a'], tests: 3 });
   });
+
+  it('makes one choice per family by the suffix rule, not one per queue', () => {
+    const rules = new FamilyRules(queueOptionsSchema.parse({ families: { strip_suffixes: true, per_queue: false } }).families!);
+    rules.begin();
+    const [a, b] = [rules.choose('orders.1'), rules.choose('orders.2')];
+    expect(a).toEqual({ family: 'orders', perQueue: false });
+    expect(b).toBe(a);
+    rules.commit();
+    rules.begin();
+    expect(rules.choose('orders.3')).toBe(a);
+  });
 });
