@@ -17,7 +17,7 @@ import { log, logAs } from '../run/util.js';
 import { measure, type SizeResult } from './measure.js';
 import { MEASURED_COLLECTORS, stopChildren } from './processes.js';
 import type { ScaleResults } from './scale-results.js';
-import { CHANGES, FAMILIES, INTERVAL, LATENCY_CHANGE, POLLS, SIGNALS, SIZES, VHOSTS } from './settings.js';
+import { CHANGES, FAMILIES, FAMILIES_SETTINGS, INTERVAL, LATENCY_CHANGE, POLLS, SIGNALS, SIZES, VHOSTS } from './settings.js';
 import { targetChecks } from './targets.js';
 
 logAs('scale');
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const results: ScaleResults = {
     bench: 'scale',
     provenance: run.finish(),
-    settings: { vhosts: VHOSTS, polls: POLLS, changes: CHANGES, latencyChange: LATENCY_CHANGE, queueInterval: INTERVAL, collectors: MEASURED_COLLECTORS, ...(SIGNALS ? { signals: true } : {}), ...(FAMILIES ? { families: true } : {}) },
+    settings: { vhosts: VHOSTS, polls: POLLS, changes: CHANGES, latencyChange: LATENCY_CHANGE, queueInterval: INTERVAL, collectors: MEASURED_COLLECTORS, ...(SIGNALS ? { signals: true } : {}), ...(FAMILIES ? { families: FAMILIES_SETTINGS } : {}) },
     wallSeconds: (performance.now() - t0) / 1000,
     sizes,
     targets: targetChecks(sizes, FAMILIES),

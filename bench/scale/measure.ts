@@ -13,9 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { pino } from 'pino';
 import { request } from 'undici';
-import { planQueueQuery, queueOptionsSchema } from '../../src/collectors/queues/collector.js';
 import { PROM_HEADERS } from '../run/settings.js';
 import { cpuSeconds, log, memoryOf, percentile, sleep } from '../run/util.js';
 import { queueStatus } from './landing-status.js';
@@ -176,16 +174,6 @@ async function parseAlone(sim: SimulatorProcess, paths: string[]): Promise<{ sec
   return { seconds, bytes: bodies.reduce((n, b) => n + b.length, 0) };
 }
 
-/** The query the queue collector sends with its default options (rebuilt here from its own planner). */
-function queueQuery(): string {
-  const plan = planQueueQuery({
-    broker: { managementVersion: '3.10.8', rabbitmqVersion: '3.10.8', productName: 'RabbitMQ', productVersion: '3.10.8', erlangVersion: '', clusterName: '', node: '', variant: 'A', statisticsDisabled: false },
-    options: queueOptionsSchema.parse({}),
-    log: pino({ level: 'silent' }),
-    carryOver: new Map(),
-  });
-  return `?${new URLSearchParams(Object.entries(plan.query).map(([k, v]) => [k, String(v)] as [string, string])).toString()}`;
-}
 
 /** The exporter's RSS every 100 ms: max since the last reset, and over the whole run. */
 class RssSampler {
@@ -228,9 +216,10 @@ export async function measure(queues: number): Promise<SizeResult> {
   const exposition = await readExposition(exp.url);
   rss.stop();
   const hwm = memoryOf(exp.pid)?.hwm ?? NaN;
-  const queuePaths = [...new Set(sim.answers.filter((a) => a.path.startsWith('/api/queues')).map((a) => a.path))];
+  // The queries the exporter sent (the families or signals settings change its columns): each list's last.
+  const queueLists = new Map(sim.answers.filter((a) => a.path.startsWith('/api/queues')).map((a) => [a.path, a.query ? `${a.path}?${a.query}` : a.path]));
   stop(exp.child);
-  const alone = await parseAlone(sim, queuePaths.map((p) => `${p}${queueQuery()}`));
+  const alone = await parseAlone(sim, [...queueLists.values()]);
   stop(sim.child);
   fs.rmSync(workDir, { recursive: true, force: true });
   return {

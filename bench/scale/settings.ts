@@ -17,3 +17,8 @@ export const SIGNALS = process.env.BENCH_SCALE_SIGNALS === '1';
  * `q` of their vhost by the suffix rule, their per-queue series off: issue 29's series target.
  */
 export const FAMILIES = process.env.BENCH_SCALE_FAMILIES === '1';
+/**
+ * Its settings: `unmatched` (a family for names the suffix rule leaves out; none here) makes every
+ * queue rolled up, so the list asks only for the roll-ups' columns (docs/queues.md).
+ */
+export const FAMILIES_SETTINGS = { strip_suffixes: true, per_queue: false, unmatched: 'other' } as const;

@@ -48,7 +48,7 @@ const front = http.createServer((req, res) => {
     answer.on('end', () => {
       if (url.startsWith('/api/queues') || url.startsWith('/api/vhosts?')) {
         const [pathname, query = ''] = url.split('?');
-        process.stdout.write(`${JSON.stringify({ path: pathname, query: query.slice(0, 40), start, end: Date.now(), bytes, status: answer.statusCode, changed })}\n`);
+        process.stdout.write(`${JSON.stringify({ path: pathname, query, start, end: Date.now(), bytes, status: answer.statusCode, changed })}\n`);
       }
     });
   });

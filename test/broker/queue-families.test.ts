@@ -1,7 +1,8 @@
 // Roll-ups by family (collectors.queues.families) against the private RabbitMQ node: queues of
 // two families and one in none, with messages published and consumed in different amounts; each
 // family's counts checked against rabbitmqctl list_queues summed by family, its publish counter
-// against the API's, and kept when one of its queues is deleted.
+// against the API's, and kept when one of its queues is deleted. With every queue rolled up
+// (`unmatched` set, per_queue off) the list asks only for the roll-ups' columns: the same checks.
 import { afterAll, expect, it } from 'vitest';
 import { eventually } from '../harness/eventually.js';
 import type { RunResult } from '../support/run-collector.js';
@@ -20,6 +21,9 @@ const QUEUES: Record<string, { publish: number; prefetch: number }> = {
 };
 const FAMILIES = { rules: [{ name: 'orders', match: '^fam-orders\\.' }, { name: 'billing', match: '^fam-billing-', per_queue: false }] };
 const familyOf = (name: string) => (name.startsWith('fam-orders.') ? 'orders' : name.startsWith('fam-billing-') ? 'billing' : undefined);
+/** Every queue rolled up: the same rules with per_queue off, and the other queues of the vhost in family `rest`. */
+const ROLLED_UP = { rules: FAMILIES.rules.map((rule) => ({ ...rule, per_queue: false })), per_queue: false, unmatched: 'rest' };
+const rolledUpFamilyOf = (name: string) => familyOf(name) ?? 'rest';
 const FIELDS = ['messages', 'messages_ready', 'messages_unacknowledged', 'consumers'] as const;
 const SERIES: Record<(typeof FIELDS)[number], string> = {
   messages: 'rabbitmq_queue_family_messages',
@@ -37,7 +41,7 @@ describeWithBroker('queue families on a real broker', (broker: BrokerHandle) => 
   });
 
   /** rabbitmqctl list_queues of vhost /: per family, its queue count and the sums of FIELDS; and every queue's depth. */
-  const ctlByFamily = async () => {
+  const ctlByFamily = async (familyOfName: (name: string) => string | undefined = familyOf) => {
     const out = await broker.ctl(['-q', '--no-table-headers', 'list_queues', '-p', '/', 'name', ...FIELDS]);
     const families = new Map<string, Record<string, number>>();
     const depths: number[] = [];
@@ -45,7 +49,7 @@ describeWithBroker('queue families on a real broker', (broker: BrokerHandle) => 
       const [name, ...values] = line.split('\t');
       const numbers = values.map(Number);
       depths.push(numbers[0]!);
-      const family = familyOf(name!);
+      const family = familyOfName(name!);
       if (!family) continue;
       const sums = families.get(family) ?? { queues: 0, ...Object.fromEntries(FIELDS.map((f) => [f, 0])) };
       sums.queues! += 1;
@@ -101,6 +105,20 @@ describeWithBroker('queue families on a real broker', (broker: BrokerHandle) => 
       expect(first!.value('rabbitmq_queue_messages', { vhost: '/', queue: 'fam-billing-a' })).toBeUndefined();
       expect(first!.value('rabbitmq_queue_messages', { vhost: '/', queue: 'fam-orders.2' })).toBe(5);
       expect(first!.value('rabbitmq_queue_messages', { vhost: '/', queue: 'fam-lone' })).toBe(4); // 3 ready, 1 unacked
+
+      // Every queue rolled up: the list asks for the roll-ups' columns only, and they sum the same.
+      await eventually(async () => {
+        const ctl = await ctlByFamily(rolledUpFamilyOf);
+        const narrow = await collect({ ...options, families: ROLLED_UP }, new Map());
+        const columns = String(narrow.requests.find((call) => call.path.startsWith('/api/queues'))?.query?.columns).split(',');
+        expect(columns).toContain('message_stats.publish');
+        expect(columns).not.toContain('arguments');
+        for (const family of ['orders', 'billing', 'rest']) expect({ family, ...served(narrow, family) }).toEqual({ family, ...ctl.families.get(family) });
+        expect(published(narrow, 'orders')).toBe(8);
+        expect(published(narrow, 'billing')).toBe(9);
+        expect(narrow.family('rabbitmq_queue_messages')).toEqual([]);
+        return true;
+      }, 30_000, 'the roll-ups of the narrowed list equal to rabbitmqctl list_queues summed by family');
 
       // fam-orders.2 (5 publishes) goes: the family's count falls, its publish counter does not.
       await ok('DELETE', queuePath('fam-orders.2'));

@@ -28,6 +28,9 @@ interface HeldStats {
 class FamilyMemory {
   readonly counters = new FamilyCounters();
   held: HeldStats = { counters: new Map(), oldestHead: new Map() };
+  rules: FamilyRules | undefined;
+  /** The option the rules were compiled from, as JSON. */
+  rulesFrom = '';
 }
 
 /**
@@ -53,8 +56,15 @@ export class QueueFamilies {
   /** `statsPoll`: this poll fetches the statistics list. */
   static in(carryOver: Map<string, unknown>, option: FamiliesOption, statsPoll: boolean): QueueFamilies {
     const memory = carried(carryOver, 'families', () => new FamilyMemory());
-    memory.counters.discard();
-    return new QueueFamilies(option, new FamilyRules(option), memory, statsPoll);
+    memory.counters.begin();
+    // Compiled once, with the families they chose by name; other rules start again.
+    const from = JSON.stringify(option);
+    if (!memory.rules || memory.rulesFrom !== from) {
+      memory.rules = new FamilyRules(option);
+      memory.rulesFrom = from;
+    }
+    memory.rules.begin();
+    return new QueueFamilies(option, memory.rules, memory, statsPoll);
   }
 
   /** Statistics switched off on the broker: none will come to refresh what is held. */
@@ -86,6 +96,7 @@ export class QueueFamilies {
 
   /** Ends a successful poll and writes its series; `unread`: vhosts that could not be read. */
   emit(sink: SampleSink, unread: ReadonlySet<string>): void {
+    this.rules.commit();
     if (this.statsPoll) this.memory.held = { counters: this.memory.counters.commit(unread), oldestHead: this.oldestHead };
     const { counters, oldestHead } = this.memory.held;
     for (const group of this.tally) {

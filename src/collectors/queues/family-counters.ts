@@ -6,11 +6,16 @@ import type { QueueRecord } from './options.js';
 export const FAMILY_COUNTER_FIELDS = ['message_stats.publish', 'message_stats.deliver_get', 'message_stats.ack'] as const;
 const PATHS = FAMILY_COUNTER_FIELDS.map((field) => field.split('.'));
 
+/** One queue: its counts (FAMILY_COUNTER_FIELDS) at the last statistics poll that listed it, in fields rather than an array (100,000 arrays were 7.7 MB). */
 interface Member {
-  readonly family: string;
-  readonly vhost: string;
-  readonly counts: number[];
+  family: string;
+  /** The poll that last listed it. */
+  seen: number;
+  c0: number;
+  c1: number;
+  c2: number;
 }
+const countsOf = (m: Member) => [m.c0, m.c1, m.c2];
 
 /**
  * The families' counters, kept monotonic as Prometheus counters must be: a family's total is the
@@ -19,26 +24,51 @@ interface Member {
  * So a deleted queue neither lowers the total nor hides what the others counted in the same poll.
  * A family that has no queue left is forgotten: its series goes, and one that comes back starts
  * again from its queues' counts, which rate() treats as the reset it is.
+ * Each queue's entry is made once and updated in place, poll after poll: at 100,000 queues a new
+ * entry per queue and poll was tens of MB that outlived the poll and grew the heap.
  */
 export class FamilyCounters {
-  /** Each queue's counts at the last statistics poll, by vhost and name. */
-  private members = new Map<string, Member>();
-  private current = new Map<string, Member>();
+  /** Each queue's counts at the last statistics poll, by vhost, then name. */
+  private readonly members = new Map<string, Map<string, Member>>();
   /** Per family key: the counts of departed queues and of counters that went down. */
   private readonly departed = new Map<string, number[]>();
+  private poll = 0;
+
+  /** Starts a poll. Counts read by a poll that then fails are kept: they are the broker's, and a total only grows from them. */
+  begin(): void {
+    this.poll++;
+  }
 
   /** One queue of a statistics poll; `family`: its family key (vhost and family). */
   add(family: string, queue: QueueRecord): void {
-    const key = `${queue.vhost as string}\u0000${queue.name as string}`;
-    // A record without message_stats has counted nothing yet.
-    const counts = PATHS.map((path) => toSampleValue(getPath(queue, path)) ?? 0);
-    const before = this.members.get(key);
-    if (before && before.family !== family) this.depart(before);
-    else if (before) {
-      const fallen = before.counts.map((count, i) => Math.max(0, count - counts[i]!));
-      if (fallen.some((n) => n > 0)) this.addTo(family, fallen);
+    const vhost = queue.vhost as string;
+    let byName = this.members.get(vhost);
+    if (!byName) {
+      byName = new Map();
+      this.members.set(vhost, byName);
     }
-    this.current.set(key, { family, vhost: queue.vhost as string, counts });
+    const name = queue.name as string;
+    const member = byName.get(name);
+    // A record without message_stats has counted nothing yet.
+    const c0 = countAt(queue, PATHS[0]!);
+    const c1 = countAt(queue, PATHS[1]!);
+    const c2 = countAt(queue, PATHS[2]!);
+    if (!member) {
+      byName.set(name, { family, seen: this.poll, c0, c1, c2 });
+      return;
+    }
+    if (member.family !== family) {
+      this.addTo(member.family, countsOf(member));
+      member.family = family;
+    } else {
+      if (member.c0 > c0) this.addOne(family, 0, member.c0 - c0);
+      if (member.c1 > c1) this.addOne(family, 1, member.c1 - c1);
+      if (member.c2 > c2) this.addOne(family, 2, member.c2 - c2);
+    }
+    member.c0 = c0;
+    member.c1 = c1;
+    member.c2 = c2;
+    member.seen = this.poll;
   }
 
   /**
@@ -46,18 +76,23 @@ export class FamilyCounters {
    * (kept as they were); families with no queue left are forgotten. Gives the totals per family key.
    */
   commit(unread: ReadonlySet<string>): Map<string, number[]> {
-    for (const [key, member] of this.members) {
-      if (this.current.has(key)) continue;
-      if (unread.has(member.vhost)) this.current.set(key, member);
-      else this.depart(member);
-    }
-    this.members = this.current;
-    this.current = new Map();
     const totals = new Map<string, number[]>();
-    for (const member of this.members.values()) {
-      const total = totals.get(member.family);
-      if (total) for (let i = 0; i < total.length; i++) total[i]! += member.counts[i]!;
-      else totals.set(member.family, [...member.counts]);
+    for (const [vhost, byName] of this.members) {
+      const kept = unread.has(vhost);
+      for (const [name, member] of byName) {
+        if (member.seen !== this.poll && !kept) {
+          this.addTo(member.family, countsOf(member));
+          byName.delete(name);
+          continue;
+        }
+        const total = totals.get(member.family);
+        if (total) {
+          total[0]! += member.c0;
+          total[1]! += member.c1;
+          total[2]! += member.c2;
+        } else totals.set(member.family, countsOf(member));
+      }
+      if (byName.size === 0) this.members.delete(vhost);
     }
     for (const family of this.departed.keys()) if (!totals.has(family)) this.departed.delete(family);
     for (const [family, total] of totals) {
@@ -67,18 +102,20 @@ export class FamilyCounters {
     return totals;
   }
 
-  /** A failed poll: what it saw is not kept. */
-  discard(): void {
-    this.current = new Map();
-  }
-
-  private depart(member: Member): void {
-    this.addTo(member.family, member.counts);
-  }
-
   private addTo(family: string, counts: readonly number[]): void {
-    const gone = this.departed.get(family);
-    if (gone) for (let i = 0; i < gone.length; i++) gone[i]! += counts[i]!;
-    else this.departed.set(family, [...counts]);
+    for (let i = 0; i < counts.length; i++) this.addOne(family, i, counts[i]!);
   }
+
+  private addOne(family: string, i: number, count: number): void {
+    let gone = this.departed.get(family);
+    if (!gone) {
+      gone = PATHS.map(() => 0);
+      this.departed.set(family, gone);
+    }
+    gone[i]! += count;
+  }
+}
+
+function countAt(queue: QueueRecord, path: readonly string[]): number {
+  return toSampleValue(getPath(queue, path)) ?? 0;
 }

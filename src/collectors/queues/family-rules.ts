@@ -25,6 +25,11 @@ export const familiesOptionSchema = z
     rules: z.array(familyRuleSchema).default([]),
     /** A queue no rule matches: its family is its name without numeric or UUID suffixes (orders.42 → orders). */
     strip_suffixes: z.boolean().default(false),
+    /**
+     * The family of a queue neither a rule nor the suffix rule puts in one (unset: such a queue is
+     * in no family and keeps its per-queue series).
+     */
+    unmatched: z.string().min(1, 'the family of unmatched queues needs a name').optional(),
     /** Serve the per-queue series of queues in a family (rules may say otherwise for theirs). */
     per_queue: z.boolean().default(true),
     /** Serve rabbitmq_vhost_queues_by_depth. */
@@ -53,19 +58,69 @@ export function strippedFamily(name: string): string | undefined {
   return stem !== name && stem !== '' ? stem : undefined;
 }
 
-/** The rules compiled once per poll; `choose` is called for every queue. */
+/**
+ * True when the families leave no queue its per-queue series: every queue is in a family
+ * (`unmatched` catches the rest) and none has `per_queue` on. The collector then asks only for
+ * what the roll-ups and aggregates read (plan.ts).
+ */
+export function rollsUpEveryQueue(option: FamiliesOption | undefined): boolean {
+  return option !== undefined && option.unmatched !== undefined && !option.per_queue && option.rules.every((rule) => rule.per_queue !== true);
+}
+
+/**
+ * The rules compiled once, kept from poll to poll; `choose` is called for every queue of every
+ * poll, so a name's family is remembered (its entry made once, stamped with each poll that lists
+ * it): `commit` drops the names the poll did not list.
+ */
 export class FamilyRules {
-  private readonly rules: readonly { family: string; match: RegExp; perQueue: boolean }[];
+  private readonly rules: readonly { choice: FamilyChoice; match: RegExp }[];
+  private readonly unmatched: FamilyChoice | undefined;
+  private readonly known = new Map<string, { readonly choice: FamilyChoice | undefined; seen: number }>();
+  /** The suffix rule's choices, one per family (not one per queue), of the names known. */
+  private stripped = new Map<string, FamilyChoice>();
+  private poll = 0;
 
   constructor(private readonly option: FamiliesOption) {
-    this.rules = option.rules.map((rule) => ({ family: rule.name, match: new RegExp(rule.match, 'u'), perQueue: rule.per_queue ?? option.per_queue }));
+    this.rules = option.rules.map((rule) => ({ choice: { family: rule.name, perQueue: rule.per_queue ?? option.per_queue }, match: new RegExp(rule.match, 'u') }));
+    this.unmatched = option.unmatched === undefined ? undefined : { family: option.unmatched, perQueue: option.per_queue };
   }
 
-  /** The queue's family by the first rule that matches, else by the suffix rule; undefined: none. */
+  /** Starts a poll. */
+  begin(): void {
+    this.poll++;
+  }
+
+  /** The queue's family by the first rule that matches, else by the suffix rule, else `unmatched`; undefined: none. */
   choose(name: string): FamilyChoice | undefined {
-    for (const rule of this.rules) if (rule.match.test(name)) return { family: rule.family, perQueue: rule.perQueue };
-    if (!this.option.strip_suffixes) return undefined;
-    const family = strippedFamily(name);
-    return family === undefined ? undefined : { family, perQueue: this.option.per_queue };
+    const entry = this.known.get(name);
+    if (entry) {
+      entry.seen = this.poll;
+      return entry.choice;
+    }
+    const choice = this.match(name);
+    this.known.set(name, { choice, seen: this.poll });
+    return choice;
+  }
+
+  /** Ends a successful poll: the names it did not list are forgotten. */
+  commit(): void {
+    const stripped = new Map<string, FamilyChoice>();
+    for (const [name, entry] of this.known) {
+      if (entry.seen !== this.poll) this.known.delete(name);
+      else if (entry.choice && this.stripped.get(entry.choice.family) === entry.choice) stripped.set(entry.choice.family, entry.choice);
+    }
+    this.stripped = stripped;
+  }
+
+  private match(name: string): FamilyChoice | undefined {
+    for (const rule of this.rules) if (rule.match.test(name)) return rule.choice;
+    const family = this.option.strip_suffixes ? strippedFamily(name) : undefined;
+    if (family === undefined) return this.unmatched;
+    let choice = this.stripped.get(family);
+    if (!choice) {
+      choice = { family, perQueue: this.option.per_queue };
+      this.stripped.set(family, choice);
+    }
+    return choice;
   }
 }

@@ -4,6 +4,7 @@ import { type FieldTable, fieldsRead } from '../kit/field-table.js';
 import { logOnce } from '../kit/log-once.js';
 import { rateSelection, wantsAnyRate } from '../kit/rates-option.js';
 import type { Mode, QueueOptions } from './options.js';
+import { rollsUpEveryQueue } from './family-rules.js';
 import { QUORUM_COLUMNS } from './quorum-placement.js';
 import { consumersTable, countsTable, detailsTable, messageStatsTable, moreDetailsTable } from './tables.js';
 
@@ -18,6 +19,8 @@ const SIGNAL_COLUMNS = ['arguments', 'effective_policy_definition'];
 const SIGNAL_STATS_COLUMNS = ['message_stats.deliver_get', 'message_stats.ack', 'messages', 'messages_unacknowledged', 'message_bytes_ready'];
 /** What the family roll-ups read on statistics polls (families.ts). */
 const FAMILY_STATS_COLUMNS = ['message_stats.publish', 'message_stats.deliver_get', 'message_stats.ack', 'head_message_timestamp', 'consumers'];
+/** What the rabbitmq_vhost_queue* aggregates read on statistics polls beyond the counts (aggregates.ts). */
+const AGGREGATE_STATS_COLUMNS = ['message_bytes', 'memory', 'consumers'];
 /** What `rank_by: publish_rate` reads. */
 const RANKING_COLUMN = 'message_stats.publish_details';
 
@@ -34,6 +37,11 @@ export interface QueuePlan {
   readonly consumerCounts: boolean;
   /** The field tables emitted for each queue, in order. */
   readonly tables: readonly FieldTable[];
+  /**
+   * No queue gets per-queue series (family-rules.ts, rollsUpEveryQueue) and nothing else reads
+   * every queue (signals, quorum_placement): only the roll-ups' and aggregates' columns are asked for.
+   */
+  readonly rollUpOnly: boolean;
 }
 
 /**
@@ -55,6 +63,9 @@ export function planQueueQuery(
     logOnce(ctx, 'warn', 'no-detailed', {}, '/api/queues/detailed exists from 3.13 on: using mode columns');
     mode = 'columns';
   }
+  const rollUpOnly = rollsUpEveryQueue(options.families) && !options.signals && !options.quorum_placement;
+  // Nothing per queue is served: the whole records (full, detailed) would only send more.
+  if (rollUpOnly && (mode === 'detailed' || mode === 'full')) mode = 'columns';
   const consumerCounts = mode === 'totals' && options.details && !broker.statisticsDisabled;
   const tables = [countsTable];
   if (mode !== 'totals' && options.details) tables.push(detailsTable);
@@ -74,7 +85,11 @@ export function planQueueQuery(
   if (options.limits) metadata.push(...LIMIT_COLUMNS);
   if (options.quorum_placement) metadata.push(...QUORUM_COLUMNS);
   const query: Record<string, string | boolean> = {};
-  if (mode === 'totals') {
+  if (rollUpOnly) {
+    const counts = [...IDENTITY_COLUMNS, ...labelFields, ...fieldsRead(countsTable, false)];
+    if (mode === 'totals') Object.assign(query, { disable_stats: true, enable_queue_totals: true });
+    query.columns = columnsParam(mode === 'totals' ? counts : [...counts, ...AGGREGATE_STATS_COLUMNS, ...FAMILY_STATS_COLUMNS]);
+  } else if (mode === 'totals') {
     query.disable_stats = true;
     query.enable_queue_totals = true;
     query.columns = columnsParam([...metadata, 'members', 'online', ...fieldsRead(countsTable, false)]);
@@ -98,5 +113,6 @@ export function planQueueQuery(
     degraded: broker.statisticsDisabled && wantsStats,
     consumerCounts,
     tables,
+    rollUpOnly,
   });
 }
