@@ -4,6 +4,7 @@ import { toSampleValue, type BlockWriter } from '../../model/sample-sink.js';
 import { renderLabels } from '../../model/text-format.js';
 import { carried } from '../kit/carried.js';
 import { PollCadence } from '../kit/poll-cadence.js';
+import { HeldSamples } from './held-samples.js';
 
 /** A queue's fields some labels are read from, as the last statistics list had them. */
 type HeldFields = Record<string, unknown>;
@@ -19,11 +20,6 @@ const streamKey = (record: Record<string, unknown>) => (record.type === 'stream'
 /** Sums of the per-vhost-and-type aggregates that only the statistics list carries. */
 export type StatsSums = Map<string, { bytes?: number; memory?: number }>;
 
-interface QueueSamples {
-  defs: MetricDef[];
-  values: number[];
-}
-
 /**
  * The per-queue statistics tier of the queue collector. The list with statistics costs the broker
  * several times the counts-only list, so it is fetched every `stats_every` polls (poll-cadence.ts); the polls
@@ -37,7 +33,7 @@ interface QueueSamples {
  */
 export class QueueStatsTier {
   private readonly cadence = new PollCadence();
-  private samples = new Map<string, QueueSamples>();
+  private samples = new HeldSamples();
   private fields = new Map<string, HeldFields>();
   private streamCounts = new Map<string, HeldFields>();
   private sums: StatsSums = new Map();
@@ -59,9 +55,7 @@ export class QueueStatsTier {
 
   /** Writes the held statistics of one queue (its label block; `record`: its record of this poll) again. */
   replay(sink: BlockWriter, block: LabelBlock, record: object): void {
-    const held = this.samples.get(block.text);
-    if (!held) return;
-    for (let i = 0; i < held.defs.length; i++) sink.addToBlock(held.defs[i]!, block, held.values[i], record);
+    this.samples.replay(block.text, (def, value) => sink.addToBlock(def, block, value, record));
   }
 
   /** Gives `record` the held values of the fields among `names` it lacks (rendered labels of its queue). */
@@ -96,7 +90,9 @@ export class QueueStatsTier {
       const unread = [...(fetched.unread ?? [])];
       const byLabels = vhostLabelPrefixes(unread);
       const byKey = unread.map((vhost) => `${vhost}\u0000`);
-      this.samples = keepHeld(fetched.recorder.samples, this.samples, byLabels);
+      fetched.recorder.samples.keepFrom(this.samples, byLabels);
+      fetched.recorder.samples.trim();
+      this.samples = fetched.recorder.samples;
       this.fields = keepHeld(fetched.recorder.fields, this.fields, byLabels);
       this.streamCounts = keepHeld(fetched.recorder.streamCounts, this.streamCounts, byKey);
       this.sums = keepHeld(fetched.sums, this.sums, byKey);
@@ -107,7 +103,7 @@ export class QueueStatsTier {
   /** Statistics switched off: nothing is held or served any more. */
   clear(): void {
     this.cadence.reset();
-    this.samples = new Map();
+    this.samples = new HeldSamples();
     this.fields = new Map();
     this.streamCounts = new Map();
     this.sums = new Map();
@@ -128,12 +124,9 @@ function keepHeld<V>(fresh: Map<string, V>, held: ReadonlyMap<string, V>, prefix
 
 /** Passes samples on to the sink and keeps those of the statistics tier, per queue. */
 export class StatsRecorder implements BlockWriter {
-  readonly samples = new Map<string, QueueSamples>();
+  readonly samples = new HeldSamples();
   readonly fields = new Map<string, HeldFields>();
   readonly streamCounts = new Map<string, HeldFields>();
-  private lastBlock: LabelBlock | undefined;
-  private lastHeld: QueueSamples | undefined;
-
   constructor(
     private readonly sink: BlockWriter,
     private readonly statsDefs: ReadonlySet<MetricDef>,
@@ -157,18 +150,7 @@ export class StatsRecorder implements BlockWriter {
 
   addToBlock(def: MetricDef, block: LabelBlock, raw: unknown, record?: object): boolean {
     const written = this.sink.addToBlock(def, block, raw, record);
-    if (written && this.statsDefs.has(def)) {
-      // A queue's samples come one after another: its held entry is looked up once.
-      let held = block === this.lastBlock ? this.lastHeld : this.samples.get(block.text);
-      if (!held) {
-        held = { defs: [], values: [] };
-        this.samples.set(block.text, held);
-      }
-      this.lastBlock = block;
-      this.lastHeld = held;
-      held.defs.push(def);
-      held.values.push(toSampleValue(raw)!);
-    }
+    if (written && this.statsDefs.has(def)) this.samples.add(block.text, def, toSampleValue(raw)!);
     return written;
   }
 }

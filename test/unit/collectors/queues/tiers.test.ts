@@ -6,7 +6,7 @@ import { ManagementError } from '../../../../src/broker/errors.js';
 import { queuesCollector } from '../../../../src/collectors/queues/collector.js';
 import { fakeApi, NOT_FOUND } from '../../../support/fake-broker-api.js';
 import { BROKER_3_10_8, runCollector, type RunResult } from '../../../support/run-collector.js';
-import { type Q, FULL, TOTALS, CONSUMERS, BROKER_STATS_OFF, listRoute, run, series, warnings, q0, q10 } from './queue-fixtures.js';
+import { type Q, FULL, VH1, TOTALS, CONSUMERS, BROKER_STATS_OFF, listRoute, run, series, warnings, q0, q10 } from './queue-fixtures.js';
 
 describe('queues: counters across polls', () => {
   it('served counters never go down; a failed poll leaves the state as it was', async () => {
@@ -176,5 +176,38 @@ describe('queues: tiers of freshness (stats_every)', () => {
   it('an /api/consumers answer that is not a list fails the poll with a clear error', async () => {
     const r = run({ '/api/queues': listRoute(TOTALS), '/api/consumers': { error: 'x' } }, { per_vhost: false, mode: 'totals' }).result;
     await expect(r).rejects.toThrow('/api/consumers did not answer a JSON list');
+  });
+
+  it('a vhost unread at a statistics poll keeps the statistics held of it for the counts-only polls that follow', async () => {
+    const memory = new Map<string, unknown>();
+    let vh1Fails = false;
+    const api = fakeApi({
+      '/api/vhosts': [{ name: 'vh0' }, { name: 'vh1' }],
+      '/api/queues/vh0': listRoute(FULL),
+      '/api/queues/vh1': (query: Record<string, string>) => {
+        if (vh1Fails) throw new ManagementError('http_status', '/api/queues/vh1', 'HTTP 500', 500);
+        return listRoute(VH1)(query);
+      },
+      '/api/consumers': [],
+    });
+    const poll = () => runCollector(queuesCollector, { api, options: { stats_every: 3 }, memory });
+    const q111 = { vhost: 'vh1', queue: 'q111' };
+    const published = (r: RunResult) => [r.value('rabbitmq_queue_messages_published_total', q0), r.value('rabbitmq_queue_messages_published_total', q111)];
+    const fromFixtures = [FULL[0]!.message_stats, VH1.find((q) => q.name === 'q111')!.message_stats].map((stats) => (stats as Q).publish);
+    expect(fromFixtures).toEqual([expect.any(Number), 3175]);
+    expect(published(await poll())).toEqual(fromFixtures); // 1: statistics
+    expect(published(await poll())).toEqual(fromFixtures); // 2: counts, statistics held
+    await poll(); // 3: counts
+    vh1Fails = true;
+    const fourth = await poll(); // 4: statistics, vh1 unread
+    expect(fourth.family('rabbitmq_exporter_collector_vhost_failed').map((s) => s.labels.vhost)).toEqual(['vh1']);
+    expect(published(fourth)).toEqual([fromFixtures[0], undefined]);
+    vh1Fails = false;
+    await poll(); // 5: counts; vh1 rests one poll after its failure
+    const sixth = await poll(); // 6: counts; vh1 answers again, with the statistics held of it since the first poll
+    expect(sixth.value('rabbitmq_queue_messages', q111)).toBe(VH1.find((q) => q.name === 'q111')!.messages);
+    expect(published(sixth)).toEqual(fromFixtures);
+    const modes = api.calls.filter((c) => c.path === '/api/queues/vh1').map((c) => (c.query.disable_stats === 'true' ? 'totals' : 'columns'));
+    expect(modes).toEqual(['columns', 'totals', 'totals', 'columns', 'totals']);
   });
 });
