@@ -41,10 +41,25 @@ export function chunkBytes(def: MetricDef, blocks: readonly LabelBlock[], values
     byFamily = new Map();
     chunksStartingAt.set(first, byFamily);
   }
-  byFamily.set(def, { blocks: [...blocks], values: Float64Array.from(values), bytes });
+  byFamily.set(def, { blocks: sameBlocksKept(byFamily, blocks) ?? [...blocks], values: Float64Array.from(values), bytes });
   // Chunks that started inside this one (before a queue came or went) will not come again.
   for (let i = 1; i < blocks.length; i++) chunksStartingAt.get(blocks[i]!)?.delete(def);
   return bytes;
+}
+
+/**
+ * The blocks of another family's chunk starting at the same block, when they are these: the
+ * per-queue families come queue by queue in the same order, so their chunks hold the same
+ * queues and share one list (at 100,000 queues a list per chunk and family was 18.5 MB of heap).
+ */
+function sameBlocksKept(byFamily: ReadonlyMap<MetricDef, RenderedChunk>, blocks: readonly LabelBlock[]): readonly LabelBlock[] | undefined {
+  for (const chunk of byFamily.values()) {
+    if (chunk.blocks.length !== blocks.length) continue;
+    let same = true;
+    for (let i = 1; i < blocks.length && same; i++) same = chunk.blocks[i] === blocks[i];
+    if (same) return chunk.blocks;
+  }
+  return undefined;
 }
 
 function sameSamples(chunk: RenderedChunk, blocks: readonly LabelBlock[], values: readonly number[]): boolean {

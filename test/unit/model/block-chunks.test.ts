@@ -69,4 +69,16 @@ describe('block chunks', () => {
     values = [...values.slice(0, 10), 99, ...values.slice(10)];
     expect(poll(blocks, values)).toBe(rendered(blocks, values));
   });
+
+  it('families whose chunks start at the same block but hold other blocks are each served their own', () => {
+    const [b0, b1, b2, b3] = blocksOf(4) as [LabelBlock, LabelBlock, LabelBlock, LabelBlock];
+    const line = (name: string, block: LabelBlock, value: number) => `rabbitmq_test_${name}${block.text} ${value}\n`;
+    expect(chunkBytes(M.ready, [b0, b1, b2], [1, 2, 3]).toString()).toBe(line('ready', b0, 1) + line('ready', b1, 2) + line('ready', b2, 3));
+    // Same length, another block (a queue the other family lacks): not the ready chunk's list.
+    expect(chunkBytes(M.bytes, [b0, b1, b3], [1, 2, 3]).toString()).toBe(line('bytes', b0, 1) + line('bytes', b1, 2) + line('bytes', b3, 3));
+    expect(chunkBytes(M.bytes, [b0, b1, b2], [1, 2, 3]).toString()).toBe(line('bytes', b0, 1) + line('bytes', b1, 2) + line('bytes', b2, 3));
+    expect(chunkBytes(M.bytes, [b0, b1, b3], [1, 2, 3]).toString()).toBe(line('bytes', b0, 1) + line('bytes', b1, 2) + line('bytes', b3, 3));
+    expect(chunkBytes(M.ready, [b0, b1], [1, 2]).toString()).toBe(line('ready', b0, 1) + line('ready', b1, 2));
+    expect(chunkBytes(M.ready, [b0, b1, b2], [1, 2, 3]).toString()).toBe(line('ready', b0, 1) + line('ready', b1, 2) + line('ready', b2, 3));
+  });
 });
