@@ -11,6 +11,8 @@ import { type AuthResults, authSection } from './auth-section.js';
 import { type PluginResults, pluginSection } from './plugin-section.js';
 import { type BrokerRunResults, brokerSection } from './broker-section.js';
 import { type FleetResults, fleetSection } from './fleet-section.js';
+import type { HeapResults } from '../heap/heap-results.js';
+import { heapSection } from './heap-section.js';
 import { scaleSection } from './scale-section.js';
 
 /** The results files by name (`scale.json`, `10000-queues.json`, ...), parsed. */
@@ -39,6 +41,7 @@ const INTRO = [
   '- `npm run bench`: a private RabbitMQ 3.10 node with 10,000 queues and traffic, each collector against a raw fetch, broker CPU against a kbudde-style round and the plugin, then `bench:scale`; `bench/run/`.',
   '- `npm run bench:fleet`: 10,000 targets in one exporter, `bench/fleet/`.',
   '- `npm run bench:auth`: authenticated scrapes under floods of wrong passwords, `bench/auth/`.',
+  '- `npm run bench:heap`: what the exporter\'s heap holds at 100,000 simulated queues (`BENCH_HEAP_QUEUES`), from a heap snapshot, `bench/heap/`.',
   '- `npm run bench:plugin`: the same broker as `bench`, its CPU with the plugin collector at its defaults beside the API alone, `bench/plugin/`.',
   '- `npm run bench:live`: the live exporter\'s broker CPU per minute against the replay of its requests, `bench/live/` (writes Markdown only, so none of its figures is on this page).',
   '- `npm run bench:report`: this page, from `bench/results/*.json`.',
@@ -75,6 +78,7 @@ const SECTIONS: [RegExp, Section][] = [
   [/^scale-signals\.json$/, { title: 'At scale with the queue signals on', render: (r: ScaleResults, f) => scaleSection(r, f) }],
   [/^scale-families\.json$/, { title: 'At scale with queue families on and per-queue series off', render: (r: ScaleResults, f) => scaleSection(r, f) }],
   [/^\d+-queues\.json$/, { title: 'A broker with 10,000 queues', render: (r: BrokerRunResults, f) => brokerSection(r, f) }],
+  [/^heap\.json$/, { title: 'What the heap holds at scale', render: (r: HeapResults, f) => heapSection(r, f) }],
   [/^fleet\.json$/, { title: 'A fleet of targets', render: (r: FleetResults, f) => fleetSection(r, f) }],
   [/^auth\.json$/, { title: 'Wrong passwords', render: (r: AuthResults, f) => authSection(r, f) }],
   [/^plugin\.json$/, { title: 'The plugin source: the broker\'s CPU beside the API alone', render: (r: PluginResults, f) => pluginSection(r, f) }],

@@ -11,7 +11,7 @@ import { spawnBuiltExporter, untilServing } from '../../test/harness/built-expor
 import { freePort } from '../../test/harness/ports.js';
 import { COLLECTORS } from '../../src/collectors/registry.js';
 import { PROM_HEADERS, ROOT } from '../run/settings.js';
-import { FAMILIES, FAMILIES_SETTINGS, INTERVAL, SIGNALS, VHOSTS } from './settings.js';
+import { FAMILIES, FAMILIES_SETTINGS, INTERVAL, NODE_ARGS, SIGNALS, VHOSTS } from './settings.js';
 
 const children = new Set<ChildProcess>();
 export const stopChildren = (): void => {
@@ -74,7 +74,7 @@ export interface ExporterProcess {
   pid: number;
 }
 
-export async function startExporter(sim: SimulatorProcess, workDir: string): Promise<ExporterProcess> {
+export async function startExporter(sim: SimulatorProcess, workDir: string, nodeArgs: readonly string[] = NODE_ARGS): Promise<ExporterProcess> {
   const port = await freePort();
   const config = path.join(workDir, 'config.yaml');
   fs.writeFileSync(
@@ -108,6 +108,7 @@ export async function startExporter(sim: SimulatorProcess, workDir: string): Pro
     root: ROOT,
     stdio: ['ignore', logFile, logFile],
     env: { PATH: process.env.PATH ?? '' },
+    nodeArgs: [...nodeArgs],
   });
   const { child } = exporter;
   children.add(child);

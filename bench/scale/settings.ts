@@ -2,7 +2,8 @@
 // BENCH_SCALE_POLLS (measured polls per phase, 3), BENCH_SCALE_CHANGES (fractions of queues
 // changed per poll, 0,0.1,1), BENCH_SCALE_INTERVAL (queue poll interval, 15s), BENCH_RESULTS_DIR (bench/results),
 // BENCH_SCALE_SIGNALS (1: the queue collector's signals option on; results in scale-signals.json),
-// BENCH_SCALE_FAMILIES (1: every queue rolled up by the suffix rule, per-queue series off; results in scale-families.json).
+// BENCH_SCALE_FAMILIES (1: every queue rolled up by the suffix rule, per-queue series off; results in scale-families.json),
+// BENCH_SCALE_NODE_ARGS (Node's own flags for the exporter's process, space-separated; none by default).
 export const SIZES = (process.env.BENCH_SCALE_QUEUES || '10000,100000').split(',').map(Number);
 export const VHOSTS = Number(process.env.BENCH_SCALE_VHOSTS || 10);
 export const POLLS = Number(process.env.BENCH_SCALE_POLLS || 3);
@@ -22,3 +23,5 @@ export const FAMILIES = process.env.BENCH_SCALE_FAMILIES === '1';
  * queue rolled up, so the list asks only for the roll-ups' columns (docs/queues.md).
  */
 export const FAMILIES_SETTINGS = { strip_suffixes: true, per_queue: false, unmatched: 'other' } as const;
+/** Node's own flags for the measured exporter (V8's heap settings, say), named in the results' command. */
+export const NODE_ARGS = (process.env.BENCH_SCALE_NODE_ARGS || '').split(' ').filter((arg) => arg !== '');
