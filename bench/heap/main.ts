@@ -22,7 +22,7 @@ logAs('heap');
 const QUEUES = Number(process.env.BENCH_HEAP_QUEUES || 100_000);
 const POLLS = Number(process.env.BENCH_HEAP_POLLS || 3);
 const CHANGE = 0.1;
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const RESULTS = process.env.BENCH_RESULTS_DIR || path.join(ROOT, 'bench/results');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
