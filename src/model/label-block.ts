@@ -9,16 +9,26 @@ import { escapeLabelValue, renderLabels } from './text-format.js';
  * is one per object, not one per series.
  */
 export class LabelBlock {
-  /** `{vhost="a",queue="b"}`: the rendered labels, shared by every series of the object. */
-  readonly text: string;
+  private readonly keptText: string | undefined;
   private servedValues: Map<string, string> | undefined;
 
   constructor(
     readonly names: readonly string[],
     /** The raw values, in the order of `names`. */
     readonly values: readonly string[],
+    /**
+     * Whether the rendered labels are kept (the default) or rendered again whenever asked for: for
+     * a block of many labels written into one family only, whose lines are kept rendered in chunks
+     * (block-chunks.ts) and rendered again only when the chunk changes.
+     */
+    keepText = true,
   ) {
-    this.text = renderLabels(names, values);
+    this.keptText = keepText ? renderLabels(names, values) : undefined;
+  }
+
+  /** `{vhost="a",queue="b"}`: the rendered labels, shared by every series of the object. */
+  get text(): string {
+    return this.keptText ?? renderLabels(this.names, this.values);
   }
 
   /** The raw value of `label`; undefined when the block has no such label. */

@@ -82,3 +82,15 @@ describe('block chunks', () => {
     expect(chunkBytes(M.ready, [b0, b1, b2], [1, 2, 3]).toString()).toBe(line('ready', b0, 1) + line('ready', b1, 2) + line('ready', b2, 3));
   });
 });
+
+describe('a label block that does not keep its text', () => {
+  it('renders the same labels, each time it is asked, as one that keeps them', () => {
+    const names = ['vhost', 'queue', 'policy'];
+    const values = ['v', 'a "quoted"\nname', ''];
+    const kept = new LabelBlock(names, values);
+    const notKept = new LabelBlock(names, values, false);
+    expect(notKept.text).toBe(kept.text);
+    expect(notKept.text).toBe('{vhost="v",queue="a \\"quoted\\"\\nname",policy=""}');
+    expect(chunkBytes(M.ready, [notKept], [1]).toString()).toBe(`rabbitmq_test_ready${kept.text} 1\n`);
+  });
+});
