@@ -8,11 +8,11 @@ import type { MetricDef } from '../../model/metric-def.js';
  * same in a Map entry and a slice of one array per queue.
  */
 export class HeldSamples {
-  private values = new Float64Array(4096);
+  private values: Float64Array;
   private used = 0;
   /** Per entry: where its values start in `values`, and its families (an index into `shapes`). */
-  private starts = new Int32Array(256);
-  private shapeOf = new Int32Array(256);
+  private starts: Int32Array;
+  private shapeOf: Int32Array;
   private entries = 0;
   private readonly entryOf = new Map<string, number>();
   private readonly shapes: (readonly MetricDef[])[] = [];
@@ -22,6 +22,23 @@ export class HeldSamples {
   /** The entry being written: its key and families so far; its values are at `values[used - defs.length ..]`. */
   private openKey: string | undefined;
   private readonly openDefs: MetricDef[] = [];
+
+  /**
+   * `expected`: how many values and queues to make room for (the last poll's: see `sizes`). Each
+   * array that grows past it is copied into one twice its size: at 100,000 queues, growing from
+   * small made ~60 MB of array buffers per poll, memory outside the heap that hastens collections.
+   */
+  constructor(expected: { values: number; entries: number } = { values: 0, entries: 0 }) {
+    this.values = new Float64Array(Math.max(expected.values, 256));
+    this.starts = new Int32Array(Math.max(expected.entries, 64));
+    this.shapeOf = new Int32Array(Math.max(expected.entries, 64));
+  }
+
+  /** How many values and queues are held. */
+  get sizes(): { values: number; entries: number } {
+    this.close();
+    return { values: this.used, entries: this.entries };
+  }
 
   get size(): number {
     this.close();
@@ -63,9 +80,11 @@ export class HeldSamples {
   /** Lets go of the room kept for more samples: called once all are in (they are then held for polls). */
   trim(): void {
     this.close();
-    this.values = this.values.slice(0, this.used);
-    this.starts = this.starts.slice(0, this.entries);
-    this.shapeOf = this.shapeOf.slice(0, this.entries);
+    if (this.values.length > this.used) this.values = this.values.slice(0, this.used);
+    if (this.starts.length > this.entries) {
+      this.starts = this.starts.slice(0, this.entries);
+      this.shapeOf = this.shapeOf.slice(0, this.entries);
+    }
   }
 
   private forEach(entry: number, each: (def: MetricDef, value: number) => void): void {

@@ -78,7 +78,7 @@ export class QueueStatsTier {
 
   /** A poll that fetched the statistics: records them as they are written, kept once it ends well. */
   recorder(sink: BlockWriter, statsDefs: ReadonlySet<MetricDef>): StatsRecorder {
-    return new StatsRecorder(sink, statsDefs);
+    return new StatsRecorder(sink, statsDefs, this.samples.sizes);
   }
 
   /**
@@ -124,13 +124,17 @@ function keepHeld<V>(fresh: Map<string, V>, held: ReadonlyMap<string, V>, prefix
 
 /** Passes samples on to the sink and keeps those of the statistics tier, per queue. */
 export class StatsRecorder implements BlockWriter {
-  readonly samples = new HeldSamples();
+  readonly samples: HeldSamples;
   readonly fields = new Map<string, HeldFields>();
   readonly streamCounts = new Map<string, HeldFields>();
   constructor(
     private readonly sink: BlockWriter,
     private readonly statsDefs: ReadonlySet<MetricDef>,
-  ) {}
+    /** The last poll's counts of values and queues: room for as many is made at once. */
+    expected: { values: number; entries: number },
+  ) {
+    this.samples = new HeldSamples(expected);
+  }
 
   /** Keeps a stream's counts for the counts-only polls that follow (fillStreamCounts). */
   keepStreamCounts(record: Record<string, unknown>): void {

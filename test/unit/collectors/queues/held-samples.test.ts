@@ -68,4 +68,16 @@ describe('held statistics samples', () => {
     expect(replayed(fresh, '{vhost="read",queue="z"}')).toEqual([['deliver', 21]]);
     expect(fresh.size).toBe(3);
   });
+
+  it('made with room for the last poll\'s sizes, it still holds more, and says how many it holds', () => {
+    const last = new HeldSamples();
+    last.add('a', publish, 1);
+    last.add('a', bytes, 2);
+    expect(last.sizes).toEqual({ values: 2, entries: 1 });
+    const next = new HeldSamples(last.sizes);
+    for (let q = 0; q < 1000; q++) next.add(`q${q}`, publish, q);
+    next.trim();
+    expect(next.sizes).toEqual({ values: 1000, entries: 1000 });
+    expect(replayed(next, 'q999')).toEqual([['publish', 999]]);
+  });
 });
