@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startRun } from '../provenance.js';
-import { log, logAs } from '../run/util.js';
+import { log, logAs, sleep } from '../run/util.js';
 import { queueStatus } from '../scale/landing-status.js';
 import { startExporter, startSimulator, stopChildren } from '../scale/processes.js';
 import type { HeapResults } from './heap-results.js';
@@ -24,8 +24,6 @@ const POLLS = Number(process.env.BENCH_HEAP_POLLS || 3);
 const CHANGE = 0.1;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const RESULTS = process.env.BENCH_RESULTS_DIR || path.join(ROOT, 'bench/results');
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function snapshotAfterPolls(url: string, pid: number, dir: string): Promise<string> {
   let seen = 0;
