@@ -1,20 +1,20 @@
-import { CHUNK_SAMPLES, chunkBytes } from './block-chunks.js';
+import { CHUNK_SAMPLES, chunkLines } from './block-chunks.js';
 import type { LabelBlock } from './label-block.js';
 import type { MetricDef } from './metric-def.js';
 import { isPerValue, labelFieldsRead, type ProfiledFamily } from './naming-profile.js';
 import { Relabeling, scaledValue, type SinkProfile } from './relabeling.js';
-import { type FamilyHeader, formatValue, renderLabels, type RenderedFamily } from './text-format.js';
+import { type BodyChunk, chunkText, type FamilyHeader, formatValue, renderLabels, type RenderedFamily } from './text-format.js';
 
 export type { SinkProfile } from './relabeling.js';
 
 /**
  * Lines of one family, written as bytes straight into FLUSH_BYTES-sized buffers as they come
  * (joining line strings first and encoding the join cost ~1 CPU-s per 100k-queue poll). Samples
- * of label blocks (a queue's) come in chunks of CHUNK_SAMPLES, each its own buffer: the previous
+ * of label blocks (a queue's) come in chunks of CHUNK_SAMPLES, each kept deflated on its own: the previous
  * poll's when none of the chunk's samples changed (see block-chunks.ts).
  */
 class FamilyLines {
-  readonly chunks: Buffer[] = [];
+  readonly chunks: BodyChunk[] = [];
   private buffer: Buffer | undefined;
   private used = 0;
   count = 0;
@@ -42,12 +42,12 @@ class FamilyLines {
 
   private closeChunk(): void {
     if (this.blocks.length === 0) return;
-    const bytes = chunkBytes(this.def, this.blocks, this.values);
+    const lines = chunkLines(this.def, this.blocks, this.values);
     this.blocks = [];
     this.values = [];
     // Served as they are: an unchanged chunk is one copy shared by this exposition, the previous one and the next poll.
     this.flushBuffer();
-    this.chunks.push(bytes);
+    this.chunks.push(lines);
   }
 
   private makeRoom(bytes: number): void {
@@ -334,7 +334,7 @@ export class SampleSink implements DropCounter, SampleWriter, BlockWriter {
       const def = family.header as MetricDef;
       if (skip.has(def) || !def.labels?.includes('vhost')) continue;
       for (const chunk of family.chunks) {
-        for (const line of chunk.toString('utf8').split('\n')) {
+        for (const line of chunkText(chunk).toString('utf8').split('\n')) {
           // name{labels} value: values hold no space, label values may (and `}`), so the last space ends the labels.
           const labels = line.slice(def.name.length, line.lastIndexOf(' '));
           if (!labels.startsWith('{') || !keeps(vhostOf(labels)) || !this.firstWrite(def, labels)) continue;

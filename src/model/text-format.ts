@@ -3,6 +3,7 @@
  * families this exporter serves; only the HELP/TYPE header of counters differs. So a family
  * is rendered once into a body, with two cheap headers beside it.
  */
+import { type DeflatedLines, inflateLines } from './deflated-lines.js';
 import { boundedLabelValue } from './label-value.js';
 
 export type FamilyType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';
@@ -21,6 +22,9 @@ export function helpText(header: FamilyHeader): string {
   return `${header.help} Polled in the background by the ${header.polledBy} collector; its age is rabbitmq_exporter_collector_last_success_timestamp_seconds.`;
 }
 
+/** Sample lines as text, or kept deflated only (the chunks of per-queue families: deflated-lines.ts). */
+export type BodyChunk = Buffer | DeflatedLines;
+
 export interface RenderedFamily {
   readonly header: FamilyHeader;
   /**
@@ -28,13 +32,18 @@ export interface RenderedFamily {
    * 100k queues is ~8 MB, and joining every family into one buffer would copy the whole
    * exposition at once (174 MB at 100k queues) while the previous one is still served.
    */
-  readonly chunks: readonly Buffer[];
+  readonly chunks: readonly BodyChunk[];
   readonly samples: number;
+}
+
+/** A chunk's lines as text: inflated again when it is kept deflated. */
+export function chunkText(chunk: BodyChunk): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : inflateLines(chunk);
 }
 
 /** A family's sample lines in one buffer (a copy: for tests and small families, not for serving). */
 export function familyBody(family: RenderedFamily): Buffer {
-  return family.chunks.length === 1 ? family.chunks[0]! : Buffer.concat(family.chunks);
+  return family.chunks.length === 1 ? chunkText(family.chunks[0]!) : Buffer.concat(family.chunks.map(chunkText));
 }
 
 export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -109,8 +118,8 @@ export function openMetricsHeader(header: FamilyHeader): Buffer {
 export const OPENMETRICS_EOF = Buffer.from('# EOF\n');
 
 /** Lays families out in one of the two formats. Families without samples are left out. */
-export function concatFamilies(families: readonly RenderedFamily[], openMetrics: boolean): Buffer[] {
-  const chunks: Buffer[] = [];
+export function concatFamilies(families: readonly RenderedFamily[], openMetrics: boolean): BodyChunk[] {
+  const chunks: BodyChunk[] = [];
   for (const family of families) {
     if (family.samples === 0) continue;
     chunks.push(openMetrics ? openMetricsHeader(family.header) : textHeader(family.header), ...family.chunks);

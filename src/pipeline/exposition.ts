@@ -1,4 +1,4 @@
-import { concatFamilies, OPENMETRICS_EOF, type RenderedFamily } from '../model/text-format.js';
+import { type BodyChunk, chunkText, concatFamilies, OPENMETRICS_EOF, type RenderedFamily } from '../model/text-format.js';
 import { deflatePart, joinGzip } from './joined-gzip.js';
 
 /** The OpenMetrics trailer as a part of its own, deflated once. */
@@ -32,8 +32,8 @@ export class Exposition {
     return new Exposition([families], validUntil, builtAt);
   }
 
-  /** The answer as a list of buffers to write one after another. */
-  chunks(format: Format): Buffer[] {
+  /** The answer as a list of chunks to write one after another (deflated ones inflated as written). */
+  chunks(format: Format): BodyChunk[] {
     const chunks = concatFamilies(this.families, format === 'openmetrics');
     if (format === 'openmetrics') chunks.push(OPENMETRICS_EOF);
     return chunks;
@@ -41,7 +41,7 @@ export class Exposition {
 
   /** The answer in one buffer (a copy: for compression and tests, not for serving). */
   body(format: Format): Buffer {
-    return Buffer.concat(this.chunks(format));
+    return Buffer.concat(this.chunks(format).map(chunkText));
   }
 
   gzip(format: Format): Promise<Buffer> {

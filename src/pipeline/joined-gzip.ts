@@ -1,4 +1,6 @@
 import { constants, crc32, createDeflateRaw, deflateRawSync } from 'node:zlib';
+import type { DeflatedLines } from '../model/deflated-lines.js';
+import type { BodyChunk } from '../model/text-format.js';
 import { crc32Combine } from './crc32-combine.js';
 
 /**
@@ -12,18 +14,14 @@ import { crc32Combine } from './crc32-combine.js';
 const deflated = new WeakMap<object, Map<string, Promise<DeflatedPart>>>();
 
 /** A part's raw deflate, and the CRC-32 and length of what it decompresses to (for the trailer). */
-export interface DeflatedPart {
-  readonly deflated: Buffer;
-  readonly crc: number;
-  readonly length: number;
-}
+export type DeflatedPart = DeflatedLines;
 
 /**
- * The part's raw deflate, compressed once per part object and format (in zlib's thread pool).
- * The part's bytes are streamed into zlib chunk by chunk: a part of 100k queues is ~150 MB of
- * text, which is never copied into one buffer on the event loop.
+ * The part's raw deflate, made once per part object and format. Chunks kept deflated (the
+ * per-queue families) are joined as they are; the text between them is compressed, streamed into
+ * zlib's thread pool when it is large, never copied into one buffer on the event loop.
  */
-export function deflatePart(part: object, format: string, bytes: () => Buffer | readonly Buffer[]): Promise<DeflatedPart> {
+export function deflatePart(part: object, format: string, bytes: () => Buffer | readonly BodyChunk[]): Promise<DeflatedPart> {
   let byFormat = deflated.get(part);
   if (!byFormat) {
     byFormat = new Map();
@@ -32,7 +30,7 @@ export function deflatePart(part: object, format: string, bytes: () => Buffer | 
   let result = byFormat.get(format);
   if (!result) {
     const input = bytes();
-    result = deflateChunks(Buffer.isBuffer(input) ? [input] : (input as readonly Buffer[]));
+    result = deflateChunks(Buffer.isBuffer(input) ? [input] : (input as readonly BodyChunk[]));
     byFormat.set(format, result);
   }
   return result;
@@ -46,11 +44,46 @@ export function deflatePart(part: object, format: string, bytes: () => Buffer | 
  */
 const DEFLATE_AT_ONCE_BYTES = 64 * 1024;
 
-function deflateChunks(chunks: readonly Buffer[]): Promise<DeflatedPart> {
+function deflateChunks(chunks: readonly BodyChunk[]): Promise<DeflatedPart> {
+  const pieces: (DeflatedPart | Promise<DeflatedPart>)[] = [];
+  let text: Buffer[] = [];
+  for (const chunk of chunks) {
+    if (Buffer.isBuffer(chunk)) {
+      text.push(chunk);
+      continue;
+    }
+    if (text.length > 0) pieces.push(deflateText(text));
+    text = [];
+    pieces.push(chunk);
+  }
+  if (text.length > 0 || pieces.length === 0) pieces.push(deflateText(text));
+  return settled(pieces);
+}
+
+/** The pieces joined once the streamed ones are done (Promise.all would wrap each of ~35,000 pieces at 100k queues). */
+async function settled(pieces: readonly (DeflatedPart | Promise<DeflatedPart>)[]): Promise<DeflatedPart> {
+  const done: DeflatedPart[] = [];
+  for (const piece of pieces) done.push(piece instanceof Promise ? await piece : piece);
+  return joinDeflated(done);
+}
+
+/** Deflated pieces one after another, as one. */
+function joinDeflated(pieces: readonly DeflatedPart[]): DeflatedPart {
+  if (pieces.length === 1) return pieces[0]!;
+  let crc = 0;
+  let length = 0;
+  for (const piece of pieces) {
+    crc = crc32Combine(crc, piece.crc, piece.length);
+    length += piece.length;
+  }
+  return { deflated: Buffer.concat(pieces.map((piece) => piece.deflated)), crc, length };
+}
+
+function deflateText(chunks: readonly Buffer[]): DeflatedPart | Promise<DeflatedPart> {
   const length = chunks.reduce((n, chunk) => n + chunk.length, 0);
   if (length <= DEFLATE_AT_ONCE_BYTES) {
     const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
-    return Promise.resolve({ deflated: deflateRawSync(whole, { level: 6, finishFlush: constants.Z_SYNC_FLUSH }), crc: crc32(whole), length });
+    return { deflated: deflateRawSync(whole, { level: 6, finishFlush: constants.Z_SYNC_FLUSH }), crc: crc32(whole), length };
   }
   return deflateStreamed(chunks);
 }
@@ -104,14 +137,9 @@ const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
 /** Joins deflated parts into one gzip stream, its trailer from the parts' CRCs and lengths. */
 export function joinGzip(parts: readonly DeflatedPart[]): Buffer {
-  let crc = 0;
-  let length = 0;
-  for (const part of parts) {
-    crc = crc32Combine(crc, part.crc, part.length);
-    length += part.length;
-  }
+  const { deflated, crc, length } = joinDeflated(parts);
   const trailer = Buffer.alloc(8);
   trailer.writeUInt32LE(crc >>> 0, 0);
   trailer.writeUInt32LE(length % 2 ** 32, 4);
-  return Buffer.concat([GZIP_HEADER, ...parts.map((part) => part.deflated), FINAL_BLOCK, trailer]);
+  return Buffer.concat([GZIP_HEADER, deflated, FINAL_BLOCK, trailer]);
 }

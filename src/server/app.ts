@@ -8,6 +8,7 @@ import { landingPage, listed } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
 import { reloadEndpoint, type ReloadAnswer } from './reload-endpoint.js';
 import { knownTargets } from './unknown-target.js';
+import { writeChunks } from './write-chunks.js';
 
 export interface ScrapeBound {
   /** Scrapes in progress at once (web.max_concurrent_scrapes). */
@@ -99,7 +100,7 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
     const format = chooseFormat(req.get('accept'));
     const gzip = acceptsGzip(req.get('accept-encoding'));
     const current = await exposition(gzip ? format : undefined);
-    // Compressed: the shared gzip of this exposition. Plain: its family buffers, written in turn.
+    // Compressed: the shared gzip of this exposition. Plain: its family chunks, written in turn.
     const chunks = gzip ? [await current.gzip(format)] : current.chunks(format);
     res.status(200);
     res.setHeader('Content-Type', format === 'openmetrics' ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE);
@@ -111,8 +112,7 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
       res.end();
       return;
     }
-    for (const chunk of chunks) res.write(chunk);
-    res.end();
+    await writeChunks(res, chunks);
   }
 
   app.get('/-/healthy', (_req, res) => {

@@ -14,7 +14,7 @@ import { brokerInfoFromOverview, type BrokerInfo } from '../../src/broker/broker
 import { isAbsent } from '../../src/broker/absence.js';
 import { ManagementClient, peerText } from '../../src/broker/management-client.js';
 import type { AnyCollector, BrokerApi, RequestLimits } from '../../src/collectors/kit/collector.js';
-import { concatFamilies, type RenderedFamily } from '../../src/model/text-format.js';
+import { chunkText, concatFamilies, type RenderedFamily } from '../../src/model/text-format.js';
 import { SampleSink, type SinkProfile } from '../../src/model/sample-sink.js';
 import type { TargetShare } from '../../src/model/shard-assignment.js';
 import type { FakeCall } from './fake-broker-api.js';
@@ -145,7 +145,7 @@ export async function runCollector(collector: AnyCollector, run: RunOptions): Pr
   const skipped = sink.skipped;
   const dropped = Object.fromEntries(sink.dropped);
   const families = sink.finish();
-  const text = Buffer.concat(concatFamilies(families, false)).toString('utf8');
+  const text = Buffer.concat(concatFamilies(families, false).map(chunkText)).toString('utf8');
   const { samples, parsed } = parseExposition(text);
   return {
     text,

@@ -1,7 +1,8 @@
 // Chunks of block samples are copied from the previous poll only when their blocks and values are
 // the same: every poll serves exactly what rendering every line afresh would.
 import { describe, expect, it } from 'vitest';
-import { CHUNK_SAMPLES, chunkBytes } from '../../../src/model/block-chunks.js';
+import { CHUNK_SAMPLES, chunkLines } from '../../../src/model/block-chunks.js';
+import { inflateLines } from '../../../src/model/deflated-lines.js';
 import { LabelBlock } from '../../../src/model/label-block.js';
 import { defineMetrics } from '../../../src/model/metric-def.js';
 import { SampleSink } from '../../../src/model/sample-sink.js';
@@ -34,23 +35,23 @@ function rendered(blocks: readonly LabelBlock[], values: readonly number[]): str
 describe('block chunks', () => {
   it('the same blocks and values: the bytes kept from the last time, not rendered again', () => {
     const blocks = blocksOf(3);
-    const first = chunkBytes(M.ready, blocks, [1, 2, 3]);
-    expect(chunkBytes(M.ready, blocks, [1, 2, 3])).toBe(first);
-    expect(chunkBytes(M.ready, blocks, [1, 2, 4])).not.toBe(first);
-    expect(chunkBytes(M.ready, blocks, [1, 2, 4]).toString()).toBe(rendered(blocks, [1, 2, 4]).split('rabbitmq_test_bytes')[0]);
+    const first = chunkLines(M.ready, blocks, [1, 2, 3]);
+    expect(chunkLines(M.ready, blocks, [1, 2, 3])).toBe(first);
+    expect(chunkLines(M.ready, blocks, [1, 2, 4])).not.toBe(first);
+    expect(inflateLines(chunkLines(M.ready, blocks, [1, 2, 4])).toString()).toBe(rendered(blocks, [1, 2, 4]).split('rabbitmq_test_bytes')[0]);
   });
 
   it('NaN stays NaN without rendering again; a value turning NaN is a change', () => {
     const blocks = blocksOf(2);
-    const nan = chunkBytes(M.ready, blocks, [NaN, 1]);
-    expect(chunkBytes(M.ready, blocks, [NaN, 1])).toBe(nan);
-    expect(chunkBytes(M.ready, blocks, [0, 1]).toString()).toBe(`rabbitmq_test_ready${blocks[0]!.text} 0\nrabbitmq_test_ready${blocks[1]!.text} 1\n`);
+    const nan = chunkLines(M.ready, blocks, [NaN, 1]);
+    expect(chunkLines(M.ready, blocks, [NaN, 1])).toBe(nan);
+    expect(inflateLines(chunkLines(M.ready, blocks, [0, 1])).toString()).toBe(`rabbitmq_test_ready${blocks[0]!.text} 0\nrabbitmq_test_ready${blocks[1]!.text} 1\n`);
   });
 
   it('another family of the same blocks has chunks of its own', () => {
     const blocks = blocksOf(2);
-    chunkBytes(M.ready, blocks, [1, 2]);
-    expect(chunkBytes(M.bytes, blocks, [1, 2]).toString()).toBe(`rabbitmq_test_bytes${blocks[0]!.text} 1\nrabbitmq_test_bytes${blocks[1]!.text} 2\n`);
+    chunkLines(M.ready, blocks, [1, 2]);
+    expect(inflateLines(chunkLines(M.bytes, blocks, [1, 2])).toString()).toBe(`rabbitmq_test_bytes${blocks[0]!.text} 1\nrabbitmq_test_bytes${blocks[1]!.text} 2\n`);
   });
 
   it('polls over several chunks serve what rendering afresh serves: a change, a queue gone, a queue come', () => {
@@ -73,13 +74,13 @@ describe('block chunks', () => {
   it('families whose chunks start at the same block but hold other blocks are each served their own', () => {
     const [b0, b1, b2, b3] = blocksOf(4) as [LabelBlock, LabelBlock, LabelBlock, LabelBlock];
     const line = (name: string, block: LabelBlock, value: number) => `rabbitmq_test_${name}${block.text} ${value}\n`;
-    expect(chunkBytes(M.ready, [b0, b1, b2], [1, 2, 3]).toString()).toBe(line('ready', b0, 1) + line('ready', b1, 2) + line('ready', b2, 3));
+    expect(inflateLines(chunkLines(M.ready, [b0, b1, b2], [1, 2, 3])).toString()).toBe(line('ready', b0, 1) + line('ready', b1, 2) + line('ready', b2, 3));
     // Same length, another block (a queue the other family lacks): not the ready chunk's list.
-    expect(chunkBytes(M.bytes, [b0, b1, b3], [1, 2, 3]).toString()).toBe(line('bytes', b0, 1) + line('bytes', b1, 2) + line('bytes', b3, 3));
-    expect(chunkBytes(M.bytes, [b0, b1, b2], [1, 2, 3]).toString()).toBe(line('bytes', b0, 1) + line('bytes', b1, 2) + line('bytes', b2, 3));
-    expect(chunkBytes(M.bytes, [b0, b1, b3], [1, 2, 3]).toString()).toBe(line('bytes', b0, 1) + line('bytes', b1, 2) + line('bytes', b3, 3));
-    expect(chunkBytes(M.ready, [b0, b1], [1, 2]).toString()).toBe(line('ready', b0, 1) + line('ready', b1, 2));
-    expect(chunkBytes(M.ready, [b0, b1, b2], [1, 2, 3]).toString()).toBe(line('ready', b0, 1) + line('ready', b1, 2) + line('ready', b2, 3));
+    expect(inflateLines(chunkLines(M.bytes, [b0, b1, b3], [1, 2, 3])).toString()).toBe(line('bytes', b0, 1) + line('bytes', b1, 2) + line('bytes', b3, 3));
+    expect(inflateLines(chunkLines(M.bytes, [b0, b1, b2], [1, 2, 3])).toString()).toBe(line('bytes', b0, 1) + line('bytes', b1, 2) + line('bytes', b2, 3));
+    expect(inflateLines(chunkLines(M.bytes, [b0, b1, b3], [1, 2, 3])).toString()).toBe(line('bytes', b0, 1) + line('bytes', b1, 2) + line('bytes', b3, 3));
+    expect(inflateLines(chunkLines(M.ready, [b0, b1], [1, 2])).toString()).toBe(line('ready', b0, 1) + line('ready', b1, 2));
+    expect(inflateLines(chunkLines(M.ready, [b0, b1, b2], [1, 2, 3])).toString()).toBe(line('ready', b0, 1) + line('ready', b1, 2) + line('ready', b2, 3));
   });
 });
 
@@ -91,6 +92,6 @@ describe('a label block that does not keep its text', () => {
     const notKept = new LabelBlock(names, values, false);
     expect(notKept.text).toBe(kept.text);
     expect(notKept.text).toBe('{vhost="v",queue="a \\"quoted\\"\\nname",policy=""}');
-    expect(chunkBytes(M.ready, [notKept], [1]).toString()).toBe(`rabbitmq_test_ready${kept.text} 1\n`);
+    expect(inflateLines(chunkLines(M.ready, [notKept], [1])).toString()).toBe(`rabbitmq_test_ready${kept.text} 1\n`);
   });
 });

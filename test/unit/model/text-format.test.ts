@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/model/metric-def.js';
 import {
+  chunkText,
   concatFamilies,
   familyBody,
   escapeLabelValue,
@@ -129,7 +130,7 @@ function families(): RenderedFamily[] {
 
 describe('layout', () => {
   it('text: families in order, empty families left out', () => {
-    const text = Buffer.concat(concatFamilies(families(), false)).toString('utf8');
+    const text = Buffer.concat(concatFamilies(families(), false).map(chunkText)).toString('utf8');
     expect(text).toBe(
       [
         '# HELP rabbitmq_test_queue_messages Messages in a "queue" \\\\ with\\nnewline.',

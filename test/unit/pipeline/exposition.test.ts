@@ -1,7 +1,10 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { CHUNK_SAMPLES } from '../../../src/model/block-chunks.js';
+import { LabelBlock } from '../../../src/model/label-block.js';
 import { defineMetrics } from '../../../src/model/metric-def.js';
 import { SampleSink } from '../../../src/model/sample-sink.js';
+import { chunkText } from '../../../src/model/text-format.js';
 import { Exposition } from '../../../src/pipeline/exposition.js';
 
 const M = defineMetrics('exporter', {
@@ -42,7 +45,7 @@ describe('Exposition', () => {
     const e = Exposition.of(families);
     for (const format of ['text', 'openmetrics'] as const) {
       for (const chunk of families[0]!.chunks) expect(e.chunks(format)).toContain(chunk);
-      expect(Buffer.concat(e.chunks(format)).equals(e.body(format))).toBe(true);
+      expect(Buffer.concat(e.chunks(format).map(chunkText)).equals(e.body(format))).toBe(true);
     }
     expect(e.body('text')).not.toBe(e.body('text'));
   });
@@ -55,6 +58,22 @@ describe('Exposition', () => {
       expect(compressed[1]).toBe(0x8b);
       expect(compressed.length).toBeLessThan(e.body(format).length);
       expect(gunzipSync(compressed).equals(e.body(format))).toBe(true);
+    }
+  });
+
+  it('families kept deflated (label blocks) serve the same text plain and gzipped, in both formats', async () => {
+    const sink = new SampleSink();
+    const blocks = Array.from({ length: CHUNK_SAMPLES * 2 + 7 }, (_, i) => new LabelBlock(['q'], [`queue-${i}-é`]));
+    for (const [i, block] of blocks.entries()) sink.addToBlock(M.g, block, i);
+    sink.add(M.c, [], 3);
+    const families = sink.finish();
+    const deflated = families[0]!.chunks.filter((chunk) => !Buffer.isBuffer(chunk));
+    expect(deflated.length).toBe(3);
+    const e = Exposition.of(families);
+    const lines = blocks.map((_, i) => `rabbitmq_test_gauge{q="queue-${i}-é"} ${i}\n`).join('');
+    expect(e.body('text').toString('utf8')).toBe(`# HELP rabbitmq_test_gauge A gauge.\n# TYPE rabbitmq_test_gauge gauge\n${lines}# HELP rabbitmq_test_events_total Events.\n# TYPE rabbitmq_test_events_total counter\nrabbitmq_test_events_total 3\n`);
+    for (const format of ['text', 'openmetrics'] as const) {
+      expect(gunzipSync(await e.gzip(format)).equals(e.body(format))).toBe(true);
     }
   });
 

@@ -3,7 +3,7 @@ import { brokerInfoFromOverview } from '../../../../src/broker/broker-info.js';
 import { catalogue } from '../../../../src/collectors/catalogue.js';
 import { COLLECTORS } from '../../../../src/collectors/registry.js';
 import { SampleSink } from '../../../../src/model/sample-sink.js';
-import { concatFamilies } from '../../../../src/model/text-format.js';
+import { chunkText, concatFamilies } from '../../../../src/model/text-format.js';
 import { fixtureBroker } from '../../../support/fixture-broker.js';
 import { runCollector } from '../../../support/run-collector.js';
 import { kbuddeNames } from '../../../../src/profiles/kbudde/names.js';
@@ -26,7 +26,7 @@ describe('the shovel, federation and aliveness modules under the kbudde profile'
     const info = byName('rabbitmq_shovel_info');
     const labels = { vhost: '/', shovel: 's1', type: 'dynamic', node: 'rabbit@b', src_protocol: 'amqp091', dest_protocol: 'amqp10' };
     sink.add(info, labels, 1, { state: 'flow' });
-    const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+    const text = Buffer.concat(concatFamilies(sink.finish(), false).map(chunkText)).toString('utf8');
     expect(text).toContain('rabbitmq_shovel_state{cluster="c",vhost="/",shovel="s1",type="dynamic",self="0",state="flow"} 1\n');
   });
 
@@ -38,7 +38,7 @@ describe('the shovel, federation and aliveness modules under the kbudde profile'
     expect(sink.add(info, link('up2'), 1, { status: 'running' })).toBe(false);
     expect(sink.add(info, link('up3'), 1, { status: 'error' })).toBe(true);
     expect(sink.dropped.get('duplicate')).toBe(1);
-    const lines = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8').split('\n').filter((l) => l.startsWith('rabbitmq_'));
+    const lines = Buffer.concat(concatFamilies(sink.finish(), false).map(chunkText)).toString('utf8').split('\n').filter((l) => l.startsWith('rabbitmq_'));
     expect(lines).toEqual([
       'rabbitmq_federation_state{cluster="c",vhost="/",node="rabbit@a",queue="",exchange="x",self="1",status="running"} 1',
       'rabbitmq_federation_state{cluster="c",vhost="/",node="rabbit@a",queue="",exchange="x",self="1",status="error"} 1',

@@ -16,11 +16,11 @@ function profiledFamily(def: MetricDef): ProfiledFamily | undefined {
   return row;
 }
 import { SampleSink } from '../../../../src/model/sample-sink.js';
-import { concatFamilies } from '../../../../src/model/text-format.js';
+import { chunkText, concatFamilies } from '../../../../src/model/text-format.js';
 
 const all = catalogue(COLLECTORS);
 const byName = (name: string) => all.find((d) => d.name === name)!;
-const text = (sink: SampleSink) => Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+const text = (sink: SampleSink) => Buffer.concat(concatFamilies(sink.finish(), false).map(chunkText)).toString('utf8');
 
 const defs = defineMetrics('overview', {
   versions: {

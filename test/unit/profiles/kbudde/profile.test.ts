@@ -8,7 +8,7 @@ import { COLLECTORS } from '../../../../src/collectors/registry.js';
 import type { MetricDef } from '../../../../src/model/metric-def.js';
 import { isPerValue, labelFieldsRead, nativeNames, servedFamilies, type ProfiledFamily, type ProfiledRow } from '../../../../src/model/naming-profile.js';
 import { SampleSink } from '../../../../src/model/sample-sink.js';
-import { concatFamilies } from '../../../../src/model/text-format.js';
+import { chunkText, concatFamilies } from '../../../../src/model/text-format.js';
 import { newHttpCounters, processWideFamilies } from '../../../../src/pipeline/own-series.js';
 import { CLUSTER_NODE_DOWN, fixtureBroker } from '../../../support/fixture-broker.js';
 import { runCollector } from '../../../support/run-collector.js';
@@ -112,7 +112,7 @@ describe('the kbudde profile\'s families', () => {
   });
 
   it('serves kbudde\'s rabbitmq_exporter_build_info among the process-wide series instead of the native one, and keeps the rest', () => {
-    const text = (naming: 'native' | 'kbudde') => Buffer.concat(concatFamilies(processWideFamilies(newHttpCounters(), naming), false)).toString('utf8');
+    const text = (naming: 'native' | 'kbudde') => Buffer.concat(concatFamilies(processWideFamilies(newHttpCounters(), naming), false).map(chunkText)).toString('utf8');
     expect(text('native')).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",branch="[^"]+",nodejs_version="[^"]+"\} 1$/m);
     expect(text('kbudde')).toMatch(/^rabbitmq_exporter_build_info\{version="[^"]+",revision="[^"]+",branch="[^"]+",builddate="[^"]+"\} 1$/m);
     expect(text('kbudde')).not.toMatch(/nodejs_version/);
@@ -126,7 +126,7 @@ describe('the kbudde profile\'s families', () => {
     sink.add(published, { vhost: 'v"1', exchange: 'x' }, 3);
     sink.add(fdUsed, { node: 'rabbit@x' }, 10);
     sink.add(fdUsed, { node: 'rabbit@y' }, 20);
-    const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+    const text = Buffer.concat(concatFamilies(sink.finish(), false).map(chunkText)).toString('utf8');
     expect(text).toContain('rabbitmq_exchange_messages_published_in_total{cluster="a\\"b\\\\c",vhost="v\\"1",exchange="x"} 3\n');
     expect(text).toContain('rabbitmq_fd_used{cluster="a\\"b\\\\c",node="rabbit@x",self="1"} 10\n');
     expect(text).toContain('rabbitmq_fd_used{cluster="a\\"b\\\\c",node="rabbit@y",self="0"} 20\n');
@@ -147,7 +147,7 @@ describe('the kbudde profile\'s families', () => {
     sink.add(messages, { vhost: '/', queue: 'q1' }, 1, { durable: true, policy: 'p"1', node: 'rabbit@a' });
     sink.add(messages, { vhost: '/', queue: 'q2' }, 2, { durable: false, policy: null, node: 'rabbit@b' });
     sink.add(messages, { vhost: '/', queue: 'q3' }, 3, { durable: true, policy: '', node: 'rabbit@b' });
-    const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+    const text = Buffer.concat(concatFamilies(sink.finish(), false).map(chunkText)).toString('utf8');
     expect(text).toContain('rabbitmq_queue_messages{cluster="c",vhost="/",queue="q1",durable="true",policy="p\\"1",self="1"} 1\n');
     expect(text).toContain('rabbitmq_queue_messages{cluster="c",vhost="/",queue="q2",durable="false",policy="",self="0"} 2\n');
     expect(text).toContain('rabbitmq_queue_messages{cluster="c",vhost="/",queue="q3",durable="true",policy="",self="0"} 3\n');
@@ -170,7 +170,7 @@ describe('the kbudde profile\'s families', () => {
     const sink = new SampleSink(undefined, { names: kbuddeNames, clusterName: 'c', node: 'rabbit@a' });
     // Read as seconds (ms / 1000); times 1000 in floating point, 1001 ms would come back as 1000.9999999999999.
     for (const ms of [1001, 2023, 22990, 987_654_321]) sink.add(uptime, { node: `rabbit@${ms}` }, ms / 1000);
-    const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+    const text = Buffer.concat(concatFamilies(sink.finish(), false).map(chunkText)).toString('utf8');
     for (const ms of [1001, 2023, 22990, 987_654_321]) expect(text).toContain(`rabbitmq_uptime{cluster="c",node="rabbit@${ms}",self="0"} ${ms}\n`);
     expect(single(kbuddeNames.served(uptime)).scale).toBe(1000);
   });
@@ -187,7 +187,7 @@ describe('the kbudde profile\'s families', () => {
     expect(sink.add(area, { node: 'rabbit@a', area: 'quorum_ets' }, 500)).toBe(false);
     expect(sink.add(area, { node: 'rabbit@a', area: 'connection_readers' }, 600)).toBe(false);
     expect(sink.notInProfile).toBe(2);
-    const text = Buffer.concat(concatFamilies(sink.finish(), false)).toString('utf8');
+    const text = Buffer.concat(concatFamilies(sink.finish(), false).map(chunkText)).toString('utf8');
     expect(text).toContain('# TYPE rabbitmq_memory_binary_bytes gauge\nrabbitmq_memory_binary_bytes{cluster="c",node="rabbit@a",self="1"} 100\nrabbitmq_memory_binary_bytes{cluster="c",node="rabbit@b",self="0"} 200\n');
     expect(text).toContain('rabbitmq_memory_code_bytes{cluster="c",node="rabbit@a",self="1"} 300\n');
     expect(text).toContain('rabbitmq_memory_total_rss_bytes{cluster="c",node="rabbit@a",self="1"} 400\n');

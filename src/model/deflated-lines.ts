@@ -1,0 +1,29 @@
+import { constants, crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
+
+/**
+ * Sample lines kept compressed only: at 100,000 queues the text of the per-queue families is
+ * ~174 MB and their deflate ~7 MB, and keeping the text was most of the process's memory. Raw
+ * deflate ending in a sync flush (byte-aligned, not final), so a gzip answer is these joined as
+ * they are (pipeline/joined-gzip.ts), with the CRC-32 and length of the text for its trailer.
+ */
+export interface DeflatedLines {
+  readonly deflated: Buffer;
+  readonly crc: number;
+  readonly length: number;
+}
+
+/**
+ * zlib's level for a chunk of lines: measured on the chunks of 100,000 simulated queues
+ * (docs/performance.md, "Deflated chunks"), level 1 against 3.
+ */
+const CHUNK_LEVEL = 1;
+
+export function deflateLines(text: Buffer): DeflatedLines {
+  // Copied: zlib's answer is a view of its 16 kB output buffer, which a kept view of a few hundred bytes would hold whole.
+  const deflated = Buffer.from(deflateRawSync(text, { level: CHUNK_LEVEL, finishFlush: constants.Z_SYNC_FLUSH }));
+  return { deflated, crc: crc32(text), length: text.length };
+}
+
+export function inflateLines(lines: DeflatedLines): Buffer {
+  return inflateRawSync(lines.deflated, { finishFlush: constants.Z_SYNC_FLUSH });
+}

@@ -1,0 +1,27 @@
+import type { Writable } from 'node:stream';
+import { type BodyChunk, chunkText } from '../model/text-format.js';
+
+/**
+ * Writes an answer's chunks in turn and ends it. Chunks kept deflated are inflated only as the
+ * client takes the text before them: a plain-text answer at 100k queues (~174 MB) is never all in
+ * memory at once, and a client that goes away stops the inflating.
+ */
+export async function writeChunks(out: Writable, chunks: readonly BodyChunk[]): Promise<void> {
+  for (const chunk of chunks) {
+    if (out.destroyed) return;
+    if (!out.write(chunkText(chunk))) await drainedOrClosed(out);
+  }
+  if (!out.destroyed) out.end();
+}
+
+function drainedOrClosed(out: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      out.off('drain', done);
+      out.off('close', done);
+      resolve();
+    };
+    out.once('drain', done);
+    out.once('close', done);
+  });
+}
