@@ -13,8 +13,8 @@ export interface DeflatedLines {
 }
 
 /**
- * zlib's level for a chunk of lines: measured on the chunks of 100,000 simulated queues
- * (docs/performance.md, "Deflated chunks"), level 1 against 3.
+ * zlib's level for a chunk of lines: on the chunks of 100,000 simulated queues (bench/queue-poll),
+ * levels 1, 3 and 6 gave answers within 4% of each other in size; 1 costs least.
  */
 const CHUNK_LEVEL = 1;
 
