@@ -14,7 +14,7 @@ export function heapSection(r: HeapResults, file: string): string[] {
     '',
     `The built exporter against the simulated management API with ${r.queues.toLocaleString('en')} queues (${(r.changingFraction * 100).toFixed(0)}% of them changing before each poll, statistics every poll, as \`bench:scale\`); a heap snapshot once ${r.polls} queue polls had ended. Live objects only (a snapshot collects garbage first): RSS is larger by the garbage between collections, the young generation and what is not on the heap (see "At scale" for RSS).`,
     '',
-    `Live heap ${mib(s.totalMiB)}, of which ${mib(s.nativeMiB)} backing stores outside the JS heap (the exposition's bytes, mostly) and ${mib(s.totalMiB - s.nativeMiB)} JS objects.`,
+    `Live heap ${mib(s.totalMiB)}, of which ${mib(s.nativeMiB)} backing stores outside the JS heap (buffers and typed arrays: the exposition's chunks, the values held between polls) and ${mib(s.totalMiB - s.nativeMiB)} JS objects.`,
     '',
     'By kind:',
     '',
