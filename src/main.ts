@@ -19,11 +19,13 @@ import { Exporter, readConfigFromDisk } from './exporter.js';
 import { versionText } from './pipeline/version.js';
 import { startingFields } from './starting-line.js';
 import { profileStartupWarnings } from './profiles/profiles.js';
+import { limitHeapGrowth } from './heap-size.js';
 
 /** How long SIGTERM waits for the targets' polls to end and their pools to close: the process exits anyway. */
 const STOP_TARGETS_MS = 1000;
 
 async function main(): Promise<void> {
+  limitHeapGrowth();
   if (process.argv[2] === 'hash-password') {
     process.exitCode = await hashPassword(process.argv.slice(3), { input: process.stdin, out: process.stdout, err: process.stderr });
     return;
