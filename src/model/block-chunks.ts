@@ -6,8 +6,8 @@ import { formatValue } from './text-format.js';
 /**
  * Samples of one family per chunk. A chunk is rendered and deflated again only when one of its
  * samples changed, so small chunks follow changes closely; but each is deflated on its own, and
- * small ones compress worse: the gzip answer of 100,000 queues was 7.4 MB deflated whole,
- * 11.4 MB in chunks of 64, 9.5 MB of 128 and 8.5 MB of 256 (bench/queue-poll, level 1).
+ * small ones compress worse: the gzip answer of 100,000 queues was 7.4 MB deflated whole (level
+ * 3), and at level 1 11.4 MB in chunks of 64, 9.5 MB of 128 and 8.5 MB of 256 (bench/queue-poll).
  */
 export const CHUNK_SAMPLES = 256;
 

@@ -35,8 +35,8 @@ function xPow8n(n: number): number {
 }
 
 /**
- * xPow8n of lengths seen: a gzip answer at 100k queues joins ~35,000 deflated chunks of a few
- * thousand distinct lengths, each combined into the trailer's CRC.
+ * xPow8n of lengths seen: a gzip answer at 100k queues joins ~8,700 deflated chunks, each combined
+ * into the trailer's CRC, and each new exposition joins the unchanged ones again.
  */
 const shifts = new Map<number, number>();
 const SHIFTS_KEPT = 65_536;

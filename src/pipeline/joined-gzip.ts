@@ -60,7 +60,7 @@ function deflateChunks(chunks: readonly BodyChunk[]): Promise<DeflatedPart> {
   return settled(pieces);
 }
 
-/** The pieces joined once the streamed ones are done (Promise.all would wrap each of ~35,000 pieces at 100k queues). */
+/** The pieces joined once the streamed ones are done (Promise.all would wrap each of ~8,700 pieces at 100k queues). */
 async function settled(pieces: readonly (DeflatedPart | Promise<DeflatedPart>)[]): Promise<DeflatedPart> {
   const done: DeflatedPart[] = [];
   for (const piece of pieces) done.push(piece instanceof Promise ? await piece : piece);
@@ -70,13 +70,18 @@ async function settled(pieces: readonly (DeflatedPart | Promise<DeflatedPart>)[]
 /** Deflated pieces one after another, as one. */
 function joinDeflated(pieces: readonly DeflatedPart[]): DeflatedPart {
   if (pieces.length === 1) return pieces[0]!;
+  return { deflated: Buffer.concat(pieces.map((piece) => piece.deflated)), ...checksumOf(pieces) };
+}
+
+/** The CRC-32 and length of the pieces' text joined, from each piece's. */
+function checksumOf(pieces: readonly DeflatedPart[]): { crc: number; length: number } {
   let crc = 0;
   let length = 0;
   for (const piece of pieces) {
     crc = crc32Combine(crc, piece.crc, piece.length);
     length += piece.length;
   }
-  return { deflated: Buffer.concat(pieces.map((piece) => piece.deflated)), crc, length };
+  return { crc, length };
 }
 
 function deflateText(chunks: readonly Buffer[]): DeflatedPart | Promise<DeflatedPart> {
@@ -137,9 +142,10 @@ const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
 /** Joins deflated parts into one gzip stream, its trailer from the parts' CRCs and lengths. */
 export function joinGzip(parts: readonly DeflatedPart[]): Buffer {
-  const { deflated, crc, length } = joinDeflated(parts);
+  // The parts as they are, not joined first: that would copy the answer (~7 MB at 100k queues) once more.
+  const { crc, length } = checksumOf(parts);
   const trailer = Buffer.alloc(8);
   trailer.writeUInt32LE(crc >>> 0, 0);
   trailer.writeUInt32LE(length % 2 ** 32, 4);
-  return Buffer.concat([GZIP_HEADER, deflated, FINAL_BLOCK, trailer]);
+  return Buffer.concat([GZIP_HEADER, ...parts.map((part) => part.deflated), FINAL_BLOCK, trailer]);
 }
