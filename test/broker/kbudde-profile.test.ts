@@ -143,8 +143,8 @@ describeWithBroker('the exporter with --naming=kbudde: the queue module', (broke
       await eventually(async () => (received === 2 ? true : undefined), 10_000, 'the auto-ack deliveries');
       await auto.cancel(autoTag);
       // Statistics arrive every few seconds: wait until the API has counted every delivery. The
-      // channels stay open until then: a channel's deliveries and acks reach the queue's
-      // message_stats on the channel's own statistics tick, which a channel closed at once may not have.
+      // channels stay open until then: a closed channel's last counts are lost when the broker's
+      // core metrics GC runs before the management collector's tick.
       await eventually(
         async () => {
           const records = await api<Json[]>('GET', '/api/queues/%2F');

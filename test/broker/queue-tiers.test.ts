@@ -18,8 +18,8 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
       const r = await ok<{ name: string; vhost: string; message_stats?: { publish?: number } }[]>('GET', '/api/queues?columns=name,vhost,message_stats');
       return r.find((q) => q.vhost === '/' && q.name === queue)?.message_stats?.publish;
     };
-    // The channel stays open until the queue's statistics count its publishes: they reach
-    // message_stats on the channel's own statistics tick, which a channel closed at once may never have.
+    // The channel stays open until the queue's statistics count its publishes: a closed channel's
+    // last counts are lost when the broker's core metrics GC runs before the management collector's tick.
     const publish = async (n: number, total: number) => {
       const conn = await connect();
       try {
