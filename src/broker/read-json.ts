@@ -5,9 +5,10 @@ import { JsonSlicer, JsonUnitTooLarge } from './json-slicer.js';
  * Reads a JSON answer as it arrives, parsing it in bounded slices (JsonSlicer), and refuses it
  * as soon as it grows over `cap`: the transfer is stopped, not read to the end. Gives the event
  * loop a turn whenever it has worked for YIELD_MS without one, so /metrics is answered during
- * the transfer of even a huge answer.
+ * the transfer of even a huge answer. As short as the collectors' turns (collectors/kit/turns.ts),
+ * for the same reason: chunks already received are read without a turn of the loop in between.
  */
-export const YIELD_MS = 10;
+export const YIELD_MS = 3;
 /** Smaller answers are parsed whole with JSON.parse (~10 ms at most): slicing them gains nothing. */
 export const SLICE_ABOVE_BYTES = 1024 * 1024;
 

@@ -13,6 +13,7 @@ import { MonotonicCounters } from '../kit/monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { rateSelection, ratesOptionSchema } from '../kit/rates-option.js';
 import { Tally } from '../kit/tally.js';
+import { Turns } from '../kit/turns.js';
 
 const table = fieldTableOf(M);
 
@@ -56,7 +57,9 @@ export const exchangesCollector: Collector<Options> = {
     const counters = MonotonicCounters.in(ctx.carryOver);
     const byType = new Tally();
     let filtered = 0;
+    const turns = new Turns();
     for (const exchange of exchanges) {
+      await turns.maybeYield();
       if (typeof exchange.vhost !== 'string' || typeof exchange.name !== 'string') {
         sink.drop('no_name');
         continue;
@@ -93,7 +96,9 @@ export const exchangesCollector: Collector<Options> = {
 async function countBindings(api: BrokerApi, writer: HeldPartWriter, vhostFilter: NameFilter): Promise<void> {
   const bindings = expectList<{ vhost?: unknown; destination_type?: unknown } | null>(await api.get('/api/bindings', { columns: 'vhost,destination_type' }), '/api/bindings');
   const byDestination = new Tally();
+  const turns = new Turns();
   for (const b of bindings) {
+    await turns.maybeYield();
     if (typeof b?.vhost !== 'string' || !vhostFilter.matches(b.vhost)) continue;
     byDestination.add([b.vhost, printedLabel(b.destination_type)]);
   }

@@ -24,13 +24,11 @@ import { QueueFamilies } from './families.js';
 import { familyMetrics } from './family-metrics.js';
 import { rateSelection } from '../kit/rates-option.js';
 import { VhostReader } from '../kit/vhost-lists.js';
+import { Turns } from '../kit/turns.js';
 
 export { queueOptionsSchema, type QueueOptions } from './options.js';
 export { planQueueQuery, type QueuePlan } from './plan.js';
 export { parseTimestamp } from './series.js';
-
-/** Longest run of the queue loop between two turns of the event loop. */
-const TURN_MS = 10;
 
 /**
  * The queue collector: plans the request (queues/plan.ts), fetches the list one vhost at a
@@ -154,21 +152,6 @@ export const queuesCollector: Collector<QueueOptions> = {
     reader.finish();
   },
 };
-
-/**
- * Tens of thousands of queues: the loop lets scrapes in between, so none waits for all of it.
- * By time, not by count: on a loaded machine 1000 queues took 100 ms and more.
- */
-class Turns {
-  private seen = 0;
-  private since = performance.now();
-
-  async maybeYield(): Promise<void> {
-    if (++this.seen % 50 !== 0 || performance.now() - this.since <= TURN_MS) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    this.since = performance.now();
-  }
-}
 
 /** A failed read of the bindings keeps the targets found last: it does not fail the queue poll. */
 async function refreshDeadLetters(ctx: CollectContext<QueueOptions>, deadLetters: DeadLetterTargets, now: number): Promise<void> {
