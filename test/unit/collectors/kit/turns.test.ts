@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TURN_MS, Turns } from '../../../../src/collectors/kit/turns.js';
+import { YIELD_MS } from '../../../../src/broker/read-json.js';
+import { Turns } from '../../../../src/collectors/kit/turns.js';
 
 function busy(ms: number): void {
   const until = performance.now() + ms;
@@ -17,16 +18,16 @@ async function loopTurnedDuring(step: () => Promise<void>): Promise<boolean> {
 }
 
 describe('Turns', () => {
-  it('hands the event loop a turn once a loop has worked longer than TURN_MS', async () => {
+  it('hands the event loop a turn once a loop has worked longer than YIELD_MS', async () => {
     const turns = new Turns();
-    busy(TURN_MS + 2);
+    busy(YIELD_MS + 2);
     for (let i = 0; i < 49; i++) await turns.maybeYield();
     expect(await loopTurnedDuring(() => turns.maybeYield())).toBe(true);
   });
 
   it('looks at the clock only every 50 records', async () => {
     const turns = new Turns();
-    busy(TURN_MS + 2);
+    busy(YIELD_MS + 2);
     expect(await loopTurnedDuring(() => turns.maybeYield())).toBe(false);
   });
 });
