@@ -5,7 +5,8 @@ import { renderLabels } from '../../model/text-format.js';
 import type { CollectContext, Collector, RequestLimits } from '../kit/collector.js';
 import { emitRecord, fieldOf, fieldsRead, fieldTable } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
-import { type Aggregation, aggregate, sumColumns, uniqueRecords } from '../kit/records.js';
+import { type Aggregation, aggregate, sumColumns, uniqueRecordsInTurns } from '../kit/records.js';
+import { Turns } from '../kit/turns.js';
 import { logOnce } from '../kit/log-once.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { fetchList, fetchPerVhost } from '../kit/paging.js';
@@ -92,11 +93,13 @@ export const channelsCollector: Collector<Options> = {
     const reader = new VhostReader(ctx, 'channels', { what: 'channels', vhostsSetting: 'collectors.channels.vhosts', timeoutMs: o.vhost_timeout });
     const records = await fetchChannels(ctx, reader);
 
-    aggregate(sink, records, aggregations(o.rates));
+    await aggregate(sink, records, aggregations(o.rates));
 
     if (o.per_channel) {
       const labelsOf = (r: ChannelRecord) => [scalarLabel(r.name), scalarLabel(r.vhost), scalarLabel(r.user)];
-      for (const r of uniqueRecords(records, (r) => (scalarLabel(r.name) ? labelsOf(r).join('\u0000') : undefined), sink)) {
+      const turns = new Turns();
+      for (const r of await uniqueRecordsInTurns(records, (r) => (scalarLabel(r.name) ? labelsOf(r).join('\u0000') : undefined), sink)) {
+        await turns.maybeYield();
         const labels = labelsOf(r);
         emitRecord(sink, perChannel, r, renderLabels(M.unackedPerChannel.labels, labels), { rates: false });
       }

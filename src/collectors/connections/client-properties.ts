@@ -1,6 +1,7 @@
 import { getPath } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
 import type { Aggregation, ApiRecord } from '../kit/records.js';
+import { Turns } from '../kit/turns.js';
 import type { MetricDef } from '../../model/metric-def.js';
 
 /** The client properties counted, in label order after vhost and user. */
@@ -22,9 +23,11 @@ export class ClientValueCap {
   constructor(private readonly max: number) {}
 
   /** Decides this poll's admitted values from the records that will be counted. */
-  admit(records: Iterable<ApiRecord>): void {
+  async admit(records: Iterable<ApiRecord>): Promise<void> {
     const counts = new Map<ClientField, Map<string, number>>(CLIENT_FIELDS.map((f) => [f, new Map()]));
+    const turns = new Turns();
     for (const record of records) {
+      await turns.maybeYield();
       const properties = clientPropertiesOf(record);
       if (!properties) continue;
       for (const field of CLIENT_FIELDS) {

@@ -12,6 +12,7 @@ import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { fetchList, fetchPerVhost } from '../kit/paging.js';
 import { VhostReader, vhostTimeoutSchema } from '../kit/vhost-lists.js';
 import { carried } from '../kit/carried.js';
+import { Turns } from '../kit/turns.js';
 import { byClientAggregation, ClientValueCap } from './client-properties.js';
 
 const options = z.strictObject({
@@ -115,14 +116,14 @@ export const connectionsCollector: Collector<Options> = {
     const reader = new VhostReader(ctx, 'connections', { what: 'connections', vhostsSetting: 'collectors.connections.vhosts', timeoutMs: o.vhost_timeout });
     const records = await fetchConnections(ctx, reader);
 
-    aggregate(sink, records, aggregations(o));
+    await aggregate(sink, records, aggregations(o));
     if (o.by_client) {
       const cap = carried(ctx.carryOver, `client-cap:${o.client_values_max}`, () => new ClientValueCap(o.client_values_max));
-      cap.admit(records);
-      aggregate(sink, records, [byClientAggregation(cap, M.byClient)]);
+      await cap.admit(records);
+      await aggregate(sink, records, [byClientAggregation(cap, M.byClient)]);
     }
 
-    if (o.per_connection) emitPerConnection(ctx, records);
+    if (o.per_connection) await emitPerConnection(ctx, records);
     reader.finish();
   },
 };
@@ -154,10 +155,12 @@ async function fetchConnections(ctx: CollectContext<Options>, reader: VhostReade
   );
 }
 
-function emitPerConnection(ctx: CollectContext<Options>, records: ConnectionRecord[]): void {
+async function emitPerConnection(ctx: CollectContext<Options>, records: ConnectionRecord[]): Promise<void> {
   const { sink } = ctx;
   const seen = new Set<string>();
+  const turns = new Turns();
   for (const r of records) {
+    await turns.maybeYield();
     const name = scalarLabel(r.name);
     if (!name) {
       sink.drop('no_name');

@@ -12,6 +12,7 @@ import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { fetchPerVhost } from '../kit/paging.js';
 import { VhostReader, vhostTimeoutSchema } from '../kit/vhost-lists.js';
 import { Tally } from '../kit/tally.js';
+import { Turns } from '../kit/turns.js';
 
 const options = z.strictObject({
   /**
@@ -55,7 +56,7 @@ export const consumersCollector: Collector<Options> = {
 
     const vhostOf = (r: ConsumerRecord) => scalarLabel(getPath(r, ['queue', 'vhost']));
     const prefetchOf = (r: ConsumerRecord) => (ackMode(r.ack_required) === 'manual' ? prefetchRange(r.prefetch_count) : undefined);
-    aggregate(sink, records, [
+    await aggregate(sink, records, [
       { group: (r) => [vhostOf(r), ackMode(r.ack_required)], families: [{ metric: M.byAckMode }] },
       { group: (r) => (prefetchOf(r) === undefined ? undefined : [vhostOf(r), prefetchOf(r) as string]), families: [{ metric: M.byPrefetch }] },
       { group: (r) => (typeof r.activity_status === 'string' ? [vhostOf(r), r.activity_status] : undefined), families: [{ metric: M.byActivity }] },
@@ -65,7 +66,9 @@ export const consumersCollector: Collector<Options> = {
 
     if (o.per_queue) {
       const perQueue = new Tally();
+      const turns = new Turns();
       for (const r of records) {
+        await turns.maybeYield();
         const queue = getPath(r, ['queue', 'name']);
         if (typeof queue === 'string') perQueue.add([vhostOf(r), queue, ackMode(r.ack_required)]);
       }
@@ -108,7 +111,7 @@ async function fetchConsumers(ctx: CollectContext<Options>, reader: VhostReader)
   const filter = new NameFilter(o.vhosts);
   const vhosts = filter.exactNames;
   const records = !vhosts
-    ? (await list('/api/consumers')).filter((r) => filter.matches(scalarLabel(getPath(r, ['queue', 'vhost']))))
+    ? await list('/api/consumers')
     : await fetchPerVhost(reader, vhosts, (vhost, limits) => list(apiPath('consumers', vhost), limits), (vhost) =>
           logOnce(ctx, 'warn', `missing-vhost:${vhost}`, { vhost }, 'configured vhost does not exist (404); its consumers are not collected'),
         );
@@ -116,19 +119,28 @@ async function fetchConsumers(ctx: CollectContext<Options>, reader: VhostReader)
   // protocol consumers are listed with an empty channel name (tag stream.subid-N, measured on
   // 3.10.8), so they cannot be told apart: all are kept.
   const seen = new Set<string>();
-  return records.filter((r) => {
+  const kept: ConsumerRecord[] = [];
+  const turns = new Turns();
+  for (const r of records) {
+    await turns.maybeYield();
     if (r === null || typeof r !== 'object') {
       ctx.sink.drop('no_name');
-      return false;
+      continue;
     }
+    // The whole list is filtered here; one read per vhost holds only that vhost's consumers.
+    if (!vhosts && !filter.matches(scalarLabel(getPath(r, ['queue', 'vhost'])))) continue;
     const channel = getPath(r, ['channel_details', 'name']);
-    if (typeof channel !== 'string' || channel === '' || typeof r.consumer_tag !== 'string') return true;
+    if (typeof channel !== 'string' || channel === '' || typeof r.consumer_tag !== 'string') {
+      kept.push(r);
+      continue;
+    }
     const id = `${channel}\u0000${r.consumer_tag}`;
     if (seen.has(id)) {
       ctx.sink.drop('duplicate');
-      return false;
+      continue;
     }
     seen.add(id);
-    return true;
-  });
+    kept.push(r);
+  }
+  return kept;
 }

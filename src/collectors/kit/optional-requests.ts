@@ -99,11 +99,12 @@ export async function getRemembered<T>(ctx: CollectContext<unknown>, endpoint: O
 /** One independent request of a poll and how its answer becomes samples. */
 export interface Part {
   readonly name: string;
-  fetch(): Promise<() => void>;
+  /** The request; what it resolves to writes the answer's samples (in turns, for a long list). */
+  fetch(): Promise<() => void | Promise<void>>;
 }
 
 /** A part whose answer is written by `emit`; typed here, erased in the list. */
-export function part<T>(name: string, fetch: () => Promise<T>, emit: (result: T) => void): Part {
+export function part<T>(name: string, fetch: () => Promise<T>, emit: (result: T) => void | Promise<void>): Part {
   return {
     name,
     fetch: async () => {
@@ -132,15 +133,15 @@ export async function collectParts(ctx: CollectContext<unknown>, collector: stri
   const results = await Promise.allSettled(parts.map((p) => Promise.race([p.fetch(), stopped(p.name)])));
   const failures: { name: string; reason: unknown }[] = [];
   const partFailures = PartFailures.in(ctx.carryOver);
-  results.forEach((result, i) => {
+  for (const [i, result] of results.entries()) {
     const p = parts[i] as Part;
     if (result.status === 'rejected') {
       failures.push({ name: p.name, reason: result.reason });
     } else {
       partFailures.succeeded(ctx, p.name);
-      result.value();
+      await result.value();
     }
-  });
+  }
   if (failures.length > 0 && failures.length === parts.length) throw (failures[0] as { reason: unknown }).reason;
   for (const failure of failures) {
     const error = failure.reason;

@@ -1,5 +1,12 @@
 import type { MetricDef } from '../../model/metric-def.js';
 import { toSampleValue, type SampleSink } from '../../model/sample-sink.js';
+import { getPath } from './field-table.js';
+
+/** A field summed per group: its name (a dot path) and the path split. */
+export interface SummedField {
+  readonly name: string;
+  readonly path: readonly string[];
+}
 
 /**
  * Counts and sums of list records per label set, for the aggregated series of the connection,
@@ -14,6 +21,17 @@ export class Tally {
 
   /** Counts one record into the group `labels` and adds its `values` to the group's sums. */
   add(labels: readonly string[], values: Readonly<Record<string, unknown>> = {}): void {
+    const group = this.groupOf(labels);
+    for (const name in values) this.addTo(group, name, values[name]);
+  }
+
+  /** Counts one record into the group `labels` and adds the fields `sums` names to the group's sums: no object per record. */
+  addFields(labels: readonly string[], record: unknown, sums: readonly SummedField[]): void {
+    const group = this.groupOf(labels);
+    for (const { name, path } of sums) this.addTo(group, name, getPath(record, path));
+  }
+
+  private groupOf(labels: readonly string[]): TallyGroup {
     const key = labels.join('\u0000');
     let group = this.groups.get(key);
     if (!group) {
@@ -21,16 +39,17 @@ export class Tally {
       this.groups.set(key, group);
     }
     group.count++;
-    for (const name in values) {
-      const raw = values[name];
-      if (raw === undefined) continue;
-      const value = toSampleValue(raw);
-      if (value === undefined) {
-        this.skipped++;
-        continue;
-      }
-      group.sums.set(name, (group.sums.get(name) ?? 0) + value);
+    return group;
+  }
+
+  private addTo(group: TallyGroup, name: string, raw: unknown): void {
+    if (raw === undefined) return;
+    const value = toSampleValue(raw);
+    if (value === undefined) {
+      this.skipped++;
+      return;
     }
+    group.sums.set(name, (group.sums.get(name) ?? 0) + value);
   }
 
   get size(): number {

@@ -6,7 +6,8 @@ import { renderLabels } from '../../model/text-format.js';
 import type { CollectContext, Collector } from '../kit/collector.js';
 import { emitRecord, fieldTable, getPath } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
-import { aggregate, uniqueRecords } from '../kit/records.js';
+import { aggregate, uniqueRecordsInTurns } from '../kit/records.js';
+import { Turns } from '../kit/turns.js';
 import { logOnce } from '../kit/log-once.js';
 
 const options = z.strictObject({
@@ -58,7 +59,7 @@ export const streamsCollector: Collector<Options> = {
       seenConnections.add(name);
       return true;
     });
-    aggregate(sink, unique, [{ group: (r) => [scalarLabel(r.vhost)], families: [{ metric: M.connections }] }]);
+    await aggregate(sink, unique, [{ group: (r) => [scalarLabel(r.vhost)], families: [{ metric: M.connections }] }]);
 
     // With statistics disabled 3.10 answers 400 for publishers and consumers, later versions [].
     if (ctx.broker.statisticsDisabled) {
@@ -69,10 +70,10 @@ export const streamsCollector: Collector<Options> = {
       getList(ctx, '/api/stream/publishers'),
       getList(ctx, '/api/stream/consumers'),
     ]);
-    if (publishers) emitEntities(ctx, publishers, 'publisher_id', M.publishers, M.publishersByStream, (labels, r) =>
+    if (publishers) await emitEntities(ctx, publishers, 'publisher_id', M.publishers, M.publishersByStream, (labels, r) =>
       emitRecord(sink, publisherTable, r, renderLabels(M.published.labels, labels), { rates: false }),
     );
-    if (consumers) emitEntities(ctx, consumers, 'subscription_id', M.consumers, M.consumersByStream, (labels, r) =>
+    if (consumers) await emitEntities(ctx, consumers, 'subscription_id', M.consumers, M.consumersByStream, (labels, r) =>
       emitRecord(sink, consumerTable, r, renderLabels(M.credits.labels, labels), { rates: false }),
     );
   },
@@ -92,22 +93,26 @@ async function getList(ctx: CollectContext<Options>, path: string, query?: Recor
  * Publishers or consumers: counted per vhost, and with per_stream per stream and one series set
  * each. One is identified by its stream, its connection and its id (publisher_id, subscription_id).
  */
-function emitEntities(
+async function emitEntities(
   ctx: CollectContext<Options>,
   records: StreamRecord[],
   idField: string,
   perVhost: typeof M.publishers,
   perStream: typeof M.publishersByStream,
   emitOne: (labels: string[], record: StreamRecord) => void,
-): void {
+): Promise<void> {
   const vhostOf = (r: StreamRecord) => scalarLabel(getPath(r, ['queue', 'vhost']));
   const streamOf = (r: StreamRecord) => scalarLabel(getPath(r, ['queue', 'name']));
   const labelsOf = (r: StreamRecord) => [vhostOf(r), streamOf(r), scalarLabel(getPath(r, ['connection_details', 'name'])), scalarLabel(r[idField])];
-  const entities = [...uniqueRecords(records, (r) => labelsOf(r).join('\u0000'), ctx.sink)];
-  aggregate(ctx.sink, entities, [
+  const entities = await uniqueRecordsInTurns(records, (r) => labelsOf(r).join('\u0000'), ctx.sink);
+  await aggregate(ctx.sink, entities, [
     { group: (r) => [vhostOf(r)], families: [{ metric: perVhost }] },
     ...(ctx.options.per_stream ? [{ group: (r: StreamRecord) => [vhostOf(r), streamOf(r)], families: [{ metric: perStream }] }] : []),
   ]);
   if (!ctx.options.per_stream) return;
-  for (const r of entities) emitOne(labelsOf(r), r);
+  const turns = new Turns();
+  for (const r of entities) {
+    await turns.maybeYield();
+    emitOne(labelsOf(r), r);
+  }
 }

@@ -5,7 +5,8 @@ import { metricsOf } from '../../model/metric-def.js';
 import { renderLabels } from '../../model/text-format.js';
 import type { Collector } from '../kit/collector.js';
 import { emitRecord, fieldTableOf } from '../kit/field-table.js';
-import { uniqueRecords } from '../kit/records.js';
+import { uniqueRecordsInTurns } from '../kit/records.js';
+import { Turns } from '../kit/turns.js';
 import { MonotonicCounters } from '../kit/monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { rateSelection, ratesOptionSchema } from '../kit/rates-option.js';
@@ -32,7 +33,9 @@ export const vhostsCollector: Collector<Options> = {
     const filter = new NameFilter(ctx.options.vhosts);
     const counters = MonotonicCounters.in(ctx.carryOver);
     const rates = rateSelection(ctx.options.rates);
-    for (const vhost of uniqueRecords(vhosts, (v) => (typeof v?.name === 'string' ? v.name : undefined), ctx.sink)) {
+    const turns = new Turns();
+    for (const vhost of await uniqueRecordsInTurns(vhosts, (v) => (typeof v?.name === 'string' ? v.name : undefined), ctx.sink)) {
+      await turns.maybeYield();
       const name = vhost.name as string;
       if (!filter.matches(name)) continue;
       emitRecord(ctx.sink, table, vhost, renderLabels(['vhost'], [name]), { rates, counters });
