@@ -1,19 +1,12 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { JsonSlicer, JsonUnitTooLarge } from './json-slicer.js';
+import { Turns } from './turns.js';
 
 /**
  * Reads a JSON answer as it arrives, parsing it in bounded slices (JsonSlicer), and refuses it
  * as soon as it grows over `cap`: the transfer is stopped, not read to the end. Gives the event
- * loop a turn whenever it has worked for YIELD_MS without one, so /metrics is answered during
- * the transfer of even a huge answer.
- *
- * YIELD_MS is the longest any of a poll's work holds the loop (the collectors' record loops use it
- * too, collectors/kit/turns.ts). Short: on two cores the poll shares the machine with the scrapes
- * it delays, and a scrape's 7 MB gzip answer at 100,000 queues leaves in a few socket writes, one
- * per turn (bench:scale at 100k queues, 10 ms against 3 ms: /metrics p50 during polls 24.4 → 11.7
- * ms, longest event-loop delay 76.2 → 48.3 ms, the same CPU per poll).
+ * loop a turn whenever the poll's work has used its budget (turns.ts), so /metrics is answered
+ * during the transfer of even a huge answer.
  */
-export const YIELD_MS = 3;
 /** Smaller answers are parsed whole with JSON.parse (~10 ms at most): slicing them gains nothing. */
 export const SLICE_ABOVE_BYTES = 1024 * 1024;
 
@@ -49,7 +42,7 @@ export async function readJson(body: BodyStream, cap: number, capName: string): 
   let held: Buffer[] | undefined = [];
   let bytes = 0;
   let head = '';
-  let since = performance.now();
+  const turns = new Turns(1);
   try {
     for await (const chunk of body) {
       if (bytes < HEAD_BYTES) head += chunk.subarray(0, HEAD_BYTES - bytes).toString('utf8');
@@ -62,10 +55,7 @@ export async function readJson(body: BodyStream, cap: number, capName: string): 
           held = undefined;
         }
       } else slicer.push(chunk);
-      if (performance.now() - since > YIELD_MS) {
-        await nextTurn();
-        since = performance.now();
-      }
+      await turns.maybeYield();
     }
   } catch (error) {
     stop(body);

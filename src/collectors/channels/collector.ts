@@ -6,7 +6,7 @@ import type { CollectContext, Collector, RequestLimits } from '../kit/collector.
 import { emitRecord, fieldOf, fieldsRead, fieldTable } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
 import { type Aggregation, aggregate, sumColumns, uniqueRecordsInTurns } from '../kit/records.js';
-import { Turns } from '../kit/turns.js';
+import { Turns } from '../../broker/turns.js';
 import { logOnce } from '../kit/log-once.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { fetchList, fetchPerVhost } from '../kit/paging.js';

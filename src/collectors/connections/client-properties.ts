@@ -1,7 +1,7 @@
 import { getPath } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
 import type { Aggregation, ApiRecord } from '../kit/records.js';
-import { Turns } from '../kit/turns.js';
+import { Turns } from '../../broker/turns.js';
 import type { MetricDef } from '../../model/metric-def.js';
 
 /** The client properties counted, in label order after vhost and user. */

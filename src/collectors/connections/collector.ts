@@ -12,7 +12,7 @@ import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { fetchList, fetchPerVhost } from '../kit/paging.js';
 import { VhostReader, vhostTimeoutSchema } from '../kit/vhost-lists.js';
 import { carried } from '../kit/carried.js';
-import { Turns } from '../kit/turns.js';
+import { Turns } from '../../broker/turns.js';
 import { byClientAggregation, ClientValueCap } from './client-properties.js';
 
 const options = z.strictObject({

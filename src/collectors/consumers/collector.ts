@@ -12,7 +12,7 @@ import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { fetchPerVhost } from '../kit/paging.js';
 import { VhostReader, vhostTimeoutSchema } from '../kit/vhost-lists.js';
 import { Tally } from '../kit/tally.js';
-import { Turns } from '../kit/turns.js';
+import { Turns } from '../../broker/turns.js';
 
 const options = z.strictObject({
   /**

@@ -13,7 +13,7 @@ import { MonotonicCounters } from '../kit/monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { rateSelection, ratesOptionSchema } from '../kit/rates-option.js';
 import { Tally } from '../kit/tally.js';
-import { Turns } from '../kit/turns.js';
+import { Turns } from '../../broker/turns.js';
 
 const table = fieldTableOf(M);
 

@@ -3,6 +3,7 @@ import { expectList } from '../../broker/expect-list.js';
 import type { DropCounter } from '../../model/sample-sink.js';
 import type { BrokerApi, RequestLimits } from './collector.js';
 import type { VhostReader } from './vhost-lists.js';
+import { Turns } from '../../broker/turns.js';
 
 /**
  * Fetching the management API's list endpoints: whole or page by page (fetchAllPages,
@@ -68,12 +69,12 @@ export async function fetchAllPages<T>(api: BrokerApi, path: string, options: Pa
       throw error;
     }
     if (Array.isArray(answer)) {
-      dedup.addAll(answer as T[]);
+      await dedup.addAll(answer as T[]);
       break;
     }
     const { items, page_count: pageCount } = (answer ?? {}) as Page<T>;
     if (!Array.isArray(items)) throw new Error(`${path} page ${page} did not answer a page of items`);
-    dedup.addAll(items as T[]);
+    await dedup.addAll(items as T[]);
     if (typeof pageCount !== 'number' || page >= pageCount || items.length === 0) break;
   }
   return dedup.items;
@@ -104,7 +105,7 @@ export async function fetchList<T>(api: BrokerApi, path: string, options: ListOp
   } else {
     const answer = expectList<T>(await api.get(path, options.query, options.limits), path);
     const dedup = new Deduplicator(options.key, options.drops);
-    dedup.addAll(answer);
+    await dedup.addAll(answer);
     items = dedup.items;
   }
   options.carryOver.set(carryKey, items.length);
@@ -114,14 +115,17 @@ export async function fetchList<T>(api: BrokerApi, path: string, options: ListOp
 class Deduplicator<T> {
   readonly items: T[] = [];
   private readonly seen = new Set<string>();
+  private readonly turns = new Turns();
 
   constructor(
     private readonly key: (item: T) => string | undefined,
     private readonly drops: DropCounter | undefined,
   ) {}
 
-  addAll(items: readonly T[]): void {
+  /** A whole list of 100,000 exchanges is keyed here: the event loop gets turns (Turns). */
+  async addAll(items: readonly T[]): Promise<void> {
     for (const item of items) {
+      await this.turns.maybeYield();
       // null, numbers, strings: nothing to key or label; a page holding one is still served.
       if (!isObject(item)) {
         this.drops?.drop('no_name');
@@ -178,7 +182,7 @@ export async function fetchWholeOrPaged<T>(api: BrokerApi, path: string, query: 
     const answer = await api.get<unknown>(path, query, options.limits);
     const list = expectList<T>(Array.isArray(answer) ? answer : ((answer as { items?: unknown } | null)?.items ?? answer), path);
     const dedup = new Deduplicator(options.key, options.drops);
-    dedup.addAll(list);
+    await dedup.addAll(list);
     items = dedup.items;
   }
   return items;

@@ -3,7 +3,7 @@ import type { DropCounter, SampleSink } from '../../model/sample-sink.js';
 import type { CollectContext } from './collector.js';
 import { getRemembered, jsonList, type OptionalEndpoint, type Part, part } from './optional-requests.js';
 import { addDefined, type SummedField, Tally } from './tally.js';
-import { Turns } from './turns.js';
+import { Turns } from '../../broker/turns.js';
 
 /**
  * Helpers for answers that are lists of records (docs/architecture.md, "How do I add a collector?"):
@@ -97,17 +97,18 @@ export async function aggregate(sink: SampleSink, records: Iterable<ApiRecord>, 
       if (labels) tallies[i]!.addFields(labels, record, summed[i]!);
     }
   }
-  aggregations.forEach(({ families }, i) => {
+  for (const [i, { families }] of aggregations.entries()) {
     const tally = tallies[i] as Tally;
     for (const { metric, sum } of families) if (sum === undefined && metric.labels.length === 0 && tally.size === 0) sink.add(metric, [], 0);
     for (const group of tally) {
+      await turns.maybeYield();
       for (const { metric, sum } of families) {
         if (sum === undefined) sink.add(metric, group.labels, group.count);
         else addDefined(sink, metric, group.labels, group.sum(sum));
       }
     }
     sink.skipped += tally.skipped;
-  });
+  }
 }
 
 /** Which records of a list are one object each: see ListRequest's identity and prefer. */

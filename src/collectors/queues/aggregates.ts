@@ -2,6 +2,7 @@ import { queueMetrics as M } from './metrics.js';
 import { toSampleValue, type SampleSink } from '../../model/sample-sink.js';
 import { scalarLabel } from '../kit/label-text.js';
 import { addDefined, Tally } from '../kit/tally.js';
+import { Turns } from '../../broker/turns.js';
 import { RUNNING_STATES, type QueueRecord } from './options.js';
 import type { StatsSums } from './stats-tier.js';
 
@@ -41,8 +42,11 @@ export class QueueAggregates {
   }
 
   /** `held`: on a counts-only poll, the statistics sums as the last poll that fetched them found them. */
-  emit(sink: SampleSink, held?: StatsSums): void {
+  async emit(sink: SampleSink, held?: StatsSums): Promise<void> {
+    // Thousands of vhosts: ten series each, with turns of the event loop between.
+    const turns = new Turns();
     for (const group of this.tally) {
+      await turns.maybeYield();
       const labels = group.labels;
       const kept = held?.get(labels.join('\u0000'));
       sink.add(M.vhostQueues, labels, group.count);

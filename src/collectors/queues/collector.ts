@@ -24,7 +24,7 @@ import { QueueFamilies } from './families.js';
 import { familyMetrics } from './family-metrics.js';
 import { rateSelection } from '../kit/rates-option.js';
 import { VhostReader } from '../kit/vhost-lists.js';
-import { Turns } from '../kit/turns.js';
+import { Turns } from '../../broker/turns.js';
 
 export { queueOptionsSchema, type QueueOptions } from './options.js';
 export { planQueueQuery, type QueuePlan } from './plan.js';
@@ -134,7 +134,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     // Counters are read only from the statistics list: between its polls they keep their state.
     if (recorder) counters.commit(vhostLabelPrefixes(reader.unread));
     blocks.commit(reader.unread);
-    aggregates.emit(sink, recorder ? undefined : tier.heldSums);
+    await aggregates.emit(sink, recorder ? undefined : tier.heldSums);
     families?.emit(sink, reader.unread);
     if (placement) await emitQuorumPlacement(ctx, placement);
     // The age served is measured on the monotonic clock: a wall-clock step does not make it jump.

@@ -7,7 +7,7 @@ import type { CollectContext, Collector } from '../kit/collector.js';
 import { emitRecord, fieldTable, getPath } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
 import { aggregate, uniqueRecordsInTurns } from '../kit/records.js';
-import { Turns } from '../kit/turns.js';
+import { Turns } from '../../broker/turns.js';
 import { logOnce } from '../kit/log-once.js';
 
 const options = z.strictObject({

@@ -6,7 +6,7 @@ import { renderLabels } from '../../model/text-format.js';
 import type { Collector } from '../kit/collector.js';
 import { emitRecord, fieldTableOf } from '../kit/field-table.js';
 import { uniqueRecordsInTurns } from '../kit/records.js';
-import { Turns } from '../kit/turns.js';
+import { Turns } from '../../broker/turns.js';
 import { MonotonicCounters } from '../kit/monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { rateSelection, ratesOptionSchema } from '../kit/rates-option.js';

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { deflateLines } from '../../../src/model/deflated-lines.js';
 import type { BodyChunk } from '../../../src/model/text-format.js';
 import { writeChunks } from '../../../src/server/write-chunks.js';
+import { busy, loopTurnsDuring } from '../../support/loop-turns.js';
 
 const texts = Array.from({ length: 20 }, (_, i) => `rabbitmq_test{q="q${i}"} ${i}\n`.repeat(50));
 const chunks: BodyChunk[] = texts.map((text, i) => (i % 2 === 0 ? deflateLines(Buffer.from(text)) : Buffer.from(text)));
@@ -44,5 +45,19 @@ describe('writeChunks', () => {
     await writeChunks(client.out, chunks);
     expect(client.received.length).toBe(3);
     expect(client.ended()).toBe(false);
+  });
+
+  it('a client that takes everything at once (a local socket) still leaves the event loop turns', async () => {
+    // Each write costs ~0.5 ms and is taken at once: 40 of them, ~20 ms, with no push-back.
+    const eager = new Writable({
+      highWaterMark: 1 << 30,
+      write(_chunk: Buffer, _encoding, done) {
+        busy(0.5);
+        done();
+      },
+    });
+    const turns = await loopTurnsDuring(() => writeChunks(eager, [...chunks, ...chunks]));
+    // Without turns the loop gets none until the answer is written.
+    expect(turns).toBeGreaterThanOrEqual(3);
   });
 });

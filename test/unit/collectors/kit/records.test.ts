@@ -6,6 +6,7 @@ import { collectParts } from '../../../../src/collectors/kit/optional-requests.j
 import { defineMetrics, metricsOf } from '../../../../src/model/metric-def.js';
 import { fakeApi, NOT_FOUND } from '../../../support/fake-broker-api.js';
 import { runCollector } from '../../../support/run-collector.js';
+import { busy, loopTurnsDuring } from '../../../support/loop-turns.js';
 
 const M = defineMetrics('things', {
   up: { name: 'test_thing_up', type: 'gauge', labels: ['thing'], help: 'A thing.' },
@@ -79,24 +80,9 @@ describe('records: list requests, uniqueness, aggregations', () => {
     const slowRecords = Array.from({ length: 200 }, (_, i) => ({ name: `t${i}`, up: 1, colour: 'red' }));
     function slowly<T>(f: (r: Record<string, unknown>) => T): (r: Record<string, unknown>) => T {
       return (r) => {
-        const until = performance.now() + 0.1;
-        while (performance.now() < until);
+        busy(0.1);
         return f(r);
       };
-    }
-    /** How many immediates ran while `step` ran, counting one queued after each. */
-    async function turnsDuring(step: () => Promise<unknown>): Promise<number> {
-      let turns = 0;
-      let running = true;
-      const tick = () => {
-        if (!running) return;
-        turns++;
-        setImmediate(tick);
-      };
-      setImmediate(tick);
-      await step();
-      running = false;
-      return turns;
     }
     // ~20 ms of work, the clock looked at every 50 records (5 ms): a turn at least every 10 ms.
     // Without turns the loop gets none until the work ends (a fake request may give it one).
@@ -104,7 +90,7 @@ describe('records: list requests, uniqueness, aggregations', () => {
 
     it('aggregate', async () => {
       const sink = new SampleSink();
-      const turns = await turnsDuring(() => aggregate(sink, slowRecords, [{ group: slowly(() => []), families: [{ metric: M.total }] }]));
+      const turns = await loopTurnsDuring(() => aggregate(sink, slowRecords, [{ group: slowly(() => []), families: [{ metric: M.total }] }]));
       expect(turns).toBeGreaterThanOrEqual(minimum);
       expect(sink.finish().map((f) => f.samples)).toEqual([1]);
     });
@@ -112,7 +98,7 @@ describe('records: list requests, uniqueness, aggregations', () => {
     it('uniqueRecordsInTurns', async () => {
       const sink = new SampleSink();
       let unique: unknown[] = [];
-      const turns = await turnsDuring(async () => (unique = await uniqueRecordsInTurns(slowRecords, slowly(byName), sink)));
+      const turns = await loopTurnsDuring(async () => (unique = await uniqueRecordsInTurns(slowRecords, slowly(byName), sink)));
       expect(turns).toBeGreaterThanOrEqual(minimum);
       expect(unique).toHaveLength(200);
     });
@@ -126,7 +112,7 @@ describe('records: list requests, uniqueness, aggregations', () => {
         },
       };
       let samples = 0;
-      const turns = await turnsDuring(async () => {
+      const turns = await loopTurnsDuring(async () => {
         samples = (await runCollector(collector, { api: fakeApi({ '/api/things': slowRecords }) })).samples.size;
       });
       expect(turns).toBeGreaterThanOrEqual(minimum);
