@@ -51,8 +51,13 @@ export async function readJson(body: BodyStream, cap: number, capName: string): 
       if (held) {
         held.push(chunk);
         if (bytes > SLICE_ABOVE_BYTES) {
-          for (const piece of held) slicer.push(piece);
+          // The first megabyte, held until the answer proved big: sliced with turns like the rest.
+          const pieces = held;
           held = undefined;
+          for (const piece of pieces) {
+            slicer.push(piece);
+            await turns.maybeYield();
+          }
         }
       } else slicer.push(chunk);
       await turns.maybeYield();
