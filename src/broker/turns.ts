@@ -29,7 +29,7 @@ function askTurn(): void {
 }
 
 /** Waits in line for a turn of the event loop with a fresh budget. */
-export function nextTurn(): Promise<void> {
+function waitInLine(): Promise<void> {
   return new Promise((resolve) => {
     waiting.push(resolve);
     askTurn();
@@ -49,6 +49,6 @@ export class Turns {
 
   async maybeYield(): Promise<void> {
     if (++this.seen % this.clockEvery !== 0 || performance.now() - budgetFrom <= YIELD_MS) return;
-    await nextTurn();
+    await waitInLine();
   }
 }
