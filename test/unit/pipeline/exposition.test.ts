@@ -6,6 +6,8 @@ import { defineMetrics } from '../../../src/model/metric-def.js';
 import { SampleSink } from '../../../src/model/sample-sink.js';
 import { chunkText } from '../../../src/model/text-format.js';
 import { Exposition } from '../../../src/pipeline/exposition.js';
+import { deflateLines, type DeflatedLines } from '../../../src/model/deflated-lines.js';
+import { busy, loopTurnsDuring } from '../../support/loop-turns.js';
 
 const M = defineMetrics('exporter', {
   g: { name: 'rabbitmq_test_gauge', type: 'gauge', labels: ['q'], help: 'A gauge.' },
@@ -132,6 +134,28 @@ describe('Exposition', () => {
       expect(a.indexOf(steady)).toBeGreaterThan(0);
       expect(b.indexOf(steady)).toBeGreaterThan(0);
     });
+
+    it('joins a part of many kept deflated chunks with turns of the event loop between them', async () => {
+      // Each chunk costs 0.1 ms to read, as copying a large one would: 200 of them, read twice, hold the loop for 40 ms in one go unless it is handed turns.
+      const chunks = Array.from({ length: 200 }, (_, i) => slowToRead(deflateLines(Buffer.from(`rabbitmq_test_gauge{q="kept-${i}"} ${i}\n`)), 0.1));
+      const family = { header: M.g, chunks, samples: chunks.length };
+      const e = Exposition.of([family]);
+      let compressed: Buffer = Buffer.alloc(0);
+      const turns = await loopTurnsDuring(async () => (compressed = await e.gzip('text')));
+      expect(gunzipSync(compressed).toString('utf8')).toBe(`# HELP rabbitmq_test_gauge A gauge.\n# TYPE rabbitmq_test_gauge gauge\n${chunks.map((_, i) => `rabbitmq_test_gauge{q="kept-${i}"} ${i}\n`).join('')}`);
+      expect(turns).toBeGreaterThanOrEqual(5);
+    });
   });
 });
 
+/** A kept chunk whose bytes take `ms` to read each time. */
+function slowToRead(lines: DeflatedLines, ms: number): DeflatedLines {
+  return {
+    get deflated() {
+      busy(ms);
+      return lines.deflated;
+    },
+    crc: lines.crc,
+    length: lines.length,
+  };
+}
