@@ -133,7 +133,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     if (deadLetters) await refreshDeadLetters(ctx, deadLetters, pollTime);
     // Counters are read only from the statistics list: between its polls they keep their state.
     if (recorder) counters.commit(vhostLabelPrefixes(reader.unread));
-    blocks.commit(reader.unread);
+    await blocks.commit(reader.unread);
     await aggregates.emit(sink, recorder ? undefined : tier.heldSums);
     families?.emit(sink, reader.unread);
     if (placement) await emitQuorumPlacement(ctx, placement);
