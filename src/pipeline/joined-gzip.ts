@@ -47,7 +47,7 @@ const DEFLATE_AT_ONCE_BYTES = 64 * 1024;
 
 /**
  * Looks at the clock every few pieces: a piece of text up to DEFLATE_AT_ONCE_BYTES is deflated at
- * once (about a millisecond), a kept chunk is only pointed at.
+ * once (well under a millisecond), a kept chunk is only pointed at.
  */
 const CLOCK_EVERY_PIECES = 4;
 
