@@ -97,15 +97,11 @@ async function joinDeflated(pieces: readonly (DeflatedPart | Promise<DeflatedPar
   }
   const deflated = Buffer.allocUnsafeSlow(bytes);
   let at = 0;
-  let crc = 0;
-  let length = 0;
   for (const part of done) {
     await turns.maybeYield();
     at += part.deflated.copy(deflated, at);
-    crc = crc32Combine(crc, part.crc, part.length);
-    length += part.length;
   }
-  return { deflated, crc, length };
+  return { deflated, ...checksumOf(done) };
 }
 
 /** The CRC-32 and length of the pieces' text joined, from each piece's. */
