@@ -1,4 +1,5 @@
 import { constants, crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { ownedCopy } from './owned-bytes.js';
 
 /**
  * Sample lines kept compressed only: at 100,000 queues the text of the per-queue families is
@@ -19,8 +20,8 @@ export interface DeflatedLines {
 const CHUNK_LEVEL = 1;
 
 export function deflateLines(text: Buffer): DeflatedLines {
-  // Copied: zlib's answer is a view of its 16 kB output buffer, which a kept view of a few hundred bytes would hold whole.
-  const deflated = Buffer.from(deflateRawSync(text, { level: CHUNK_LEVEL, finishFlush: constants.Z_SYNC_FLUSH }));
+  // Copied: zlib's answer is a view of a larger buffer, which a kept view of a few hundred bytes would hold whole.
+  const deflated = ownedCopy(deflateRawSync(text, { level: CHUNK_LEVEL, finishFlush: constants.Z_SYNC_FLUSH }));
   return { deflated, crc: crc32(text), length: text.length };
 }
 

@@ -4,6 +4,7 @@ import type { MetricDef } from './metric-def.js';
 import { isPerValue, labelFieldsRead, type ProfiledFamily } from './naming-profile.js';
 import { Relabeling, scaledValue, type SinkProfile } from './relabeling.js';
 import { type BodyChunk, chunkText, type FamilyHeader, formatValue, renderLabels, type RenderedFamily } from './text-format.js';
+import { ownedCopy } from './owned-bytes.js';
 
 export type { SinkProfile } from './relabeling.js';
 
@@ -66,7 +67,7 @@ class FamilyLines {
     if (this.buffer === undefined || this.used === 0) return;
     const bytes = this.buffer.subarray(0, this.used);
     // A mostly empty buffer (a small family) is copied, not kept whole behind its few bytes.
-    this.chunks.push(this.used * 2 < this.buffer.length ? Buffer.from(bytes) : bytes);
+    this.chunks.push(this.used * 2 < this.buffer.length ? ownedCopy(bytes) : bytes);
     this.buffer = undefined;
     this.used = 0;
   }

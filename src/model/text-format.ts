@@ -5,6 +5,7 @@
  */
 import { type DeflatedLines, inflateLines } from './deflated-lines.js';
 import { boundedLabelValue } from './label-value.js';
+import { ownedText } from './owned-bytes.js';
 
 export type FamilyType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';
 
@@ -91,7 +92,7 @@ const openMetricsHeaders = new WeakMap<FamilyHeader, Buffer>();
 export function textHeader(header: FamilyHeader): Buffer {
   let cached = textHeaders.get(header);
   if (!cached) {
-    cached = Buffer.from(
+    cached = ownedText(
       `# HELP ${header.name} ${escapeHelp(helpText(header))}\n# TYPE ${header.name} ${header.type}\n`,
     );
     textHeaders.set(header, cached);
@@ -109,7 +110,7 @@ export function openMetricsHeader(header: FamilyHeader): Buffer {
   if (!cached) {
     const name = openMetricsFamilyName(header);
     const type = header.type === 'untyped' ? 'unknown' : header.type;
-    cached = Buffer.from(`# TYPE ${name} ${type}\n# HELP ${name} ${escapeOpenMetricsHelp(helpText(header))}\n`);
+    cached = ownedText(`# TYPE ${name} ${type}\n# HELP ${name} ${escapeOpenMetricsHelp(helpText(header))}\n`);
     openMetricsHeaders.set(header, cached);
   }
   return cached;

@@ -3,6 +3,7 @@ import type { DeflatedLines } from '../model/deflated-lines.js';
 import type { BodyChunk } from '../model/text-format.js';
 import { crc32Combine } from './crc32-combine.js';
 import { Turns } from '../broker/turns.js';
+import { ownedConcat, ownedCopy } from '../model/owned-bytes.js';
 
 /**
  * One gzip stream made of parts deflated separately, the way pigz works: each part is raw
@@ -119,7 +120,8 @@ function deflateText(chunks: readonly Buffer[]): DeflatedPart | Promise<Deflated
   const length = chunks.reduce((n, chunk) => n + chunk.length, 0);
   if (length <= DEFLATE_AT_ONCE_BYTES) {
     const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
-    return { deflated: deflateRawSync(whole, { level: 6, finishFlush: constants.Z_SYNC_FLUSH }), crc: crc32(whole), length };
+    // Copied: a part's deflate is kept until its collector polls again (see ownedCopy).
+    return { deflated: ownedCopy(deflateRawSync(whole, { level: 6, finishFlush: constants.Z_SYNC_FLUSH })), crc: crc32(whole), length };
   }
   return deflateStreamed(chunks);
 }
@@ -143,7 +145,7 @@ function deflateStreamed(chunks: readonly Buffer[]): Promise<DeflatedPart> {
     let length = 0;
     stream.on('data', (chunk: Buffer) => out.push(chunk));
     stream.on('error', reject);
-    stream.on('end', () => resolve({ deflated: Buffer.concat(out), crc, length }));
+    stream.on('end', () => resolve({ deflated: ownedConcat(out), crc, length }));
     let i = 0;
     const writeMore = (): void => {
       while (i < chunks.length) {
