@@ -118,6 +118,80 @@ describe('JsonSlicer agrees with JSON.parse', () => {
   });
 });
 
+describe('JsonSlicer guesses cuts in lists written as the management API writes them', () => {
+  // Records as the API writes them (no spaces), with `},{` where a guess can go wrong: inside
+  // names, and between the objects of an array inside a record.
+  const TRAPS = ['},{', '"},{"', '\\"},{', 'q},{"name":"x"}', '😀},{'];
+  function records(random: () => number, count: number): unknown[] {
+    return Array.from({ length: count }, (_, i) => {
+      const record: Record<string, unknown> = { name: random() < 0.3 ? TRAPS[i % TRAPS.length] : `q${i}`, messages: Math.floor(random() * 1000) };
+      if (random() < 0.3) record.nested = [{ a: 1 }, { b: TRAPS[i % TRAPS.length] }, { c: [{}, {}] }];
+      if (random() < 0.2) record.stats = { rate: random(), details: { samples: [{ t: 1 }, { t: 2 }] } };
+      return record;
+    });
+  }
+
+  function sliced(text: string, chunk: number, batch: number, maxUnit = 1 << 30): { value: unknown; guessed: number } {
+    const slicer = new JsonSlicer(maxUnit, batch);
+    const body = Buffer.from(text);
+    for (let i = 0; i < body.length; i += chunk) slicer.push(body.subarray(i, i + chunk));
+    return { value: slicer.end(), guessed: slicer.guessedCuts };
+  }
+
+  it('gives what JSON.parse gives, guessing most cuts, whatever the traps', () => {
+    const random = prng(5);
+    let guessed = 0;
+    for (let n = 0; n < 300; n++) {
+      const list = records(random, 1 + Math.floor(random() * 60));
+      const doc = random() < 0.5 ? list : { filtered_count: list.length, items: list, page: 1 };
+      const text = JSON.stringify(doc);
+      const result = sliced(text, 1 + Math.floor(random() * 300), 1 + Math.floor(random() * 120));
+      expect(result.value, text).toEqual(doc);
+      guessed += result.guessed;
+    }
+    expect(guessed).toBeGreaterThan(1000);
+  });
+
+  it('errors exactly when JSON.parse errors, damage before or after a guessed cut', () => {
+    const random = prng(9);
+    for (let n = 0; n < 500; n++) {
+      const text = JSON.stringify(records(random, 2 + Math.floor(random() * 30)));
+      const at = Math.floor(random() * text.length);
+      const damaged = random() < 0.5 ? text.slice(0, at) + text.slice(at + 1) : `${text.slice(0, at)}}${text.slice(at)}`;
+      let valid = true;
+      try {
+        JSON.parse(damaged);
+      } catch {
+        valid = false;
+      }
+      let error: unknown;
+      try {
+        expect(sliced(damaged, 1 + Math.floor(random() * 200), 1 + Math.floor(random() * 80)).value).toEqual(JSON.parse(damaged));
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error === undefined, `${damaged} → ${String(error)}`).toBe(valid);
+      if (error) expect(error).toBeInstanceOf(SyntaxError);
+    }
+  });
+
+  it('still refuses an element over the unit limit, `},{` inside it or not', () => {
+    const big = { name: 'big', nested: Array.from({ length: 400 }, (_, i) => ({ i })) };
+    const text = JSON.stringify([{ name: 'a' }, { name: 'b' }, big, { name: 'c' }]);
+    expect(() => sliced(text, 64, 10, 1000)).toThrow(JsonUnitTooLarge);
+    const plain = JSON.stringify([{ name: 'a' }, { name: 'b' }, { name: 'x'.repeat(5000) }, { name: 'c' }]);
+    expect(() => sliced(plain, 64, 10, 1000)).toThrow(JsonUnitTooLarge);
+  });
+
+  it('refuses it while it arrives, after a guessed cut', () => {
+    const slicer = new JsonSlicer(1000, 10);
+    slicer.push(Buffer.from('[{"name":"a"},{"name":"b"},{"name":"c"},{"name":"'));
+    slicer.push(Buffer.from('x'.repeat(500)));
+    expect(slicer.guessedCuts).toBeGreaterThan(0);
+    expect(() => slicer.push(Buffer.from('x'.repeat(2000)))).toThrow(JsonUnitTooLarge);
+  });
+});
+
 describe('JsonSlicer limits', () => {
   it('refuses an element over the unit limit while it arrives', () => {
     const slicer = new JsonSlicer(1000, 100);
