@@ -3,6 +3,7 @@
 // (exporter-process.ts) and benchmarks (bench/run, bench/scale) wrap it with what they read.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import path from 'node:path';
+import { NODE_FLAGS } from '../../src/heap-size.js';
 
 export interface BuiltExporter {
   child: ChildProcess;
@@ -23,13 +24,13 @@ export interface SpawnOptions {
   stdio: StdioOptions;
   /** The repository root: where dist/src/main.js is, and the working directory. Default: this process's. */
   root?: string;
-  /** Node's own flags, before the script. */
+  /** Node's own flags, before the script, after those it always runs with (NODE_FLAGS): a flag given again here wins. */
   nodeArgs?: string[];
 }
 
 export function spawnBuiltExporter(args: readonly string[], options: SpawnOptions): BuiltExporter {
   const root = options.root ?? process.cwd();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'dist/src/main.js'), ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...(options.nodeArgs ?? []), path.join(root, 'dist/src/main.js'), ...args], {
     cwd: root,
     env: options.env,
     stdio: options.stdio,

@@ -31,6 +31,8 @@ export interface StartOptions {
   portFromEnvironment?: number;
   args?: string[];
   env?: Record<string, string>;
+  /** Node's own flags, after those it always runs with (built-exporter.ts). */
+  nodeArgs?: string[];
   /** For an exporter serving HTTPS with basic auth (--web.config.file): the CA and the credentials it wants. */
   readyCheck?: { ca: Buffer; authorization?: string; cert?: Buffer; key?: Buffer };
   /** Where metrics() reads (--web.telemetry-path); default /metrics. */
@@ -47,6 +49,7 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
   const exporter = spawnBuiltExporter([...configArgs, ...listenArgs, ...(options.args ?? [])], {
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
   });
   const { child } = exporter;
   let output = '';
