@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     const sink = new SampleSink(undefined, undefined);
     await queuesCollector.collect({ api, broker: BROKER_3_10_8, sink, log, options, signal: new AbortController().signal, carryOver, share: undefined, limits: undefined, lastServed: undefined } as never);
     const exposition = Exposition.of(sink.finish());
-    return { samples: exposition.sampleCount, gzipBytes: (await exposition.gzip('text')).length };
+    return { samples: exposition.sampleCount, gzipBytes: (await exposition.gzip('text')).reduce((n, piece) => n + piece.length, 0) };
   };
   await poll(); // warm-up: also learns which queries a poll makes
   await poll();

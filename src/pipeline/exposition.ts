@@ -14,7 +14,7 @@ export type Format = 'text' | 'openmetrics';
  * following expositions until its collector polls again.
  */
 export class Exposition {
-  private readonly gzipped = new Map<Format, Promise<Buffer>>();
+  private readonly gzipped = new Map<Format, Promise<readonly Buffer[]>>();
   private readonly families: readonly RenderedFamily[];
 
   constructor(
@@ -44,7 +44,11 @@ export class Exposition {
     return Buffer.concat(this.chunks(format).map(chunkText));
   }
 
-  gzip(format: Format): Promise<Buffer> {
+  /**
+   * The gzip of the answer in a format, as pieces to write in turn: each part's deflate is the
+   * buffer its part keeps, shared with every exposition that holds the part.
+   */
+  gzip(format: Format): Promise<readonly Buffer[]> {
     let compressed = this.gzipped.get(format);
     if (!compressed) {
       const openMetrics = format === 'openmetrics';

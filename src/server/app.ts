@@ -101,7 +101,7 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
     const gzip = acceptsGzip(req.get('accept-encoding'));
     const current = await exposition(gzip ? format : undefined);
     // Compressed: the shared gzip of this exposition. Plain: its family chunks, written in turn.
-    const chunks = gzip ? [await current.gzip(format)] : current.chunks(format);
+    const chunks = gzip ? await current.gzip(format) : current.chunks(format);
     res.status(200);
     res.setHeader('Content-Type', format === 'openmetrics' ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE);
     res.setHeader('Vary', 'Accept, Accept-Encoding');

@@ -15,6 +15,11 @@ const M = defineMetrics('exporter', {
   none: { name: 'rabbitmq_test_none', type: 'gauge', help: 'No samples.' },
 });
 
+/** The gzip of an exposition in one buffer, as a client receives it. */
+async function gzipOf(e: Exposition, format: 'text' | 'openmetrics'): Promise<Buffer> {
+  return Buffer.concat(await e.gzip(format));
+}
+
 function exposition(): Exposition {
   const sink = new SampleSink();
   for (let i = 0; i < 500; i++) sink.add(M.g, [`queue-${i}-é`], i);
@@ -55,7 +60,7 @@ describe('Exposition', () => {
   it('gzip of each format gunzips to the same bytes', async () => {
     const e = exposition();
     for (const format of ['text', 'openmetrics'] as const) {
-      const compressed = await e.gzip(format);
+      const compressed = await gzipOf(e, format);
       expect(compressed[0]).toBe(0x1f);
       expect(compressed[1]).toBe(0x8b);
       expect(compressed.length).toBeLessThan(e.body(format).length);
@@ -75,7 +80,7 @@ describe('Exposition', () => {
     const lines = blocks.map((_, i) => `rabbitmq_test_gauge{q="queue-${i}-é"} ${i}\n`).join('');
     expect(e.body('text').toString('utf8')).toBe(`# HELP rabbitmq_test_gauge A gauge.\n# TYPE rabbitmq_test_gauge gauge\n${lines}# HELP rabbitmq_test_events_total Events.\n# TYPE rabbitmq_test_events_total counter\nrabbitmq_test_events_total 3\n`);
     for (const format of ['text', 'openmetrics'] as const) {
-      expect(gunzipSync(await e.gzip(format)).equals(e.body(format))).toBe(true);
+      expect(gunzipSync(await gzipOf(e, format)).equals(e.body(format))).toBe(true);
     }
   });
 
@@ -99,7 +104,7 @@ describe('Exposition', () => {
     const e = Exposition.of([]);
     expect(e.body('text').length).toBe(0);
     expect(e.body('openmetrics').toString()).toBe('# EOF\n');
-    expect(gunzipSync(await e.gzip('text')).length).toBe(0);
+    expect(gunzipSync(await gzipOf(e, 'text')).length).toBe(0);
   });
 
   describe('gzip of several parts', () => {
@@ -112,7 +117,7 @@ describe('Exposition', () => {
     it('is one gzip member that gunzips, and lists, exactly the plain body, in both formats', async () => {
       const e = new Exposition([part('a', 300), part('b', 2), [], part('c', 1000)], Infinity, 0);
       for (const format of ['text', 'openmetrics'] as const) {
-        const compressed = await e.gzip(format);
+        const compressed = await gzipOf(e, format);
         expect(gunzipSync(compressed).equals(e.body(format))).toBe(true);
         // A single member: the trailer's length is the whole body's (clients such as
         // curl --compressed read only the first member of a multi-member stream).
@@ -127,12 +132,12 @@ describe('Exposition', () => {
       const second = new Exposition([part('x', 2), unchanged], Infinity, 0);
       const a = await first.gzip('openmetrics');
       const b = await second.gzip('openmetrics');
-      expect(gunzipSync(b).equals(second.body('openmetrics'))).toBe(true);
-      // The steady part's deflate bytes appear verbatim in both streams.
+      expect(gunzipSync(Buffer.concat(b)).equals(second.body('openmetrics'))).toBe(true);
+      // The steady part's deflate is a piece of both answers, the same buffer: not compressed again, nor copied.
       const { deflatePart } = await import('../../../src/pipeline/joined-gzip.js');
       const steady = (await deflatePart(unchanged, 'openmetrics', () => Buffer.alloc(0))).deflated;
-      expect(a.indexOf(steady)).toBeGreaterThan(0);
-      expect(b.indexOf(steady)).toBeGreaterThan(0);
+      expect(a.filter((piece) => piece === steady)).toHaveLength(1);
+      expect(b.filter((piece) => piece === steady)).toHaveLength(1);
     });
 
     it('joins a part of many kept deflated chunks with turns of the event loop between them', async () => {
@@ -141,7 +146,7 @@ describe('Exposition', () => {
       const family = { header: M.g, chunks, samples: chunks.length };
       const e = Exposition.of([family]);
       let compressed: Buffer = Buffer.alloc(0);
-      const turns = await loopTurnsDuring(async () => (compressed = await e.gzip('text')));
+      const turns = await loopTurnsDuring(async () => (compressed = await gzipOf(e, 'text')));
       expect(gunzipSync(compressed).toString('utf8')).toBe(`# HELP rabbitmq_test_gauge A gauge.\n# TYPE rabbitmq_test_gauge gauge\n${chunks.map((_, i) => `rabbitmq_test_gauge{q="kept-${i}"} ${i}\n`).join('')}`);
       expect(turns).toBeGreaterThanOrEqual(5);
     });
