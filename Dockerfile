@@ -38,9 +38,11 @@ LABEL org.opencontainers.image.title="rabbitmq-exporter" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.base.name="docker.io/library/node:26.10.0-bookworm-slim"
-# Node's flags (src/heap-size.ts, NODE_FLAGS): set here, an operator's own NODE_OPTIONS replaces them.
+# Node's flags and malloc's arenas (src/heap-size.ts, NODE_FLAGS and LAUNCH_ENV): set here, an
+# operator's own NODE_OPTIONS or MALLOC_ARENA_MAX replaces them.
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--max-semi-space-size=4
+    NODE_OPTIONS=--max-semi-space-size=4 \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

@@ -3,7 +3,7 @@
 // (exporter-process.ts) and benchmarks (bench/run, bench/scale) wrap it with what they read.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import path from 'node:path';
-import { NODE_FLAGS } from '../../src/heap-size.js';
+import { LAUNCH_ENV, NODE_FLAGS } from '../../src/heap-size.js';
 
 export interface BuiltExporter {
   child: ChildProcess;
@@ -19,7 +19,7 @@ export interface BuiltExporter {
 }
 
 export interface SpawnOptions {
-  /** The whole environment of the process (nothing is inherited unless passed here). */
+  /** The whole environment of the process (nothing is inherited unless passed here), over the exporter's own (LAUNCH_ENV). */
   env: NodeJS.ProcessEnv;
   stdio: StdioOptions;
   /** The repository root: where dist/src/main.js is, and the working directory. Default: this process's. */
@@ -32,7 +32,7 @@ export function spawnBuiltExporter(args: readonly string[], options: SpawnOption
   const root = options.root ?? process.cwd();
   const child = spawn(process.execPath, [...NODE_FLAGS, ...(options.nodeArgs ?? []), path.join(root, 'dist/src/main.js'), ...args], {
     cwd: root,
-    env: options.env,
+    env: { ...LAUNCH_ENV, ...options.env },
     stdio: options.stdio,
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
