@@ -9,6 +9,8 @@ import { LAUNCH_ENV, NODE_FLAGS } from '../../../src/heap-size.js';
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
 const dockerfile = readFileSync('Dockerfile', 'utf8');
+/** The image the container runs: the Dockerfile's last stage. */
+const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
 const flags = NODE_FLAGS.join(' ');
 /** LAUNCH_ENV as a shell's assignments before a command. */
 const assignments = Object.entries(LAUNCH_ENV)
@@ -22,13 +24,11 @@ describe("Node's flags", () => {
   });
 
   it("are the container's NODE_OPTIONS, in its final stage", () => {
-    const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     const value = NODE_FLAGS.length > 1 ? `"${flags}"` : flags;
     expect(finalStage).toMatch(new RegExp(`\\bNODE_OPTIONS=${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s|$)`));
   });
 
   it("the environment they run with is the container's too, in its final stage", () => {
-    const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     for (const [name, value] of Object.entries(LAUNCH_ENV)) expect(finalStage).toMatch(new RegExp(`\\b${name}=${value}(\\s|$)`));
   });
 });
