@@ -1,5 +1,15 @@
 import { carried } from './carried.js';
 
+/** A series' state: its header, then per counter slot `SLOT_WIDTH` numbers (see the offsets below). */
+const PENDING_POLL = 0;
+const HEADER = 1;
+const SLOT_WIDTH = 4;
+/** Within a slot: the raw value and offset of the last committed poll, then those of the poll under way. */
+const KEPT_RAW = 0;
+const KEPT_OFFSET = 1;
+const NEW_RAW = 2;
+const NEW_OFFSET = 3;
+
 /**
  * Keeps the counters we serve monotonic. The management API's message_stats can go down:
  * statistics are reset, a queue's leader moves, the channels they were counted on close. A
@@ -9,20 +19,22 @@ import { carried } from './carried.js';
  * starts from the raw values again, which rate() treats as the reset it is.
  */
 export class MonotonicCounters {
-  /** Each counter's slot in a series' array. */
+  /** Each counter's slot in a series' state. */
   private readonly slots = new Map<string, number>();
   /**
-   * Per series (its rendered labels, a string the sink holds anyway): for each counter slot i,
-   * the raw value at 2i and the offset at 2i + 1 (NaN: not seen). One small array per series
-   * instead of an object and a "name + labels" key per counter: at 100,000 queues with a dozen
-   * counters each that was 1.2 million of each, twice (previous and current poll).
+   * Per series (its rendered labels, a string the sink holds anyway): one array kept from poll to
+   * poll and written in place (NaN: not seen). At 100,000 queues a new map of new arrays each
+   * poll was ~25 MB that outlived the young generation every poll, only to be collected by the
+   * next full collection. The array holds both the last committed poll's values and those of the
+   * poll under way, so a poll that fails half-way changes nothing that is served.
    */
-  private previous = new Map<string, number[]>();
-  private current = new Map<string, number[]>();
-  /** The series of the last adjust() and its arrays: a series' counters come one after another. */
+  private readonly states = new Map<string, number[]>();
+  /** The poll under way, and the last committed one (-1: none yet). */
+  private poll = 0;
+  private committed = -1;
+  /** The series of the last adjust() and its state: a series' counters come one after another. */
   private lastSeries: string | undefined;
-  private lastBefore: number[] | undefined;
-  private lastNow: number[] | undefined;
+  private lastState: number[] | undefined;
 
   /** The value to serve for `counter` of the series with labels `series`, given its raw value. */
   adjust(series: string, counter: string, raw: number): number {
@@ -31,52 +43,83 @@ export class MonotonicCounters {
       slot = this.slots.size;
       this.slots.set(counter, slot);
     }
-    const at = 2 * slot;
-    if (series !== this.lastSeries) {
+    if (series !== this.lastSeries || !this.lastState) {
       this.lastSeries = series;
-      this.lastBefore = this.previous.get(series);
-      this.lastNow = this.current.get(series);
+      this.lastState = this.stateOf(series);
     }
-    const before = this.lastBefore;
+    let state = this.lastState;
+    const at = HEADER + SLOT_WIDTH * slot;
+    if (at >= state.length) {
+      state = grownState(state, this.slots.size);
+      this.states.set(series, state);
+      this.lastState = state;
+    }
+    const keptRaw = state[at + KEPT_RAW]!;
     let offset = 0;
-    if (before && at < before.length && !Number.isNaN(before[at]!)) {
-      offset = before[at + 1]!;
-      if (raw < before[at]!) offset += before[at]! - raw;
+    if (!Number.isNaN(keptRaw)) {
+      offset = state[at + KEPT_OFFSET]!;
+      if (raw < keptRaw) offset += keptRaw - raw;
     }
-    let now = this.lastNow;
-    if (!now || at >= now.length) {
-      // A plain array, not a Float64Array: 100,000 typed arrays a poll, each with a buffer of its
-      // own outside the heap, cost more in allocation and garbage collection than the counting.
-      const grown = new Array<number>(2 * this.slots.size).fill(Number.NaN);
-      if (now) for (let i = 0; i < now.length; i++) grown[i] = now[i]!;
-      now = grown;
-      this.current.set(series, now);
-      this.lastNow = now;
-    }
-    now[at] = raw;
-    now[at + 1] = offset;
+    state[at + NEW_RAW] = raw;
+    state[at + NEW_OFFSET] = offset;
     return raw + offset;
+  }
+
+  /**
+   * The state of `series` for the poll under way: what the last committed poll left is moved to
+   * the kept values (nothing, when it did not see the series), and the new values are cleared.
+   */
+  private stateOf(series: string): number[] {
+    let state = this.states.get(series);
+    if (!state) {
+      state = grownState([], this.slots.size);
+      state[PENDING_POLL] = this.poll;
+      this.states.set(series, state);
+      return state;
+    }
+    const written = state[PENDING_POLL]!;
+    if (written !== this.poll) {
+      settle(state, written === this.committed);
+      state[PENDING_POLL] = this.poll;
+    }
+    return state;
   }
 
   /**
    * Ends a poll: series not seen in it are forgotten, except those whose rendered labels start
    * with one of `keep` (a vhost not read this poll: its offsets stand when it answers again).
+   * A series seen in an earlier poll that failed and not since is forgotten too.
    */
   commit(keep: readonly string[] = []): void {
-    if (keep.length > 0) for (const [series, values] of this.previous) if (!this.current.has(series) && keep.some((prefix) => series.startsWith(prefix))) this.current.set(series, values);
-    this.previous = this.current;
-    this.current = new Map();
-    this.lastSeries = undefined;
-    this.lastBefore = undefined;
-    this.lastNow = undefined;
+    for (const [series, state] of this.states) {
+      if (state[PENDING_POLL] === this.poll) continue;
+      if (keep.length > 0 && keep.some((prefix) => series.startsWith(prefix))) {
+        settle(state, state[PENDING_POLL] === this.committed);
+        if (holdsAny(state)) {
+          // Its kept values stand as this poll's: as if it had been read again unchanged.
+          for (let at = HEADER; at < state.length; at += SLOT_WIDTH) {
+            state[at + NEW_RAW] = state[at + KEPT_RAW]!;
+            state[at + NEW_OFFSET] = state[at + KEPT_OFFSET]!;
+          }
+          state[PENDING_POLL] = this.poll;
+          continue;
+        }
+      }
+      this.states.delete(series);
+    }
+    this.committed = this.poll;
+    this.nextPoll();
   }
 
   /** A failed poll keeps the state of the last good one. */
   discard(): void {
-    this.current = new Map();
+    this.nextPoll();
+  }
+
+  private nextPoll(): void {
+    this.poll++;
     this.lastSeries = undefined;
-    this.lastBefore = undefined;
-    this.lastNow = undefined;
+    this.lastState = undefined;
   }
 
   static in(carryOver: Map<string, unknown>): MonotonicCounters {
@@ -84,4 +127,34 @@ export class MonotonicCounters {
     counters.discard();
     return counters;
   }
+}
+
+/**
+ * Readies a state written in an earlier poll for a new one: the new values of a committed poll
+ * become the kept ones; otherwise (a poll that failed) the kept values stay. The new are cleared.
+ */
+function settle(state: number[], newWereCommitted: boolean): void {
+  for (let at = HEADER; at < state.length; at += SLOT_WIDTH) {
+    if (newWereCommitted) {
+      state[at + KEPT_RAW] = state[at + NEW_RAW]!;
+      state[at + KEPT_OFFSET] = state[at + NEW_OFFSET]!;
+    }
+    state[at + NEW_RAW] = Number.NaN;
+    state[at + NEW_OFFSET] = Number.NaN;
+  }
+}
+
+/** Whether the state keeps a value of any counter. */
+function holdsAny(state: number[]): boolean {
+  for (let at = HEADER; at < state.length; at += SLOT_WIDTH) if (!Number.isNaN(state[at + KEPT_RAW]!)) return true;
+  return false;
+}
+
+/** `state` with room for `slots` counters, the new ones not seen. */
+function grownState(state: number[], slots: number): number[] {
+  // A plain array of doubles, not a Float64Array: 100,000 typed arrays, each with a buffer of its
+  // own outside the heap, cost more in allocation and garbage collection than the counting.
+  const grown = new Array<number>(HEADER + SLOT_WIDTH * slots).fill(Number.NaN);
+  for (let i = 0; i < state.length; i++) grown[i] = state[i]!;
+  return grown;
 }

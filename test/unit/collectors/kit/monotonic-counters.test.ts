@@ -71,4 +71,50 @@ describe('MonotonicCounters', () => {
     expect(poll(c, { 'a.sent': 60 })).toEqual({ 'a.sent': 110 });
     expect(poll(c, { a: 1, 'a.sent': 61 })).toEqual({ a: 1, 'a.sent': 111 }); // a was not seen last poll: forgotten
   });
+
+  it('keeps a series of a vhost not read (commit with its prefix), and it goes on from its value when read again', () => {
+    const c = new MonotonicCounters();
+    poll(c, { a: 100 });
+    poll(c, { a: 40, b: 9 }); // a served 100 (offset 60)
+    c.commit(['{x="a"']); // neither read: b is forgotten, a is kept
+    expect(poll(c, { a: 41, b: 1 })).toEqual({ a: 101, b: 1 });
+  });
+
+  it('a series seen only in a poll that failed is not kept by a prefix', () => {
+    const c = new MonotonicCounters();
+    poll(c, { b: 5 });
+    c.adjust(seriesOf('a'), 'total', 100); // a failed poll sees a for the first time
+    c.discard();
+    c.commit(['{x="']); // nothing read: b is kept, a was never committed
+    expect(poll(c, { a: 10, b: 4 })).toEqual({ a: 10, b: 5 });
+  });
+
+  it('a kept series whose last poll failed keeps the values of the last committed one', () => {
+    const c = new MonotonicCounters();
+    poll(c, { a: 100 });
+    c.adjust(seriesOf('a'), 'total', 10); // a poll that fails half-way
+    c.discard();
+    c.commit(['{x="a"']); // a not read: kept as committed (100), not as failed (10)
+    expect(poll(c, { a: 110 })).toEqual({ a: 110 });
+  });
+
+  it('failed polls in a row change nothing that is served', () => {
+    const c = new MonotonicCounters();
+    poll(c, { a: 100 });
+    for (const raw of [10, 5, 200]) {
+      c.adjust(seriesOf('a'), 'total', raw);
+      c.discard();
+    }
+    expect(poll(c, { a: 90 })).toEqual({ a: 100 });
+    expect(poll(c, { a: 95 })).toEqual({ a: 105 });
+  });
+
+  it('keeps one state per series across polls instead of new ones each poll', () => {
+    const c = new MonotonicCounters();
+    poll(c, { a: 1, 'a.sent': 2 });
+    const states = (c as unknown as { states: Map<string, number[]> }).states;
+    const first = states.get(seriesOf('a'));
+    poll(c, { a: 2, 'a.sent': 3 });
+    expect(states.get(seriesOf('a'))).toBe(first);
+  });
 });
