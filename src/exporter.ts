@@ -16,6 +16,7 @@ import { Exposition } from './pipeline/exposition.js';
 import type { ProcessFamilies } from './pipeline/snapshot-store.js';
 import { SharedRedactors, Target, type TargetOptions } from './target.js';
 import { makeTargets, namesForLog, startTargets } from './target-fleet.js';
+import { PollThread } from './pipeline/poll-thread/poll-thread.js';
 
 /** The configuration in force for these flags and environment, with every collector the exporter has (read synchronously: tests). */
 export function readConfig(flags: CliFlags, env: Record<string, string | undefined>): ExporterConfig {
@@ -62,6 +63,8 @@ export class Exporter {
   private reloading: Promise<ReloadOutcome> | undefined;
   private starting: Promise<void> | undefined;
   private stopping = false;
+  /** Started at the first poll of a collector set to poll there (collectors.<name>.poll_thread). */
+  private readonly pollThread: PollThread;
 
   constructor(
     private config: ExporterConfig,
@@ -78,6 +81,7 @@ export class Exporter {
     };
     // Made by start(); the log's guard knows their credentials from now on.
     this.running = [];
+    this.pollThread = new PollThread(new URL('./poll-thread-worker.js', import.meta.url), config.logFormat);
     this.lastRead = config;
     this.credentials = new Redactor(config.targets.map((setup) => targetCredentials(setup.target)));
   }
@@ -127,6 +131,7 @@ export class Exporter {
     await this.starting;
     await this.reloading;
     await Promise.all(this.running.map((t) => t.stop()));
+    await this.pollThread.stop();
   }
 
   /** `redactors`: shared by the targets made together; `replacing`: the running target of the same name a reload replaces. */
@@ -202,7 +207,7 @@ export class Exporter {
 
   /** `replacing`: the running target a reload replaces with the new one. */
   private targetOptions(replacing?: Target): TargetOptions {
-    return { replacing, failureReminderMs: () => this.config.logFailureReminderMs };
+    return { replacing, failureReminderMs: () => this.config.logFailureReminderMs, pollThread: this.pollThread };
   }
 
   /** With one target, its snapshot holds the reload's outcome; with several it is on /metrics, made per scrape. */

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { BrokerInfoReader } from './broker/broker-info-reader.js';
-import { ManagementClient } from './broker/management-client.js';
+import type { ManagementClient } from './broker/management-client.js';
 import type { AnyCollector } from './collectors/kit/collector.js';
 import { collectorByName } from './collectors/registry.js';
 import type { TargetSetup } from './config/exporter-config.js';
@@ -9,6 +9,8 @@ import { targetCredentials } from './config/redacted-config.js';
 import { credentialsKey, Redactor, type Credentials } from './broker/redactor.js';
 import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
 import { CollectorRunner, type RunnerDeps } from './pipeline/collector-runner.js';
+import { targetClient } from './pipeline/target-client.js';
+import type { PollThread } from './pipeline/poll-thread/poll-thread.js';
 import { targetProfile } from './profiles/profiles.js';
 import { PollFailureLog } from './pipeline/failure-log.js';
 import { newHttpCounters, type HttpCounters } from './pipeline/own-series.js';
@@ -44,6 +46,8 @@ export interface TargetOptions {
   failureReminderMs?: () => number;
   /** Where the targets made together share one Redactor per set of credentials. */
   redactors?: SharedRedactors;
+  /** Where the collectors set to poll in the poll thread (collectors.<name>.poll_thread) poll. */
+  pollThread?: PollThread;
 }
 
 /** One watched broker: its client, its collectors' runners, its state and its snapshot. */
@@ -64,6 +68,7 @@ export class Target implements ServedTarget {
    * per collector, and its other collectors show as not polled yet, not as failing on their own.
    */
   private waiting: CollectorRunner[] = [];
+  private readonly pollThread: PollThread | undefined;
 
   /** `http`: the HTTP server's counters, served among the exporter's own series. */
   constructor(
@@ -74,18 +79,10 @@ export class Target implements ServedTarget {
     options: TargetOptions = {},
   ) {
     const t = setup.target;
+    this.pollThread = options.pollThread;
     const credentials = targetCredentials(t);
     this.redactor = options.redactors?.of(credentials) ?? new Redactor(credentials);
-    this.client = new ManagementClient({
-      url: t.url,
-      username: t.username,
-      password: t.password,
-      tls: t.tls,
-      timeouts: t.timeouts,
-      maxResponseBytes: t.maxResponseBytes,
-      maxConcurrentRequests: t.maxConcurrentRequests,
-      redactor: this.redactor,
-    });
+    this.client = targetClient(t, this.redactor);
     this.share = new TargetShare(setup.sharding ?? ONE_SHARD, t.name);
     this.state = new TargetState(t.name, t.url, this.share.ownsClusterSeries);
     const targetLog = log.child({ target: t.name });
@@ -124,6 +121,7 @@ export class Target implements ServedTarget {
       failures,
       share: this.share,
       profile: targetProfile(setup.naming, setup.profiles),
+      ...(options.pollThread ? { thread: { pollThread: options.pollThread, setup } } : {}),
     };
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
@@ -190,6 +188,7 @@ export class Target implements ServedTarget {
 
   async stop(): Promise<void> {
     await Promise.all(this.runners.map((r) => r.stop()));
+    this.pollThread?.forget(this.name);
     await this.client.close();
   }
 }

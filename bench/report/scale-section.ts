@@ -55,7 +55,7 @@ export function scaleSection(r: ScaleResults, file: string): string[] {
     describe(r.provenance),
     '',
     `The built exporter against the simulated management API (from the 3.10.8 recordings, a process of its own), ${settings.vhosts} vhosts, ` +
-      `queue polls every ${settings.queueInterval}, each fetching the statistics (\`stats_every: 1\`)${settings.families ? `, with every queue in its vhost's family by the suffix rule and per-queue series off (\`families: ${familiesText(settings.families)}\`)` : ''}; ${others}; no jitter. ` +
+      `queue polls every ${settings.queueInterval}, each fetching the statistics (\`stats_every: 1\`)${settings.families ? `, with every queue in its vhost's family by the suffix rule and per-queue series off (\`families: ${familiesText(settings.families)}\`)` : ''}${settings.pollThread ? ', polling in the poll thread (`poll_thread: true`)' : ''}; ${others}; no jitter. ` +
       'Before each queue poll the simulator changes the given fraction of the queues (their counts, bytes, memory and counters), so the answers are not the same bytes every time.',
     '',
     `**CPU per queue poll, nothing scraping**: the exporter's CPU time (utime+stime, all threads) from the start of one queue poll to the start of the next, ${settings.polls} polls after one not measured, ` +

@@ -17,7 +17,7 @@ import { log, logAs } from '../run/util.js';
 import { measure, type SizeResult } from './measure.js';
 import { MEASURED_COLLECTORS, stopChildren } from './processes.js';
 import type { ScaleResults } from './scale-results.js';
-import { CHANGES, FAMILIES, FAMILIES_SETTINGS, INTERVAL, LATENCY_CHANGE, POLLS, SIGNALS, SIZES, VHOSTS } from './settings.js';
+import { CHANGES, FAMILIES, FAMILIES_SETTINGS, INTERVAL, LATENCY_CHANGE, POLL_THREAD, POLLS, SIGNALS, SIZES, VHOSTS } from './settings.js';
 import { targetChecks } from './targets.js';
 
 logAs('scale');
@@ -33,13 +33,13 @@ async function main(): Promise<void> {
   const results: ScaleResults = {
     bench: 'scale',
     provenance: run.finish(),
-    settings: { vhosts: VHOSTS, polls: POLLS, changes: CHANGES, latencyChange: LATENCY_CHANGE, queueInterval: INTERVAL, collectors: MEASURED_COLLECTORS, ...(SIGNALS ? { signals: true } : {}), ...(FAMILIES ? { families: FAMILIES_SETTINGS } : {}) },
+    settings: { vhosts: VHOSTS, polls: POLLS, changes: CHANGES, latencyChange: LATENCY_CHANGE, queueInterval: INTERVAL, collectors: MEASURED_COLLECTORS, ...(SIGNALS ? { signals: true } : {}), ...(FAMILIES ? { families: FAMILIES_SETTINGS } : {}), ...(POLL_THREAD ? { pollThread: true } : {}) },
     wallSeconds: (performance.now() - t0) / 1000,
     sizes,
     targets: targetChecks(sizes, FAMILIES),
   };
   fs.mkdirSync(S.resultsDir, { recursive: true });
-  const name = ['scale', ...(SIGNALS ? ['signals'] : []), ...(FAMILIES ? ['families'] : [])].join('-');
+  const name = ['scale', ...(SIGNALS ? ['signals'] : []), ...(FAMILIES ? ['families'] : []), ...(POLL_THREAD ? ['poll-thread'] : [])].join('-');
   fs.writeFileSync(path.join(S.resultsDir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);
   const md = ['# bench:scale', '', ...scaleSection(results, `bench/results/${name}.json`)].join('\n');
   fs.writeFileSync(path.join(S.resultsDir, `${name}.md`), md);

@@ -11,7 +11,7 @@ import { spawnBuiltExporter, untilServing } from '../../test/harness/built-expor
 import { freePort } from '../../test/harness/ports.js';
 import { COLLECTORS } from '../../src/collectors/registry.js';
 import { PROM_HEADERS, ROOT } from '../run/settings.js';
-import { FAMILIES, FAMILIES_SETTINGS, INTERVAL, NODE_ARGS, SIGNALS, VHOSTS } from './settings.js';
+import { FAMILIES, FAMILIES_SETTINGS, INTERVAL, NODE_ARGS, POLL_THREAD, SIGNALS, VHOSTS } from './settings.js';
 
 const children = new Set<ChildProcess>();
 export const stopChildren = (): void => {
@@ -98,6 +98,7 @@ export async function startExporter(sim: SimulatorProcess, workDir: string, node
       // costliest poll, the one the targets are about.
       '    stats_every: 1',
       ...(SIGNALS ? ['    signals: true'] : []),
+      ...(POLL_THREAD ? ['    poll_thread: true'] : []),
       ...(FAMILIES ? ['    families:', ...Object.entries(FAMILIES_SETTINGS).map(([key, value]) => `      ${key}: ${String(value)}`)] : []),
       ...COLLECTORS.filter((c) => !MEASURED_COLLECTORS.includes(c.name)).flatMap((c) => [`  ${c.name}:`, '    enabled: false']),
       '',

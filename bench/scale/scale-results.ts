@@ -6,7 +6,7 @@ import type { TargetCheck } from './targets.js';
 export interface ScaleResults {
   bench: 'scale';
   provenance: Provenance;
-  settings: { vhosts: number; polls: number; changes: number[]; latencyChange: number; queueInterval: string; collectors?: readonly string[]; signals?: boolean; families?: true | Readonly<Record<string, unknown>> };
+  settings: { vhosts: number; polls: number; changes: number[]; latencyChange: number; queueInterval: string; collectors?: readonly string[]; signals?: boolean; families?: true | Readonly<Record<string, unknown>>; pollThread?: boolean };
   wallSeconds: number;
   sizes: SizeResult[];
   targets: TargetCheck[];

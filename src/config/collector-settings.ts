@@ -36,13 +36,19 @@ export function resolveCollectors(
   const problems: string[] = [];
   const collectors = specs.map((collector): CollectorConfig => {
     const own = section[collector.name] ?? {};
-    const { enabled, interval, timeout, max_age, ...options } = own as {
+    const { enabled, interval, timeout, max_age, poll_thread, ...options } = own as {
       enabled?: boolean;
       interval?: number;
       timeout?: number;
       max_age?: number;
+      poll_thread?: boolean;
     } & Record<string, unknown>;
     const key = `collectors.${collector.name}`;
+    if (poll_thread && collector.describesBroker) {
+      problems.push(
+        `${sourceOf(`${key}.poll_thread`, file, sources, keyName)}: key "${keyName(`${key}.poll_thread`)}": the ${collector.name} collector polls on the main thread (it decides rabbitmq_up and tells the others which API they talk to); remove the key`,
+      );
+    }
     // Each value set in the file was checked by the schema; a derived one is checked here, naming
     // the key it was derived from, since Node would fire an overlong timer after 1 ms.
     let reported = false;
@@ -68,6 +74,7 @@ export function resolveCollectors(
       intervalMs,
       timeoutMs,
       maxAgeMs,
+      ...(poll_thread ? { pollThread: true } : {}),
       options,
     };
   });

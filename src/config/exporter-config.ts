@@ -26,6 +26,8 @@ export interface CollectorConfig {
   intervalMs: number;
   timeoutMs: number;
   maxAgeMs: number;
+  /** collectors.<name>.poll_thread: its polls run in the poll thread, not on the main thread. */
+  pollThread?: boolean;
   options: Record<string, unknown>;
 }
 

@@ -167,6 +167,8 @@ const commonCollectorFields = {
   /** Deadline of one poll; default its interval. */
   timeout: positiveDuration.optional(),
   max_age: positiveDuration.optional(),
+  /** Its polls run in the poll thread (a worker thread), off the thread that serves scrapes. */
+  poll_thread: z.boolean().optional(),
 };
 
 function collectorsSchema(collectors: readonly CollectorSpec[]) {

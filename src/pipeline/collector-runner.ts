@@ -1,19 +1,17 @@
 import type { Logger } from 'pino';
-import type { BrokerInfo } from '../broker/broker-info.js';
 import type { BrokerInfoReader } from '../broker/broker-info-reader.js';
-import { unlessAbsent } from '../broker/absence.js';
 import { Deadline } from '../broker/deadline.js';
 import { ManagementError } from '../broker/errors.js';
 import { pathTemplate } from '../broker/answer-caps.js';
-import { type ManagementClient, peerText } from '../broker/management-client.js';
-import type { AnyCollector, BrokerApi, RequestLimits } from '../collectors/kit/collector.js';
+import type { ManagementClient } from '../broker/management-client.js';
+import type { AnyCollector } from '../collectors/kit/collector.js';
 import { partFailureCause } from '../collectors/kit/optional-part.js';
-import type { CollectorConfig } from '../config/exporter-config.js';
+import type { CollectorConfig, TargetSetup } from '../config/exporter-config.js';
+import { type CollectRequest, collectHere, type PollResult, sinkProfileOf } from './collect-once.js';
+import type { PollThread } from './poll-thread/poll-thread.js';
 import type { MetricDef } from '../model/metric-def.js';
 import type { TargetProfile } from '../profiles/profiles.js';
-import { SampleSink, type SinkProfile } from '../model/sample-sink.js';
 import type { TargetShare } from '../model/shard-assignment.js';
-import type { LeftOutRequest } from '../broker/failure-cause.js';
 import type { TargetState } from './target-state.js';
 import type { PollFailureLog } from './failure-log.js';
 
@@ -58,6 +56,8 @@ export interface RunnerDeps {
   /** The target's naming profile, chosen once for the target (absent: the native names). */
   profile?: TargetProfile;
   random?: () => number;
+  /** Where the collectors set to (collectors.<name>.poll_thread) poll, with the target's setup it is given. */
+  thread?: { pollThread: PollThread; setup: TargetSetup };
   /** Only tests set this below MIN_POLL_SPACING_MS, to run schedules quickly. */
   minSpacingMs?: number;
 }
@@ -189,13 +189,6 @@ export class CollectorRunner {
     return startedAt + jittered - performance.now();
   }
 
-  /** The profile the poll's samples are written under; undefined for the native names. */
-  private sinkProfile(broker: BrokerInfo): SinkProfile | undefined {
-    const profile = this.deps.profile;
-    if (!profile) return undefined;
-    return { names: profile.names, clusterName: broker.clusterName, node: broker.node, loadBalanced: profile.loadBalanced, excluded: this.excluded };
-  }
-
   /** One poll; never throws. */
   async pollOnce(): Promise<void> {
     const { state, client, brokerInfoReader } = this.deps;
@@ -205,49 +198,43 @@ export class CollectorRunner {
     this.poll = deadline;
     if (this.stopped) deadline.abort(STOPPING);
     const signal = deadline.signal;
-    const share = this.deps.share;
-    const lane = this.collector.lane;
-    // A request with limits of its own (one vhost's list) ends at the first of its deadline and the poll's.
-    const requestOptions = (limits?: RequestLimits) =>
-      limits
-        ? { signal: limits.signal ? AbortSignal.any([signal, limits.signal]) : signal, lane, timeoutMs: limits.timeoutMs, answerStatuses: limits.answerStatuses }
-        : { signal, lane };
-    const api: BrokerApi = {
-      get: (path, query, limits) => client.getJson(path, query, requestOptions(limits)),
-      getOptional: (path, query, limits) => unlessAbsent(client.getJson(path, query, requestOptions(limits))),
-      getText: (url, cap, limits) => peerText(client, url, cap, requestOptions(limits)),
-    };
-    const leftOut: LeftOutRequest[] = [];
     try {
       // One reading of /api/overview per poll of the collector describing the broker; the others reuse the latest.
       const ownReading = this.collector.describesBroker ? await brokerInfoReader.read(signal) : undefined;
       const broker = ownReading?.info ?? (await brokerInfoReader.latest(signal));
-      const sink = new SampleSink(share && !share.whole ? share : undefined, this.sinkProfile(broker));
-      const collecting = this.collector.collect({
-        api,
+      const request: CollectRequest = {
+        collector: this.collector,
+        client,
+        signal,
         broker,
-        sink,
+        share: this.deps.share,
+        profile: sinkProfileOf(this.deps.profile, this.collector, broker, this.excluded),
         log: this.log,
         options: this.config.options,
-        signal,
         carryOver: this.carryOver,
-        share,
         brokerReport: ownReading,
         limits: { deadlineAt: started + this.config.timeoutMs, timeoutMs: this.config.timeoutMs, maxAgeMs: this.config.maxAgeMs },
         lastServed: state.collectors.get(this.collector.name)?.families,
-        leftOut: (request) => leftOut.push(request),
-      });
+      };
+      const thread = this.config.pollThread ? this.deps.thread : undefined;
+      const polled = thread
+        ? thread.pollThread.collect({ setup: thread.setup, collector: this.collector.name, broker, remainingMs: request.limits.deadlineAt - performance.now(), logLevel: this.log.level }, signal, (counts) => {
+            client.requests += counts.requests;
+            client.bytesRead += counts.bytesRead;
+          })
+        : collectHere(request);
       // A collect that ignores its signal must not hold the loop: the poll fails at the deadline.
       const stuck = failAfterAbort(signal, this.config.timeoutMs);
+      let result: PollResult;
       try {
-        await Promise.race([collecting, stuck.failed]);
+        result = await Promise.race([polled, stuck.failed]);
       } finally {
         stuck.done();
       }
       if (deadline.passed) throw new Error(`poll ran past its deadline of ${this.config.timeoutMs} ms`);
       const seconds = (performance.now() - started) / 1000;
-      if (sink.skipped > 0) this.log.debug({ skipped: sink.skipped }, 'values that were null or not numbers were left out');
-      state.succeeded(this.collector.name, sink.finish(), seconds, sink.skipped, Date.now(), sink.dropped, leftOut);
+      if (result.skipped > 0) this.log.debug({ skipped: result.skipped }, 'values that were null or not numbers were left out');
+      state.succeeded(this.collector.name, result.families, seconds, result.skipped, Date.now(), result.dropped, result.leftOut);
       this.deps.failures.succeeded(this.collector.name);
       const wasFailing = this.failures > 0;
       this.failures = 0;

@@ -1,0 +1,116 @@
+// The poll thread's entry (src/pipeline/poll-thread/poll-thread.ts starts it): polls what the main thread asks for.
+import { parentPort } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { ManagementClient } from './broker/management-client.js';
+import { Redactor } from './broker/redactor.js';
+import { collectorByName } from './collectors/registry.js';
+import type { TargetSetup } from './config/exporter-config.js';
+import { targetCredentials } from './config/redacted-config.js';
+import { createLogger } from './log.js';
+import type { RenderedFamily } from './model/text-format.js';
+import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
+import { collectHere, sinkProfileOf } from './pipeline/collect-once.js';
+import type { ClientCounts, FromThread, ThreadJob, ToThread } from './pipeline/poll-thread/protocol.js';
+import { errorToWire, familiesToWire } from './pipeline/poll-thread/wire.js';
+import { targetClient } from './pipeline/target-client.js';
+import { type TargetProfile, targetProfile } from './profiles/profiles.js';
+
+/** What the thread keeps of a target from poll to poll. */
+interface TargetHere {
+  readonly setup: TargetSetup;
+  readonly client: ManagementClient;
+  readonly share: TargetShare;
+  readonly profile: TargetProfile | undefined;
+  readonly log: Logger;
+  /** Per collector: its carry-over, and the families of its last successful poll here. */
+  readonly carryOver: Map<string, Map<string, unknown>>;
+  readonly lastServed: Map<string, readonly RenderedFamily[]>;
+}
+
+const port = parentPort;
+if (!port) throw new Error('src/poll-thread-worker.ts runs only as the poll thread (a worker thread)');
+
+const targets = new Map<string, TargetHere>();
+const polls = new Map<number, AbortController>();
+const STOPPED = new Error('the poll was stopped on the main thread');
+
+port.on('message', (message: ToThread) => {
+  switch (message.kind) {
+    case 'poll':
+      void poll(message.id, message, message.logFormat);
+      break;
+    case 'abort':
+      polls.get(message.id)?.abort(STOPPED);
+      break;
+    case 'forget':
+      forget(message.target);
+      break;
+  }
+});
+
+async function poll(id: number, job: ThreadJob, logFormat: 'json' | 'logfmt'): Promise<void> {
+  const controller = new AbortController();
+  polls.set(id, controller);
+  const target = targetOf(job.setup, logFormat);
+  const { client } = target;
+  const before: ClientCounts = { requests: client.requests, bytesRead: client.bytesRead };
+  const counts = (): ClientCounts => ({ requests: client.requests - before.requests, bytesRead: client.bytesRead - before.bytesRead });
+  const config = job.setup.collectors.find((c) => c.name === job.collector);
+  let reply: FromThread;
+  try {
+    if (!config) throw new Error(`the target's setup has no collector named ${JSON.stringify(job.collector)}`);
+    const collector = collectorByName(job.collector);
+    target.log.level = job.logLevel;
+    let carryOver = target.carryOver.get(collector.name);
+    if (!carryOver) {
+      carryOver = new Map();
+      target.carryOver.set(collector.name, carryOver);
+    }
+    const result = await collectHere({
+      collector,
+      client,
+      signal: controller.signal,
+      broker: job.broker,
+      share: target.share,
+      profile: sinkProfileOf(target.profile, collector, job.broker),
+      log: target.log.child({ collector: collector.name }),
+      options: config.options,
+      carryOver,
+      limits: { deadlineAt: performance.now() + job.remainingMs, timeoutMs: config.timeoutMs, maxAgeMs: config.maxAgeMs },
+      lastServed: target.lastServed.get(collector.name),
+    });
+    target.lastServed.set(collector.name, result.families);
+    reply = { kind: 'done', id, families: familiesToWire(result.families), skipped: result.skipped, dropped: [...result.dropped], leftOut: result.leftOut, counts: counts() };
+  } catch (error) {
+    reply = { kind: 'failed', id, error: errorToWire(error), counts: counts() };
+  } finally {
+    polls.delete(id);
+  }
+  port?.postMessage(reply);
+}
+
+/** The target's client and carry-over, made at its first poll here (again when its setup changed: a reload made it anew). */
+function targetOf(setup: TargetSetup, logFormat: 'json' | 'logfmt'): TargetHere {
+  const name = setup.target.name;
+  const known = targets.get(name);
+  if (known && JSON.stringify(known.setup) === JSON.stringify(setup)) return known;
+  if (known) forget(name);
+  const redactor = new Redactor(targetCredentials(setup.target));
+  const made: TargetHere = {
+    setup,
+    client: targetClient(setup.target, redactor),
+    share: new TargetShare(setup.sharding ?? ONE_SHARD, name),
+    profile: targetProfile(setup.naming, setup.profiles),
+    log: createLogger('info', { format: logFormat, redactor: () => redactor }).child({ target: name }),
+    carryOver: new Map(),
+    lastServed: new Map(),
+  };
+  targets.set(name, made);
+  return made;
+}
+
+function forget(name: string): void {
+  const known = targets.get(name);
+  targets.delete(name);
+  void known?.client.close();
+}
