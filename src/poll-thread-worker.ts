@@ -17,7 +17,6 @@ import { type TargetProfile, targetProfile } from './profiles/profiles.js';
 
 /** What the thread keeps of a target from poll to poll. */
 interface TargetHere {
-  readonly setup: TargetSetup;
   readonly client: ManagementClient;
   readonly share: TargetShare;
   readonly profile: TargetProfile | undefined;
@@ -51,12 +50,13 @@ port.on('message', (message: ToThread) => {
 async function poll(id: number, job: ThreadJob, logFormat: 'json' | 'logfmt'): Promise<void> {
   const controller = new AbortController();
   polls.set(id, controller);
-  const target = targetOf(job.setup, logFormat);
+  const target = targetOf(job.target, job.setup, logFormat);
   const { client } = target;
   const before: ClientCounts = { requests: client.requests, bytesRead: client.bytesRead };
   const counts = (): ClientCounts => ({ requests: client.requests - before.requests, bytesRead: client.bytesRead - before.bytesRead });
   const config = job.setup.collectors.find((c) => c.name === job.collector);
   let reply: FromThread;
+  let moved: ArrayBuffer[] = [];
   try {
     if (!config) throw new Error(`the target's setup has no collector named ${JSON.stringify(job.collector)}`);
     const collector = collectorByName(job.collector);
@@ -80,24 +80,24 @@ async function poll(id: number, job: ThreadJob, logFormat: 'json' | 'logfmt'): P
       lastServed: target.lastServed.get(collector.name),
     });
     target.lastServed.set(collector.name, result.families);
-    reply = { kind: 'done', id, families: familiesToWire(result.families), skipped: result.skipped, dropped: [...result.dropped], leftOut: result.leftOut, counts: counts() };
+    const families = familiesToWire(result.families);
+    moved = [families.bytes];
+    reply = { kind: 'done', id, families, skipped: result.skipped, dropped: [...result.dropped], leftOut: result.leftOut, counts: counts() };
   } catch (error) {
     reply = { kind: 'failed', id, error: errorToWire(error), counts: counts() };
   } finally {
     polls.delete(id);
   }
-  port?.postMessage(reply);
+  port?.postMessage(reply, moved);
 }
 
-/** The target's client and carry-over, made at its first poll here (again when its setup changed: a reload made it anew). */
-function targetOf(setup: TargetSetup, logFormat: 'json' | 'logfmt'): TargetHere {
+/** The target's client and carry-over, made at its first poll here. */
+function targetOf(key: string, setup: TargetSetup, logFormat: 'json' | 'logfmt'): TargetHere {
+  const known = targets.get(key);
+  if (known) return known;
   const name = setup.target.name;
-  const known = targets.get(name);
-  if (known && JSON.stringify(known.setup) === JSON.stringify(setup)) return known;
-  if (known) forget(name);
   const redactor = new Redactor(targetCredentials(setup.target));
   const made: TargetHere = {
-    setup,
     client: targetClient(setup.target, redactor),
     share: new TargetShare(setup.sharding ?? ONE_SHARD, name),
     profile: targetProfile(setup.naming, setup.profiles),
@@ -105,12 +105,12 @@ function targetOf(setup: TargetSetup, logFormat: 'json' | 'logfmt'): TargetHere 
     carryOver: new Map(),
     lastServed: new Map(),
   };
-  targets.set(name, made);
+  targets.set(key, made);
   return made;
 }
 
-function forget(name: string): void {
-  const known = targets.get(name);
-  targets.delete(name);
+function forget(key: string): void {
+  const known = targets.get(key);
+  targets.delete(key);
   void known?.client.close();
 }

@@ -50,6 +50,9 @@ export interface TargetOptions {
   pollThread?: PollThread;
 }
 
+/** How many targets were made in this process (see Target.threadKey). */
+let targetsMade = 0;
+
 /** One watched broker: its client, its collectors' runners, its state and its snapshot. */
 export class Target implements ServedTarget {
   readonly state: TargetState;
@@ -69,6 +72,8 @@ export class Target implements ServedTarget {
    */
   private waiting: CollectorRunner[] = [];
   private readonly pollThread: PollThread | undefined;
+  /** This target among those the poll thread polls: a reload's replacement of the same name is another. */
+  private readonly threadKey = `target-${++targetsMade}`;
 
   /** `http`: the HTTP server's counters, served among the exporter's own series. */
   constructor(
@@ -121,7 +126,7 @@ export class Target implements ServedTarget {
       failures,
       share: this.share,
       profile: targetProfile(setup.naming, setup.profiles),
-      ...(options.pollThread ? { thread: { pollThread: options.pollThread, setup } } : {}),
+      ...(options.pollThread ? { thread: { pollThread: options.pollThread, key: this.threadKey, setup } } : {}),
     };
     for (const collectorConfig of setup.collectors) {
       if (!collectorConfig.enabled) continue;
@@ -188,7 +193,7 @@ export class Target implements ServedTarget {
 
   async stop(): Promise<void> {
     await Promise.all(this.runners.map((r) => r.stop()));
-    this.pollThread?.forget(this.name);
+    this.pollThread?.forget(this.threadKey);
     await this.client.close();
   }
 }

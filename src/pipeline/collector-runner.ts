@@ -57,7 +57,7 @@ export interface RunnerDeps {
   profile?: TargetProfile;
   random?: () => number;
   /** Where the collectors set to (collectors.<name>.poll_thread) poll, with the target's setup it is given. */
-  thread?: { pollThread: PollThread; setup: TargetSetup };
+  thread?: { pollThread: PollThread; key: string; setup: TargetSetup };
   /** Only tests set this below MIN_POLL_SPACING_MS, to run schedules quickly. */
   minSpacingMs?: number;
 }
@@ -218,7 +218,7 @@ export class CollectorRunner {
       };
       const thread = this.config.pollThread ? this.deps.thread : undefined;
       const polled = thread
-        ? thread.pollThread.collect({ setup: thread.setup, collector: this.collector.name, broker, remainingMs: request.limits.deadlineAt - performance.now(), logLevel: this.log.level }, signal, (counts) => {
+        ? thread.pollThread.collect({ target: thread.key, setup: thread.setup, collector: this.collector.name, broker, remainingMs: request.limits.deadlineAt - performance.now(), logLevel: this.log.level }, signal, (counts) => {
             client.requests += counts.requests;
             client.bytesRead += counts.bytesRead;
           })

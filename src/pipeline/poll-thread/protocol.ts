@@ -2,11 +2,12 @@ import type { BrokerInfo } from '../../broker/broker-info.js';
 import type { LeftOutRequest } from '../../broker/failure-cause.js';
 import type { TargetSetup } from '../../config/exporter-config.js';
 import type { DropReason } from '../../model/sample-sink.js';
-import type { WireError, WireFamily } from './wire.js';
+import type { WireError, WireFamilies } from './wire.js';
 
 /** One poll of one collector, as the poll thread is asked for it. */
 export interface ThreadJob {
-  /** The target's setup (the thread keeps a client and the collectors' carry-over per target name). */
+  /** Which running target (a reload's replacement is another): the thread keeps its client and carry-over by it. */
+  readonly target: string;
   readonly setup: TargetSetup;
   readonly collector: string;
   readonly broker: BrokerInfo;
@@ -32,7 +33,7 @@ export type FromThread =
   | {
       readonly kind: 'done';
       readonly id: number;
-      readonly families: WireFamily[];
+      readonly families: WireFamilies;
       readonly skipped: number;
       readonly dropped: [DropReason, number][];
       readonly leftOut: readonly LeftOutRequest[];

@@ -14,12 +14,54 @@ export interface WireHeader {
   readonly polledBy?: string;
 }
 
-export type WireChunk = Uint8Array | { readonly deflated: Uint8Array; readonly crc: number; readonly length: number };
+/** A chunk: its bytes at [start, end) of the poll's one buffer, and for deflated lines their text's CRC-32 and length. */
+type WireChunk = readonly [start: number, end: number] | readonly [start: number, end: number, crc: number, length: number];
 
 export interface WireFamily {
   readonly header: WireHeader;
   readonly chunks: readonly WireChunk[];
   readonly samples: number;
+}
+
+/**
+ * A poll's families with all their bytes in one buffer, moved to the other thread rather than
+ * copied: at 100,000 queues ~8,700 chunks, each its own buffer, took the main thread tens of
+ * milliseconds to receive one by one.
+ */
+export interface WireFamilies {
+  readonly families: readonly WireFamily[];
+  readonly bytes: ArrayBuffer;
+}
+
+export function familiesToWire(families: readonly RenderedFamily[]): WireFamilies {
+  let total = 0;
+  for (const family of families) for (const chunk of family.chunks) total += (Buffer.isBuffer(chunk) ? chunk : chunk.deflated).length;
+  const bytes = new Uint8Array(new ArrayBuffer(total));
+  let at = 0;
+  const place = (chunk: Uint8Array): [number, number] => {
+    bytes.set(chunk, at);
+    at += chunk.length;
+    return [at - chunk.length, at];
+  };
+  const wire = families.map((family) => ({
+    header: headerToWire(family.header),
+    chunks: family.chunks.map((chunk): WireChunk => (Buffer.isBuffer(chunk) ? place(chunk) : [...place(chunk.deflated), chunk.crc, chunk.length])),
+    samples: family.samples,
+  }));
+  return { families: wire, bytes: bytes.buffer };
+}
+
+/** The families again, their chunks views of the one buffer (kept as long as one of them is). */
+export function familiesFromWire(wire: WireFamilies): RenderedFamily[] {
+  const bytes = Buffer.from(wire.bytes);
+  return wire.families.map((family) => ({
+    header: family.header,
+    chunks: family.chunks.map((chunk) => {
+      const view = bytes.subarray(chunk[0], chunk[1]);
+      return chunk.length === 2 ? view : { deflated: view, crc: chunk[2], length: chunk[3] };
+    }),
+    samples: family.samples,
+  }));
 }
 
 interface WireErrorLink {
@@ -36,29 +78,10 @@ export interface WireError {
   readonly causes: readonly WireErrorLink[];
 }
 
-export function familiesToWire(families: readonly RenderedFamily[]): WireFamily[] {
-  return families.map((family) => ({ header: headerToWire(family.header), chunks: family.chunks, samples: family.samples }));
-}
-
-/** Clones of Buffers arrive as Uint8Arrays: made Buffers again (views, not copies). */
-export function familiesFromWire(families: readonly WireFamily[]): RenderedFamily[] {
-  return families.map((family) => ({
-    header: family.header,
-    chunks: family.chunks.map((chunk) =>
-      chunk instanceof Uint8Array ? asBuffer(chunk) : { deflated: asBuffer(chunk.deflated), crc: chunk.crc, length: chunk.length },
-    ),
-    samples: family.samples,
-  }));
-}
-
 function headerToWire(header: FamilyHeader): WireHeader {
   return header.polledBy === undefined
     ? { name: header.name, type: header.type, help: header.help }
     : { name: header.name, type: header.type, help: header.help, polledBy: header.polledBy };
-}
-
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 export function errorToWire(error: unknown): WireError {

@@ -65,6 +65,22 @@ describe('derived collector settings', () => {
     expect(error.message).toContain(`config file ${file}: key "collectors.queues.interval": makes collectors.queues.max_age 900h (3 × collectors.queues.interval)`);
   });
 
+  it('poll_thread puts a collector in the poll thread; no collector is there by default', () => {
+    const file = join(tmp(), 'poll-thread.yaml');
+    writeFileSync(file, 'collectors:\n  queues:\n    poll_thread: true\n  nodes:\n    poll_thread: false\n');
+    const config = load(file);
+    expect(collector(config, 'queues').pollThread).toBe(true);
+    expect(collector(config, 'nodes').pollThread).toBeUndefined();
+    expect(collector(config, 'queues').options).not.toHaveProperty('poll_thread');
+    expect(load(undefined).collectors.filter((c) => c.pollThread)).toEqual([]);
+  });
+
+  it('the overview cannot poll in the poll thread: the key is named', () => {
+    const file = join(tmp(), 'poll-thread-overview.yaml');
+    writeFileSync(file, 'collectors:\n  overview:\n    poll_thread: true\n');
+    expect(configError(() => load(file)).message).toContain(`config file ${file}: key "collectors.overview.poll_thread": the overview collector polls on the main thread`);
+  });
+
   it('an explicit max_age lifts the derived limit', () => {
     const file = join(tmp(), 'huge-collector-interval-max-age.yaml');
     writeFileSync(file, 'collectors:\n  queues:\n    interval: 300h\n    max_age: 500h\n');

@@ -1,0 +1,105 @@
+// Issue 29: the queue collector may poll in the poll thread (collectors.queues.poll_thread), off the
+// thread that serves scrapes. The built exporter (the thread runs the built worker module) against
+// the simulated management API: the same series as a poll on the main thread, its failures and
+// deadlines reported as they are there, and the thread's requests counted among the exporter's own.
+import { afterEach, expect, it } from 'vitest';
+import { eventually } from '../../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
+import { startSimulator, type Simulator } from '../../support/management-simulator.js';
+
+let sim: Simulator | undefined;
+let exporters: ExporterProcess[] = [];
+afterEach(async () => {
+  await Promise.all(exporters.map((e) => e.stop()));
+  exporters = [];
+  await sim?.close();
+});
+
+const DISABLED = ['nodes', 'exchanges', 'vhosts', 'connections', 'channels', 'consumers', 'streams', 'health_checks', 'limits', 'federation', 'shovels', 'feature_flags', 'inventory'];
+
+function config(s: Simulator, queues: readonly string[]): string {
+  return [
+    'poll:',
+    '  interval: 1s',
+    '  jitter: 0',
+    'target:',
+    `  url: ${s.url}`,
+    `  username: ${s.username}`,
+    `  password: ${s.password}`,
+    'collectors:',
+    '  queues:',
+    '    interval: 1s',
+    ...queues.map((line) => `    ${line}`),
+    ...DISABLED.map((c) => `  ${c}:\n    enabled: false`),
+    '',
+  ].join('\n');
+}
+
+async function start(s: Simulator, queues: readonly string[]): Promise<ExporterProcess> {
+  const exporter = await startExporter({ configYaml: config(s, queues) });
+  exporters.push(exporter);
+  return exporter;
+}
+
+const queuesSucceeded = (exporter: ExporterProcess) => async () => ((await exporter.value('rabbitmq_exporter_collector_success{collector="queues"}')) === 1 ? true : undefined);
+
+/** The per-queue and per-vhost lines of the queue collector, in the order served. */
+async function queueLines(exporter: ExporterProcess): Promise<string[]> {
+  const { text } = await exporter.metrics();
+  return text.split('\n').filter((line) => line.startsWith('rabbitmq_queue'));
+}
+
+it('serves the same queue series from the poll thread as from the main thread', async () => {
+  sim = await startSimulator({ queues: 600, vhosts: 3, consumers: 40 });
+  // Every poll reads the statistics: the counts-only polls between take consumers from another list.
+  const [onMain, inThread] = [await start(sim, ['stats_every: 1']), await start(sim, ['stats_every: 1', 'poll_thread: true'])];
+  await eventually(queuesSucceeded(onMain), 20_000, 'the main thread poll to succeed');
+  await eventually(queuesSucceeded(inThread), 20_000, 'the poll thread poll to succeed');
+  const [main, thread] = [await queueLines(onMain), await queueLines(inThread)];
+  expect(main.length).toBeGreaterThan(600 * 10);
+  const onlyMain = main.filter((l) => !thread.includes(l));
+  const onlyThread = thread.filter((l) => !main.includes(l));
+  expect({ onlyMain, onlyThread }).toEqual({ onlyMain: [], onlyThread: [] });
+  expect(thread).toEqual(main);
+  // The thread's requests are counted with the target's own: without them its answers would be the
+  // overview's alone, under 1% of the bytes of a poller of the lists as well.
+  const bytes = async (exporter: ExporterProcess) => (await exporter.value('rabbitmq_exporter_management_response_bytes_total')) ?? 0;
+  const [mainBytes, threadBytes] = [await bytes(onMain), await bytes(inThread)];
+  expect(threadBytes).toBeGreaterThan(mainBytes / 10);
+}, 60_000);
+
+it('reports a refused answer in the poll thread as the main thread does, and polls again once it is answered', async () => {
+  sim = await startSimulator({ queues: 50, vhosts: 2 });
+  const exporter = await start(sim, ['poll_thread: true']);
+  await eventually(queuesSucceeded(exporter), 20_000, 'the first poll to succeed');
+  sim.fault(/^\/api\/queues/, { kind: 'status', status: 503 });
+  await eventually(async () => ((await exporter.value('rabbitmq_exporter_collector_success{collector="queues"}')) === 0 ? true : undefined), 20_000, 'the poll to fail');
+  const failure = exporter
+    .logs()
+    .split('\n')
+    .find((line) => line.includes('"collector":"queues"') && line.includes('"reason":"http_503"'));
+  expect(failure, exporter.logs()).toBeDefined();
+  expect(failure).toContain('/api/queues');
+  sim.fault(/^\/api\/queues/, undefined);
+  await eventually(queuesSucceeded(exporter), 30_000, 'the poll to succeed again');
+}, 60_000);
+
+it('ends a poll in the thread at its deadline: the request is cancelled there, not left to hang', async () => {
+  sim = await startSimulator({ queues: 50, vhosts: 2 });
+  const exporter = await start(sim, ['poll_thread: true', 'timeout: 2s']);
+  await eventually(queuesSucceeded(exporter), 20_000, 'the first poll to succeed');
+  // The list of vhosts is asked under the poll's own deadline (each vhost's queues under a shorter one of their own).
+  sim.fault(/^\/api\/vhosts/, { kind: 'stall' });
+  await eventually(
+    async () => (exporter.logs().includes("the poll's deadline of 2000 ms passed") ? true : undefined),
+    20_000,
+    'the poll to fail at its deadline',
+  ).catch((error) => {
+    throw new Error(`${error}\n${exporter.logs().split('\n').filter((l) => l.includes('queues')).slice(-5).join('\n')}`);
+  });
+  // The thread's collect ended with the cancelled request's own error: the main thread did not
+  // have to give up on a collect that ignored its deadline.
+  expect(exporter.logs()).not.toContain('the collector did not stop');
+  sim.fault(/^\/api\/vhosts/, undefined);
+  await eventually(queuesSucceeded(exporter), 30_000, 'the poll to succeed again');
+}, 60_000);
