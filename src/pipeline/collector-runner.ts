@@ -7,7 +7,7 @@ import type { ManagementClient } from '../broker/management-client.js';
 import type { AnyCollector } from '../collectors/kit/collector.js';
 import { partFailureCause } from '../collectors/kit/optional-part.js';
 import type { CollectorConfig, TargetSetup } from '../config/exporter-config.js';
-import { type CollectRequest, collectHere, type PollResult, sinkProfileOf } from './collect-once.js';
+import { collectHere, type PollResult, sinkProfileOf } from './collect-once.js';
 import type { PollThread } from './poll-thread/poll-thread.js';
 import type { MetricDef } from '../model/metric-def.js';
 import type { TargetProfile } from '../profiles/profiles.js';
@@ -202,27 +202,27 @@ export class CollectorRunner {
       // One reading of /api/overview per poll of the collector describing the broker; the others reuse the latest.
       const ownReading = this.collector.describesBroker ? await brokerInfoReader.read(signal) : undefined;
       const broker = ownReading?.info ?? (await brokerInfoReader.latest(signal));
-      const request: CollectRequest = {
-        collector: this.collector,
-        client,
-        signal,
-        broker,
-        share: this.deps.share,
-        profile: sinkProfileOf(this.deps.profile, this.collector, broker, this.excluded),
-        log: this.log,
-        options: this.config.options,
-        carryOver: this.carryOver,
-        brokerReport: ownReading,
-        limits: { deadlineAt: started + this.config.timeoutMs, timeoutMs: this.config.timeoutMs, maxAgeMs: this.config.maxAgeMs },
-        lastServed: state.collectors.get(this.collector.name)?.families,
-      };
+      const limits = { deadlineAt: started + this.config.timeoutMs, timeoutMs: this.config.timeoutMs, maxAgeMs: this.config.maxAgeMs };
       const thread = this.config.pollThread ? this.deps.thread : undefined;
       const polled = thread
-        ? thread.pollThread.collect({ target: thread.key, setup: thread.setup, collector: this.collector.name, broker, remainingMs: request.limits.deadlineAt - performance.now(), logLevel: this.log.level }, signal, (counts) => {
+        ? thread.pollThread.collect({ target: thread.key, setup: thread.setup, collector: this.collector.name, broker, remainingMs: limits.deadlineAt - performance.now(), logLevel: this.log.level }, signal, (counts) => {
             client.requests += counts.requests;
             client.bytesRead += counts.bytesRead;
           })
-        : collectHere(request);
+        : collectHere({
+            collector: this.collector,
+            client,
+            signal,
+            broker,
+            share: this.deps.share,
+            profile: sinkProfileOf(this.deps.profile, this.collector, broker, this.excluded),
+            log: this.log,
+            options: this.config.options,
+            carryOver: this.carryOver,
+            brokerReport: ownReading,
+            limits,
+            lastServed: state.collectors.get(this.collector.name)?.families,
+          });
       // A collect that ignores its signal must not hold the loop: the poll fails at the deadline.
       const stuck = failAfterAbort(signal, this.config.timeoutMs);
       let result: PollResult;
