@@ -10,7 +10,7 @@ import { createLogger } from './log.js';
 import type { RenderedFamily } from './model/text-format.js';
 import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
 import { collectHere, sinkProfileOf } from './pipeline/collect-once.js';
-import type { ClientCounts, FromThread, ThreadJob, ToThread } from './pipeline/poll-thread/protocol.js';
+import type { ClientCounts, FromThread, ToThread } from './pipeline/poll-thread/protocol.js';
 import { errorToWire, familiesToWire } from './pipeline/poll-thread/wire.js';
 import { targetClient } from './pipeline/target-client.js';
 import { type TargetProfile, targetProfile } from './profiles/profiles.js';
@@ -24,6 +24,8 @@ interface TargetHere {
   /** Per collector: its carry-over, and the families of its last successful poll here. */
   readonly carryOver: Map<string, Map<string, unknown>>;
   readonly lastServed: Map<string, readonly RenderedFamily[]>;
+  /** The client's counts as last told to the main thread. */
+  readonly reported: { requests: number; bytesRead: number };
 }
 
 const port = parentPort;
@@ -36,7 +38,7 @@ const STOPPED = new Error('the poll was stopped on the main thread');
 port.on('message', (message: ToThread) => {
   switch (message.kind) {
     case 'poll':
-      void poll(message.id, message, message.logFormat);
+      void poll(message);
       break;
     case 'abort':
       polls.get(message.id)?.abort(STOPPED);
@@ -47,13 +49,12 @@ port.on('message', (message: ToThread) => {
   }
 });
 
-async function poll(id: number, job: ThreadJob, logFormat: 'json' | 'logfmt'): Promise<void> {
+async function poll(job: Extract<ToThread, { kind: 'poll' }>): Promise<void> {
+  const { id } = job;
   const controller = new AbortController();
   polls.set(id, controller);
-  const target = targetOf(job.target, job.setup, logFormat);
+  const target = targetOf(job.target, job.setup, job.logFormat);
   const { client } = target;
-  const before: ClientCounts = { requests: client.requests, bytesRead: client.bytesRead };
-  const counts = (): ClientCounts => ({ requests: client.requests - before.requests, bytesRead: client.bytesRead - before.bytesRead });
   const config = job.setup.collectors.find((c) => c.name === job.collector);
   let reply: FromThread;
   let moved: ArrayBuffer[] = [];
@@ -82,13 +83,25 @@ async function poll(id: number, job: ThreadJob, logFormat: 'json' | 'logfmt'): P
     target.lastServed.set(collector.name, result.families);
     const families = familiesToWire(result.families);
     moved = [families.bytes];
-    reply = { kind: 'done', id, families, skipped: result.skipped, dropped: [...result.dropped], leftOut: result.leftOut, counts: counts() };
+    reply = { kind: 'done', id, families, skipped: result.skipped, dropped: [...result.dropped], leftOut: result.leftOut, counts: unreported(target) };
   } catch (error) {
-    reply = { kind: 'failed', id, error: errorToWire(error), counts: counts() };
+    reply = { kind: 'failed', id, error: errorToWire(error), counts: unreported(target) };
   } finally {
     polls.delete(id);
   }
   port?.postMessage(reply, moved);
+}
+
+/**
+ * What the target's client counted since the last reply told: the target's polls here may overlap
+ * (several collectors), so each reply carries the counts since the one before, not since its own start.
+ */
+function unreported(target: TargetHere): ClientCounts {
+  const { client, reported } = target;
+  const counts = { requests: client.requests - reported.requests, bytesRead: client.bytesRead - reported.bytesRead };
+  reported.requests = client.requests;
+  reported.bytesRead = client.bytesRead;
+  return counts;
 }
 
 /** The target's client and carry-over, made at its first poll here. */
@@ -104,6 +117,7 @@ function targetOf(key: string, setup: TargetSetup, logFormat: 'json' | 'logfmt')
     log: createLogger('info', { format: logFormat, redactor: () => redactor }).child({ target: name }),
     carryOver: new Map(),
     lastServed: new Map(),
+    reported: { requests: 0, bytesRead: 0 },
   };
   targets.set(key, made);
   return made;

@@ -28,15 +28,8 @@ export interface CollectRequest {
   readonly lastServed?: readonly RenderedFamily[];
 }
 
-/** A poll under way: its collect, and where its samples and left-out requests go. */
-export interface Collecting {
-  readonly done: Promise<void>;
-  readonly sink: SampleSink;
-  readonly leftOut: LeftOutRequest[];
-}
-
-/** Starts one poll of a collector: its requests go through the target's client, bounded by the poll's signal. */
-export function startCollect(request: CollectRequest): Collecting {
+/** One poll of a collector on this thread: its requests go through the target's client, bounded by the poll's signal. */
+export async function collectHere(request: CollectRequest): Promise<PollResult> {
   const { collector, client, signal, share } = request;
   const lane = collector.lane;
   // A request with limits of its own (one vhost's list) ends at the first of its deadline and the poll's.
@@ -51,7 +44,7 @@ export function startCollect(request: CollectRequest): Collecting {
   };
   const leftOut: LeftOutRequest[] = [];
   const sink = new SampleSink(share && !share.whole ? share : undefined, request.profile);
-  const done = collector.collect({
+  await collector.collect({
     api,
     broker: request.broker,
     sink,
@@ -65,7 +58,7 @@ export function startCollect(request: CollectRequest): Collecting {
     lastServed: request.lastServed,
     leftOut: (left) => leftOut.push(left),
   });
-  return { done, sink, leftOut };
+  return { families: sink.finish(), skipped: sink.skipped, dropped: sink.dropped, leftOut };
 }
 
 /** What a successful poll hands the target's state. */
@@ -75,13 +68,6 @@ export interface PollResult {
   readonly skipped: number;
   readonly dropped: ReadonlyMap<DropReason, number>;
   readonly leftOut: readonly LeftOutRequest[];
-}
-
-/** One poll on this thread. */
-export async function collectHere(request: CollectRequest): Promise<PollResult> {
-  const { done, sink, leftOut } = startCollect(request);
-  await done;
-  return { families: sink.finish(), skipped: sink.skipped, dropped: sink.dropped, leftOut };
 }
 
 /** The profile a poll's samples are written under (undefined: the native names). `excluded`: when known, the profile's excluded families of the collector. */
