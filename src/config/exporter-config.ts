@@ -26,8 +26,11 @@ export interface CollectorConfig {
   intervalMs: number;
   timeoutMs: number;
   maxAgeMs: number;
-  /** collectors.<name>.poll_thread: its polls run in the poll thread, not on the main thread. */
-  pollThread?: boolean;
+  /**
+   * collectors.<name>.poll_thread: its polls run in the poll thread, not on the main thread, once
+   * one of its polls served this many series (0: from the first; unset: never).
+   */
+  pollThreadFromSeries?: number;
   options: Record<string, unknown>;
 }
 

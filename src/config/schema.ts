@@ -167,8 +167,10 @@ const commonCollectorFields = {
   /** Deadline of one poll; default its interval. */
   timeout: positiveDuration.optional(),
   max_age: positiveDuration.optional(),
-  /** Its polls run in the poll thread (a worker thread), off the thread that serves scrapes. */
-  poll_thread: z.boolean().optional(),
+  /** Its polls run in the poll thread (a worker thread), off the thread that serves scrapes: always, never, or once they are big. */
+  poll_thread: z.union([z.boolean(), z.literal('auto')]).optional(),
+  /** With poll_thread: auto, how many series a poll serves before the collector moves there. */
+  poll_thread_from_series: z.number().int().positive().optional(),
 };
 
 function collectorsSchema(collectors: readonly CollectorSpec[]) {

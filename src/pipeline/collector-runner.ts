@@ -10,6 +10,7 @@ import type { CollectorConfig, TargetSetup } from '../config/exporter-config.js'
 import { collectHere, type PollResult, sinkProfileOf } from './collect-once.js';
 import type { PollThread } from './poll-thread/poll-thread.js';
 import type { MetricDef } from '../model/metric-def.js';
+import type { RenderedFamily } from '../model/text-format.js';
 import type { TargetProfile } from '../profiles/profiles.js';
 import type { TargetShare } from '../model/shard-assignment.js';
 import type { TargetState } from './target-state.js';
@@ -85,6 +86,8 @@ export class CollectorRunner {
   /** Made when first used: a pino child costs kilobytes, and a fleet's idle targets seldom log. */
   private childLog: Logger | undefined;
   private readonly excluded: ReadonlySet<MetricDef>;
+  /** Its polls run in the poll thread: from the start, or since one of its polls was big enough (collectors.<name>.poll_thread). */
+  private inThread: boolean;
 
   constructor(
     private readonly collector: AnyCollector,
@@ -92,6 +95,7 @@ export class CollectorRunner {
     private readonly deps: RunnerDeps,
   ) {
     this.excluded = deps.profile?.excluded(collector.metrics) ?? NOTHING_EXCLUDED;
+    this.inThread = config.pollThreadFromSeries === 0 && deps.thread !== undefined;
     deps.state.register(collector.name, config.intervalMs, config.maxAgeMs, { decidesUp: collector.describesBroker === true, timeoutMs: config.timeoutMs });
   }
 
@@ -189,6 +193,25 @@ export class CollectorRunner {
     return startedAt + jittered - performance.now();
   }
 
+  /**
+   * With poll_thread: auto, a poll on the main thread that served enough series moves the
+   * collector's next polls to the poll thread, for good (until a reload). Its carry-over stays
+   * behind and is let go: the thread starts its own, as at the exporter's start.
+   */
+  private moveToThreadIfBig(families: readonly RenderedFamily[]): void {
+    const from = this.config.pollThreadFromSeries;
+    if (from === undefined || !this.deps.thread) return;
+    let series = 0;
+    for (const family of families) series += family.samples;
+    if (series < from) return;
+    this.inThread = true;
+    this.carried = undefined;
+    this.log.info(
+      { series, poll_thread_from_series: from },
+      `its polls move to the poll thread: its last poll served at least collectors.${this.collector.name}.poll_thread_from_series series`,
+    );
+  }
+
   /** One poll; never throws. */
   async pollOnce(): Promise<void> {
     const { state, client, brokerInfoReader } = this.deps;
@@ -203,7 +226,7 @@ export class CollectorRunner {
       const ownReading = this.collector.describesBroker ? await brokerInfoReader.read(signal) : undefined;
       const broker = ownReading?.info ?? (await brokerInfoReader.latest(signal));
       const limits = { deadlineAt: started + this.config.timeoutMs, timeoutMs: this.config.timeoutMs, maxAgeMs: this.config.maxAgeMs };
-      const thread = this.config.pollThread ? this.deps.thread : undefined;
+      const thread = this.inThread ? this.deps.thread : undefined;
       const polled = thread
         ? thread.pollThread.collect({ target: thread.key, setup: thread.setup, collector: this.collector.name, broker, remainingMs: limits.deadlineAt - performance.now(), logLevel: this.log.level }, signal, (counts) => {
             client.requests += counts.requests;
@@ -235,6 +258,7 @@ export class CollectorRunner {
       const seconds = (performance.now() - started) / 1000;
       if (result.skipped > 0) this.log.debug({ skipped: result.skipped }, 'values that were null or not numbers were left out');
       state.succeeded(this.collector.name, result.families, seconds, result.skipped, Date.now(), result.dropped, result.leftOut);
+      if (!thread) this.moveToThreadIfBig(result.families);
       this.deps.failures.succeeded(this.collector.name);
       const wasFailing = this.failures > 0;
       this.failures = 0;

@@ -3,7 +3,7 @@
  * an environment, ready once /-/ready answers 200, and its /metrics read. Used by the broker
  * tests and the `process` project.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -21,6 +21,8 @@ export interface ExporterProcess {
   /** Value of one series, labels matched exactly as rendered, e.g. `rabbitmq_up` or `x{node="a"}`. */
   value(series: string): Promise<number | undefined>;
   signal(name: NodeJS.Signals): void;
+  /** How many threads its process has now (Linux: /proc/<pid>/status). */
+  threads(): number;
   stop(): Promise<void>;
 }
 
@@ -74,6 +76,11 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
     },
     signal(name) {
       child.kill(name);
+    },
+    threads() {
+      const line = /^Threads:\s+(\d+)$/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (!line) throw new Error(`/proc/${child.pid}/status has no Threads line`);
+      return Number(line[1]);
     },
     async stop() {
       await exporter.stop();

@@ -52,7 +52,7 @@ async function queueLines(exporter: ExporterProcess): Promise<string[]> {
 it('serves the same queue series from the poll thread as from the main thread', async () => {
   sim = await startSimulator({ queues: 600, vhosts: 3, consumers: 40 });
   // Every poll reads the statistics: the counts-only polls between take consumers from another list.
-  const [onMain, inThread] = [await start(sim, ['stats_every: 1']), await start(sim, ['stats_every: 1', 'poll_thread: true'])];
+  const [onMain, inThread] = [await start(sim, ['stats_every: 1', 'poll_thread: false']), await start(sim, ['stats_every: 1', 'poll_thread: true'])];
   await eventually(queuesSucceeded(onMain), 20_000, 'the main thread poll to succeed');
   await eventually(queuesSucceeded(inThread), 20_000, 'the poll thread poll to succeed');
   const [main, thread] = [await queueLines(onMain), await queueLines(inThread)];
@@ -102,4 +102,31 @@ it('ends a poll in the thread at its deadline: the request is cancelled there, n
   expect(exporter.logs()).not.toContain('the collector did not stop');
   sim.fault(/^\/api\/vhosts/, undefined);
   await eventually(queuesSucceeded(exporter), 30_000, 'the poll to succeed again');
+}, 60_000);
+
+it('by default moves a collector to the poll thread once one of its polls served poll_thread_from_series series', async () => {
+  sim = await startSimulator({ queues: 20, vhosts: 2 });
+  const exporter = await start(sim, ['stats_every: 1', 'poll_thread_from_series: 2000']);
+  const moved = () => exporter.logs().includes('its polls move to the poll thread');
+  await eventually(queuesSucceeded(exporter), 20_000, 'the first poll to succeed');
+  expect((await queueLines(exporter)).length).toBeLessThan(2000);
+  // Two polls more (1 s apart), still on the main thread: no thread was started for it.
+  const lastSuccess = async () => (await exporter.value('rabbitmq_exporter_collector_last_success_timestamp_seconds{collector="queues"}')) ?? 0;
+  const before = await lastSuccess();
+  await eventually(async () => ((await lastSuccess()) >= before + 1.9 ? true : undefined), 20_000, 'two more polls');
+  expect(moved()).toBe(false);
+  const threadsBefore = exporter.threads();
+  // 400 queues more: the next poll serves over 2,000 series, and the one after polls in the thread.
+  const original = sim.data.queues.slice();
+  for (let i = 0; i < 20; i++) sim.data.queues.push(...original.map((q) => ({ ...q, name: `${String(q.name)}-more-${i}` })));
+  sim.changed();
+  await eventually(async () => (moved() ? true : undefined), 20_000, 'the collector to move to the poll thread');
+  expect(exporter.logs()).toMatch(/"collector":"queues".*"poll_thread_from_series":2000.*its polls move to the poll thread/);
+  const atMove = await lastSuccess();
+  await eventually(async () => ((await lastSuccess()) >= atMove + 1.9 ? true : undefined), 20_000, 'two polls in the poll thread');
+  // The poll thread is one thread more in the process, started by the move.
+  expect(exporter.threads()).toBe(threadsBefore + 1);
+  expect(await exporter.value('rabbitmq_exporter_collector_success{collector="queues"}')).toBe(1);
+  const lines = await queueLines(exporter);
+  expect(lines.filter((l) => l.startsWith('rabbitmq_queue_messages_ready{')).length).toBe(420);
 }, 60_000);

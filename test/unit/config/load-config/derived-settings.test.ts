@@ -2,6 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { POLL_THREAD_FROM_SERIES } from '../../../../src/config/collector-settings.js';
 import { redactedConfig } from '../../../../src/config/redacted-config.js';
 import { td, load, configError, collector, fileTempDir } from './load-helpers.js';
 
@@ -65,20 +66,34 @@ describe('derived collector settings', () => {
     expect(error.message).toContain(`config file ${file}: key "collectors.queues.interval": makes collectors.queues.max_age 900h (3 × collectors.queues.interval)`);
   });
 
-  it('poll_thread puts a collector in the poll thread; no collector is there by default', () => {
+  it('poll_thread: true puts a collector in the poll thread from its first poll, false never; by default a collector moves there once a poll is big', () => {
     const file = join(tmp(), 'poll-thread.yaml');
-    writeFileSync(file, 'collectors:\n  queues:\n    poll_thread: true\n  nodes:\n    poll_thread: false\n');
+    writeFileSync(file, 'collectors:\n  queues:\n    poll_thread: true\n  nodes:\n    poll_thread: false\n  channels:\n    poll_thread_from_series: 1000\n');
     const config = load(file);
-    expect(collector(config, 'queues').pollThread).toBe(true);
-    expect(collector(config, 'nodes').pollThread).toBeUndefined();
+    expect(collector(config, 'queues').pollThreadFromSeries).toBe(0);
+    expect(collector(config, 'nodes').pollThreadFromSeries).toBeUndefined();
+    expect(collector(config, 'channels').pollThreadFromSeries).toBe(1000);
     expect(collector(config, 'queues').options).not.toHaveProperty('poll_thread');
-    expect(load(undefined).collectors.filter((c) => c.pollThread)).toEqual([]);
+    expect(collector(config, 'channels').options).not.toHaveProperty('poll_thread_from_series');
+    const defaults = load(undefined);
+    expect(collector(defaults, 'queues').pollThreadFromSeries).toBe(POLL_THREAD_FROM_SERIES);
+    expect(collector(defaults, 'overview').pollThreadFromSeries).toBeUndefined();
+  });
+
+  it('poll_thread_from_series with poll_thread true or false is refused, naming both keys', () => {
+    const file = join(tmp(), 'poll-thread-both.yaml');
+    writeFileSync(file, 'collectors:\n  queues:\n    poll_thread: false\n    poll_thread_from_series: 1000\n');
+    expect(configError(() => load(file)).message).toContain(
+      `config file ${file}: key "collectors.queues.poll_thread_from_series": applies only with collectors.queues.poll_thread: auto (it is false)`,
+    );
   });
 
   it('the overview cannot poll in the poll thread: the key is named', () => {
     const file = join(tmp(), 'poll-thread-overview.yaml');
     writeFileSync(file, 'collectors:\n  overview:\n    poll_thread: true\n');
     expect(configError(() => load(file)).message).toContain(`config file ${file}: key "collectors.overview.poll_thread": the overview collector polls on the main thread`);
+    writeFileSync(file, 'collectors:\n  overview:\n    poll_thread_from_series: 10\n');
+    expect(configError(() => load(file)).message).toContain(`config file ${file}: key "collectors.overview.poll_thread_from_series": the overview collector polls on the main thread`);
   });
 
   it('an explicit max_age lifts the derived limit', () => {
