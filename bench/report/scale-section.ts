@@ -55,7 +55,7 @@ export function scaleSection(r: ScaleResults, file: string): string[] {
     describe(r.provenance),
     '',
     `The built exporter against the simulated management API (from the 3.10.8 recordings, a process of its own), ${settings.vhosts} vhosts, ` +
-      `queue polls every ${settings.queueInterval}, each fetching the statistics (\`stats_every: 1\`)${settings.families ? `, with every queue in its vhost's family by the suffix rule and per-queue series off (\`families: ${familiesText(settings.families)}\`)` : ''}${settings.pollThread ? ', polling in the poll thread (`poll_thread: true`)' : ''}; ${others}; no jitter. ` +
+      `queue polls every ${settings.queueInterval}, each fetching the statistics (\`stats_every: 1\`)${settings.families ? `, with every queue in its vhost's family by the suffix rule and per-queue series off (\`families: ${familiesText(settings.families)}\`)` : ''}${pollThreadText(r)}; ${others}; no jitter. ` +
       'Before each queue poll the simulator changes the given fraction of the queues (their counts, bytes, memory and counters), so the answers are not the same bytes every time.',
     '',
     `**CPU per queue poll, nothing scraping**: the exporter's CPU time (utime+stime, all threads) from the start of one queue poll to the start of the next, ${settings.polls} polls after one not measured, ` +
@@ -74,4 +74,15 @@ export function scaleSection(r: ScaleResults, file: string): string[] {
     table(['queues', 'target', 'measured', 'limit', 'result'], targetRows),
     '',
   ];
+}
+
+/** Where the queue collector polled, as the run's settings and each size's record say. */
+function pollThreadText(r: ScaleResults): string {
+  const { pollThread, pollThreadFromSeries } = r.settings;
+  if (pollThread === true) return ', polling in the poll thread (`poll_thread: true`)';
+  if (pollThread === false) return ', polling on the main thread (`poll_thread: false`)';
+  if (pollThread !== 'auto') return '';
+  const moved = r.sizes.filter((size) => size.polledInThread).map((size) => size.queues.toLocaleString('en'));
+  const where = moved.length > 0 ? `it did at ${moved.join(' and ')} queues, after the first poll, which is not measured` : 'it did at no size here';
+  return `, with the default \`poll_thread: auto\` (the queue collector moves to the poll thread once a poll serves \`poll_thread_from_series\` series, ${(pollThreadFromSeries ?? NaN).toLocaleString('en')}: ${where})`;
 }

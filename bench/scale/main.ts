@@ -10,6 +10,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { POLL_THREAD_FROM_SERIES } from '../../src/config/collector-settings.js';
 import { startRun } from '../provenance.js';
 import { scaleSection } from '../report/scale-section.js';
 import { S } from '../run/settings.js';
@@ -33,13 +34,13 @@ async function main(): Promise<void> {
   const results: ScaleResults = {
     bench: 'scale',
     provenance: run.finish(),
-    settings: { vhosts: VHOSTS, polls: POLLS, changes: CHANGES, latencyChange: LATENCY_CHANGE, queueInterval: INTERVAL, collectors: MEASURED_COLLECTORS, ...(SIGNALS ? { signals: true } : {}), ...(FAMILIES ? { families: FAMILIES_SETTINGS } : {}), ...(POLL_THREAD ? { pollThread: true } : {}) },
+    settings: { vhosts: VHOSTS, polls: POLLS, changes: CHANGES, latencyChange: LATENCY_CHANGE, queueInterval: INTERVAL, collectors: MEASURED_COLLECTORS, ...(SIGNALS ? { signals: true } : {}), ...(FAMILIES ? { families: FAMILIES_SETTINGS } : {}), pollThread: POLL_THREAD ?? 'auto', ...(POLL_THREAD === undefined ? { pollThreadFromSeries: POLL_THREAD_FROM_SERIES } : {}) },
     wallSeconds: (performance.now() - t0) / 1000,
     sizes,
     targets: targetChecks(sizes, FAMILIES),
   };
   fs.mkdirSync(S.resultsDir, { recursive: true });
-  const name = ['scale', ...(SIGNALS ? ['signals'] : []), ...(FAMILIES ? ['families'] : []), ...(POLL_THREAD ? ['poll-thread'] : [])].join('-');
+  const name = ['scale', ...(SIGNALS ? ['signals'] : []), ...(FAMILIES ? ['families'] : []), ...(POLL_THREAD === undefined ? [] : [POLL_THREAD ? 'poll-thread' : 'main-thread'])].join('-');
   fs.writeFileSync(path.join(S.resultsDir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);
   const md = ['# bench:scale', '', ...scaleSection(results, `bench/results/${name}.json`)].join('\n');
   fs.writeFileSync(path.join(S.resultsDir, `${name}.md`), md);

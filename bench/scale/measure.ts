@@ -18,7 +18,10 @@ import { PROM_HEADERS } from '../run/settings.js';
 import { cpuSeconds, log, memoryOf, percentile, sleep } from '../run/util.js';
 import { queueStatus } from './landing-status.js';
 import { startExporter, startScraper, startSimulator, stop, type Answer, type ExporterProcess, type SimulatorProcess } from './processes.js';
-import { CHANGES, LATENCY_CHANGE, POLLS } from './settings.js';
+import { CHANGES, LATENCY_CHANGE, POLL_THREAD, POLLS } from './settings.js';
+
+/** What the exporter logs when poll_thread: auto moves the queue collector to the poll thread (collector-runner.ts). */
+const MOVED_TO_POLL_THREAD = 'its polls move to the poll thread';
 
 export interface ChangePhase {
   /** Fraction of the queues changed before each poll. */
@@ -61,6 +64,8 @@ export interface SizeResult {
   loopMaxSeconds: number;
   /** The queue collector's condition on the landing page at the end of the CPU phase. */
   condition: string;
+  /** Where the queue collector polled once warm: in the poll thread (set so, or moved there by poll_thread: auto). Absent in results before it. */
+  polledInThread?: boolean;
   series: number;
   textBytes: number;
   gzipBytes: number;
@@ -207,6 +212,19 @@ export async function measure(queues: number): Promise<SizeResult> {
     if (Date.now() > deadline) throw new Error('no successful queue poll');
     await sleep(1000);
   }
+  // A collector that moved to the poll thread after its first poll starts there without its
+  // carry-over: its first poll there renders every queue again, so it is warm-up too.
+  const logFile = path.join(workDir, 'exporter.log');
+  const moved = () => fs.readFileSync(logFile, 'utf8').includes(MOVED_TO_POLL_THREAD);
+  await sleep(1000);
+  if (moved()) {
+    // lastSuccessAt is read from "N s ago": a later poll's is the interval later, not a few ms.
+    const first = (await queueStatus(exp.url)).lastSuccessAt ?? 0;
+    while (((await queueStatus(exp.url)).lastSuccessAt ?? 0) < first + 5000) {
+      if (Date.now() > deadline) throw new Error('no successful queue poll in the poll thread');
+      await sleep(1000);
+    }
+  }
   log(`${queues} queues: warm; CPU per poll, nothing scraping`);
   const changes: ChangePhase[] = [];
   for (const fraction of CHANGES) changes.push(await measureChanges(sim, exp, fraction, rss, deadline));
@@ -221,6 +239,7 @@ export async function measure(queues: number): Promise<SizeResult> {
   stop(exp.child);
   const alone = await parseAlone(sim, [...queueLists.values()]);
   stop(sim.child);
+  const polledInThread = POLL_THREAD ?? moved();
   fs.rmSync(workDir, { recursive: true, force: true });
   return {
     queues,
@@ -232,6 +251,7 @@ export async function measure(queues: number): Promise<SizeResult> {
     hwmBytes: hwm,
     loopMaxSeconds: exposition.own.get('rabbitmq_exporter_event_loop_delay_max_seconds') ?? NaN,
     condition,
+    polledInThread,
     series: exposition.series,
     textBytes: exposition.textBytes,
     gzipBytes: exposition.gzipBytes,

@@ -98,7 +98,7 @@ export async function startExporter(sim: SimulatorProcess, workDir: string, node
       // costliest poll, the one the targets are about.
       '    stats_every: 1',
       ...(SIGNALS ? ['    signals: true'] : []),
-      ...(POLL_THREAD ? ['    poll_thread: true'] : []),
+      ...(POLL_THREAD === undefined ? [] : [`    poll_thread: ${POLL_THREAD}`]),
       ...(FAMILIES ? ['    families:', ...Object.entries(FAMILIES_SETTINGS).map(([key, value]) => `      ${key}: ${String(value)}`)] : []),
       ...COLLECTORS.filter((c) => !MEASURED_COLLECTORS.includes(c.name)).flatMap((c) => [`  ${c.name}:`, '    enabled: false']),
       '',

@@ -6,7 +6,7 @@ import type { TargetCheck } from './targets.js';
 export interface ScaleResults {
   bench: 'scale';
   provenance: Provenance;
-  settings: { vhosts: number; polls: number; changes: number[]; latencyChange: number; queueInterval: string; collectors?: readonly string[]; signals?: boolean; families?: true | Readonly<Record<string, unknown>>; pollThread?: boolean };
+  settings: { vhosts: number; polls: number; changes: number[]; latencyChange: number; queueInterval: string; collectors?: readonly string[]; signals?: boolean; families?: true | Readonly<Record<string, unknown>>; pollThread?: boolean | 'auto'; pollThreadFromSeries?: number };
   wallSeconds: number;
   sizes: SizeResult[];
   targets: TargetCheck[];
