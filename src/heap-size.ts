@@ -50,18 +50,6 @@ export function setsHeapGrowth(execArgv: readonly string[]): boolean {
   return !names(execArgv, FLAG);
 }
 
-export function limitHeapGrowth(execArgv: readonly string[] = operatorFlags(), percent = GROWING_PERCENT): void {
-  if (setsHeapGrowth(execArgv)) v8.setFlagsFromString(`--${FLAG}=${percent}`);
-}
-
-/**
- * 1.25 once the poll thread runs (it sets it as it starts; the flag is the process's): the polls'
- * garbage is then the thread's heap, and its longer pauses are not the HTTP server's. bench:scale
- * runner, 100,000 queues in the poll thread, 10% changing, scraped: RSS max 414.4 MB with 1.5,
- * 382.3 MB with 1.25; /metrics p99 12.1 and 12.0 ms; CPU per poll ~10% more.
- */
-const POLL_THREAD_GROWING_PERCENT = 25;
-
-export function limitHeapGrowthForPollThread(execArgv: readonly string[] = operatorFlags()): void {
-  limitHeapGrowth(execArgv, POLL_THREAD_GROWING_PERCENT);
+export function limitHeapGrowth(execArgv: readonly string[] = operatorFlags()): void {
+  if (setsHeapGrowth(execArgv)) v8.setFlagsFromString(`--${FLAG}=${GROWING_PERCENT}`);
 }

@@ -6,7 +6,6 @@ import { Redactor } from './broker/redactor.js';
 import { collectorByName } from './collectors/registry.js';
 import type { TargetSetup } from './config/exporter-config.js';
 import { targetCredentials } from './config/redacted-config.js';
-import { limitHeapGrowthForPollThread } from './heap-size.js';
 import { createLogger } from './log.js';
 import type { RenderedFamily } from './model/text-format.js';
 import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
@@ -31,8 +30,6 @@ interface TargetHere {
 
 const port = parentPort;
 if (!port) throw new Error('src/poll-thread-worker.ts runs only as the poll thread (a worker thread)');
-
-limitHeapGrowthForPollThread();
 
 const targets = new Map<string, TargetHere>();
 const polls = new Map<number, AbortController>();
