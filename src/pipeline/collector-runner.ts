@@ -8,6 +8,7 @@ import type { AnyCollector } from '../collectors/kit/collector.js';
 import { partFailureCause } from '../collectors/kit/optional-part.js';
 import type { CollectorConfig, TargetSetup } from '../config/exporter-config.js';
 import { collectHere, type PollResult, sinkProfileOf } from './collect-once.js';
+import { collectGarbageNow } from './poll-thread/collect-garbage.js';
 import type { PollThread } from './poll-thread/poll-thread.js';
 import type { MetricDef } from '../model/metric-def.js';
 import type { RenderedFamily } from '../model/text-format.js';
@@ -196,7 +197,7 @@ export class CollectorRunner {
   /**
    * With poll_thread: auto, a poll on the main thread that served enough series moves the
    * collector's next polls to the poll thread, for good (until a reload). Its carry-over stays
-   * behind and is let go: the thread starts its own, as at the exporter's start.
+   * behind and is let go, collected at once: the thread starts its own, as at the exporter's start.
    */
   private moveToThreadIfBig(families: readonly RenderedFamily[]): void {
     const from = this.config.pollThreadFromSeries;
@@ -206,6 +207,7 @@ export class CollectorRunner {
     if (series < from) return;
     this.inThread = true;
     this.carried = undefined;
+    collectGarbageNow();
     this.log.info(
       { series, poll_thread_from_series: from },
       `its polls move to the poll thread: its last poll served at least collectors.${this.collector.name}.poll_thread_from_series series`,
