@@ -80,9 +80,8 @@ export function scaleSection(r: ScaleResults, file: string): string[] {
 function pollThreadText(r: ScaleResults): string {
   const { pollThread, pollThreadFromSeries } = r.settings;
   if (pollThread === true) return ', polling in the poll thread (`poll_thread: true`)';
-  if (pollThread === false) return ', polling on the main thread (`poll_thread: false`)';
   if (pollThread !== 'auto') return '';
   const moved = r.sizes.filter((size) => size.polledInThread).map((size) => size.queues.toLocaleString('en'));
   const where = moved.length > 0 ? `it did at ${moved.join(' and ')} queues, after the first poll, which is not measured` : 'it did at no size here';
-  return `, with the default \`poll_thread: auto\` (the queue collector moves to the poll thread once a poll serves \`poll_thread_from_series\` series, ${(pollThreadFromSeries ?? NaN).toLocaleString('en')}: ${where})`;
+  return `, with \`poll_thread: auto\` (the queue collector moves to the poll thread once a poll serves \`poll_thread_from_series\` series, ${(pollThreadFromSeries ?? NaN).toLocaleString('en')}: ${where})`;
 }

@@ -239,7 +239,7 @@ export async function measure(queues: number): Promise<SizeResult> {
   stop(exp.child);
   const alone = await parseAlone(sim, [...queueLists.values()]);
   stop(sim.child);
-  const polledInThread = POLL_THREAD ?? moved();
+  const polledInThread = POLL_THREAD === true || moved();
   fs.rmSync(workDir, { recursive: true, force: true });
   return {
     queues,

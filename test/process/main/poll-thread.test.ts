@@ -104,9 +104,9 @@ it('ends a poll in the thread at its deadline: the request is cancelled there, n
   await eventually(queuesSucceeded(exporter), 30_000, 'the poll to succeed again');
 }, 60_000);
 
-it('by default moves a collector to the poll thread once one of its polls served poll_thread_from_series series', async () => {
+it('poll_thread: auto moves a collector to the poll thread once one of its polls served poll_thread_from_series series', async () => {
   sim = await startSimulator({ queues: 20, vhosts: 2 });
-  const exporter = await start(sim, ['stats_every: 1', 'poll_thread_from_series: 2000']);
+  const exporter = await start(sim, ['stats_every: 1', 'poll_thread: auto', 'poll_thread_from_series: 2000']);
   const moved = () => exporter.logs().includes('its polls move to the poll thread');
   await eventually(queuesSucceeded(exporter), 20_000, 'the first poll to succeed');
   expect((await queueLines(exporter)).length).toBeLessThan(2000);

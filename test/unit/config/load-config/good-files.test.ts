@@ -2,7 +2,6 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTORS } from '../../../../src/collectors/registry.js';
-import { POLL_THREAD_FROM_SERIES } from '../../../../src/config/collector-settings.js';
 import { REPO_ROOT } from '../../../support/fixtures.js';
 import { td, load, collector } from './load-helpers.js';
 
@@ -43,7 +42,6 @@ describe('good files', () => {
       intervalMs: 15_000,
       timeoutMs: 30_000,
       maxAgeMs: 45_000,
-      pollThreadFromSeries: POLL_THREAD_FROM_SERIES,
       options: { rates: true, memory_breakdown: true, memory_breakdown_every: 4 },
     });
   });
@@ -90,7 +88,6 @@ describe('good files', () => {
       intervalMs: 30_000,
       timeoutMs: 500,
       maxAgeMs: 90_000,
-      pollThreadFromSeries: POLL_THREAD_FROM_SERIES,
       options: { rates: false, memory_breakdown: false, memory_breakdown_every: 2 },
     });
   });
