@@ -45,10 +45,10 @@ export function resolveCollectors(
       poll_thread_from_series?: number;
     } & Record<string, unknown>;
     const key = `collectors.${collector.name}`;
-    const threadKey = poll_thread_from_series !== undefined ? 'poll_thread_from_series' : 'poll_thread';
+    const threadSetting = poll_thread_from_series !== undefined ? 'poll_thread_from_series' : 'poll_thread';
     if ((poll_thread === true || poll_thread === 'auto' || poll_thread_from_series !== undefined) && collector.describesBroker) {
       problems.push(
-        `${sourceOf(`${key}.${threadKey}`, file, sources, keyName)}: key "${keyName(`${key}.${threadKey}`)}": the ${collector.name} collector polls on the main thread (it decides rabbitmq_up and tells the others which API they talk to); remove the key`,
+        `${sourceOf(`${key}.${threadSetting}`, file, sources, keyName)}: key "${keyName(`${key}.${threadSetting}`)}": the ${collector.name} collector polls on the main thread (it decides rabbitmq_up and tells the others which API they talk to); remove the key`,
       );
     } else if (poll_thread_from_series !== undefined && poll_thread !== 'auto') {
       problems.push(
@@ -110,7 +110,7 @@ function defaultTimeout(collector: CollectorSpec, intervalMs: number): number {
  * series), p99 40.0 ms on the main thread and 17.4 ms with the thread. Not the default: the move
  * costs a first poll in the thread that builds the collector's state afresh beside what the main
  * thread has not yet given back: at 100,000 queues (bench:scale's processes, VmHWM) ~450 MB, where
- * bench:scale's main thread run peaked at 396 MB. docs/performance.md.
+ * bench:scale's main thread run at f6bad78 peaked at 367.4 MB. docs/performance.md.
  */
 export const POLL_THREAD_FROM_SERIES = 500_000;
 
