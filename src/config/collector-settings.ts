@@ -105,9 +105,9 @@ function defaultTimeout(collector: CollectorSpec, intervalMs: number): number {
 /**
  * With poll_thread: auto, a collector moves to the poll thread once a poll of it served this many
  * series (~23,000 queues). Below it a poll is short and the thread's heap is memory for nothing:
- * bench:scale at 10,000 queues (~220,000 series), RSS max 136.6 MB on the main thread and 178.5 MB
- * with the thread, /metrics p99 during polls within 20 ms either way; at 100,000 (2.2 million
- * series), p99 40.0 ms on the main thread and 17.4 ms with the thread. Not the default: the move
+ * bench:scale at 10,000 queues (~220,000 series), RSS max 139.2 MB on the main thread (f6bad78) and
+ * 179.6 MB with the thread (d238fae); at 100,000 (2.2 million series), /metrics p99 during polls
+ * 40.9 ms on the main thread and 15.1 ms with the thread. Not the default: the move
  * costs a first poll in the thread that builds the collector's state afresh beside what the main
  * thread has not yet given back: at 100,000 queues (bench:scale's processes, VmHWM) ~450 MB, where
  * bench:scale's main thread run at f6bad78 peaked at 367.4 MB. docs/performance.md.
