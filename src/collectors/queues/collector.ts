@@ -63,7 +63,7 @@ export const queuesCollector: Collector<QueueOptions> = {
       QueueFamilies.forgetStats(ctx.carryOver);
     }
     // A poll that fetches the statistics records them for the counts-only polls that follow.
-    const recorder = plan.mode === 'totals' ? undefined : tier.recorder(sink, STATS_DEFS);
+    const recorder = plan.mode === 'totals' ? undefined : tier.recorder(sink, STATS_DEFS, options.stats_every);
     const writer: BlockWriter = recorder ?? sink;
     const consumerCounts = plan.consumerCounts ? await fetchConsumerCounts(ctx.api) : undefined;
     if (plan.consumerCounts && !consumerCounts) {

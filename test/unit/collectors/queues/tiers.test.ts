@@ -146,6 +146,19 @@ describe('queues: tiers of freshness (stats_every)', () => {
     expect(never.last.value('rabbitmq_queue_messages', q0)).toBe(4);
   });
 
+  it('stats_every 1 holds no statistics for counts-only polls; changed to 4, the next poll fetches them again before any counts-only poll', async () => {
+    const memory = new Map<string, unknown>();
+    const items = withQ0(100, 4);
+    const api = fakeApi({ '/api/queues': listRoute(items), '/api/consumers': CONSUMERS });
+    const poll = (statsEvery: number) => runCollector(queuesCollector, { api, options: { per_vhost: false, stats_every: statsEvery }, memory });
+    await poll(1);
+    await poll(1);
+    const rounds = [await poll(4), await poll(4), await poll(4)];
+    expect(api.calls.filter((c) => c.path === '/api/queues').map(modeOf)).toEqual(['columns', 'columns', 'columns', 'totals', 'totals']);
+    // The counts-only polls serve the statistics of the poll at stats_every 4, which held them.
+    for (const r of rounds) expect(r.value('rabbitmq_queue_messages_published_total', q0)).toBe(100);
+  });
+
   it('statistics switched off on the broker after a statistics poll: the held statistics and their age are no longer served', async () => {
     const memory = new Map<string, unknown>();
     const api = fakeApi({ '/api/queues': listRoute(FULL), '/api/consumers': CONSUMERS });
