@@ -18,6 +18,12 @@ export interface BrokerInfo {
   /** management.disable_stats = true: no message_stats, queue_totals, churn or node stats. */
   statisticsDisabled: boolean;
   /**
+   * How many objects of each kind the cluster has (`object_totals`: queues, connections...), its
+   * numbers only; absent when the answer has none. Read before a collector's first poll, to
+   * estimate how big its polls are (Collector.expectedSeries).
+   */
+  objectTotals?: Readonly<Record<string, number>>;
+  /**
    * Which simulator answered, when the "broker" says it is one (`simulation`, a field no RabbitMQ
    * sends; the exporter's demo does): its data are made up. Absent for a real broker.
    */
@@ -58,6 +64,13 @@ export function brokerInfoFromOverview(overview: Record<string, unknown>): Broke
     node: text(overview.node),
     variant: variantOf(managementVersion),
     statisticsDisabled,
+    ...objectTotalsOf(overview.object_totals),
     ...(text(overview.simulation) ? { simulation: text(overview.simulation) } : {}),
   };
+}
+
+function objectTotalsOf(totals: unknown): { objectTotals?: Record<string, number> } {
+  if (totals === null || typeof totals !== 'object' || Array.isArray(totals)) return {};
+  const numbers = Object.entries(totals).filter(([, n]) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+  return numbers.length === 0 ? {} : { objectTotals: Object.fromEntries(numbers) };
 }

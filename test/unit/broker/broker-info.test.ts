@@ -16,7 +16,14 @@ describe('brokerInfoFromOverview', () => {
       node: 'rabbit@vm',
       variant: 'A',
       statisticsDisabled: false,
+      objectTotals: { channels: 200, connections: 100, consumers: 100, exchanges: 577, queues: 10000 },
     });
+  });
+
+  it('object_totals: its numbers only; absent when the answer has none', () => {
+    const with_ = (objectTotals: unknown) => brokerInfoFromOverview({ management_version: '4.0.5', object_totals: objectTotals }).objectTotals;
+    expect(with_({ queues: 3, exchanges: 7, odd: 'x', negative: -1, nan: Number.NaN })).toEqual({ queues: 3, exchanges: 7 });
+    for (const none of [undefined, null, [], 'many', {}, { queues: '3' }]) expect(with_(none), JSON.stringify(none)).toBeUndefined();
   });
 
   it('3.10.8 with management.disable_stats: statistics disabled', () => {
