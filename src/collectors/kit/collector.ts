@@ -97,6 +97,12 @@ export interface Collector<Options = Record<string, never>> {
   /** Collector-specific options under `collectors.<name>` in the config file. */
   readonly optionsSchema?: z.ZodType<Options>;
   collect(ctx: CollectContext<Options>): Promise<void>;
+  /**
+   * About how many series its poll would serve (rather more than fewer), from what the broker
+   * says of its size (BrokerInfo.objectTotals) before any poll; undefined when it cannot tell.
+   * poll_thread: auto decides with it where the first poll runs (collector-runner.ts).
+   */
+  expectedSeries?(ctx: Pick<CollectContext<Options>, 'broker' | 'options' | 'log' | 'carryOver'>): number | undefined;
 }
 
 /** Erases the options type for lists of heterogeneous collectors. */

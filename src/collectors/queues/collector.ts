@@ -15,6 +15,7 @@ import { QueueLabelBlocks } from './label-blocks.js';
 import { queueOptionsSchema, type QueueOptions, type QueueRecord } from './options.js';
 import { QueueSelection, RankingMemory } from './selection.js';
 import { planQueueQuery } from './plan.js';
+import { expectedQueueSeries } from './expected-series.js';
 import { emitQueueInfo, emitQueueLimits, emitQueueState } from './series.js';
 import { QueueStatsTier, vhostLabelPrefixes } from './stats-tier.js';
 import { STATS_DEFS } from './tables.js';
@@ -44,6 +45,7 @@ export const queuesCollector: Collector<QueueOptions> = {
   defaultIntervalMultiplier: 2,
   optionsSchema: queueOptionsSchema,
   metrics: metricsOf(M, quorumMetrics, familyMetrics),
+  expectedSeries: expectedQueueSeries,
   async collect(ctx) {
     const { options, sink } = ctx;
     const tier = QueueStatsTier.in(ctx.carryOver);

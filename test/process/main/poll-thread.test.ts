@@ -130,3 +130,24 @@ it('poll_thread: auto moves a collector to the poll thread once one of its polls
   const lines = await queueLines(exporter);
   expect(lines.filter((l) => l.startsWith('rabbitmq_queue_messages_ready{')).length).toBe(420);
 }, 60_000);
+
+it('poll_thread: auto puts a big collector in the poll thread before its first poll, by the broker queue count', async () => {
+  sim = await startSimulator({ queues: 420, vhosts: 2 });
+  // 420 queues × the families a queue may have: over 2,000 series expected.
+  const [ahead, onMain] = [await start(sim, ['stats_every: 1', 'poll_thread: auto', 'poll_thread_from_series: 2000']), await start(sim, ['stats_every: 1', 'poll_thread: false'])];
+  await eventually(queuesSucceeded(ahead), 20_000, 'the first poll to succeed');
+  await eventually(queuesSucceeded(onMain), 20_000, 'the main thread poll to succeed');
+  const queueLogs = ahead
+    .logs()
+    .split('\n')
+    .filter((line) => line.includes('"collector":"queues"'));
+  const moves = queueLogs.filter((line) => line.includes('its polls move to the poll thread'));
+  expect(moves).toHaveLength(1);
+  expect(moves[0]).toMatch(/"expected_series":\d+.*"poll_thread_from_series":2000.*by the broker's object_totals/);
+  // Before its first poll: the queue collector's first line.
+  expect(queueLogs[0]).toBe(moves[0]);
+  expect(ahead.threads()).toBe(onMain.threads() + 1);
+  const lines = await queueLines(ahead);
+  expect(lines.filter((l) => l.startsWith('rabbitmq_queue_messages_ready{')).length).toBe(420);
+  expect(lines).toEqual(await queueLines(onMain));
+}, 60_000);
