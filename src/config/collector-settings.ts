@@ -50,12 +50,12 @@ export function resolveCollectors(
       problems.push(
         `${sourceOf(`${key}.${threadSetting}`, file, sources, keyName)}: key "${keyName(`${key}.${threadSetting}`)}": the ${collector.name} collector polls on the main thread (it decides rabbitmq_up and tells the others which API they talk to); remove the key`,
       );
-    } else if (poll_thread_from_series !== undefined && poll_thread !== 'auto') {
+    } else if (poll_thread_from_series !== undefined && poll_thread !== undefined && poll_thread !== 'auto') {
       problems.push(
-        `${sourceOf(`${key}.poll_thread_from_series`, file, sources, keyName)}: key "${keyName(`${key}.poll_thread_from_series`)}": applies only with ${keyName(`${key}.poll_thread`)}: auto (it is ${poll_thread === undefined ? 'not set, so false' : String(poll_thread)}); set that key to auto or remove this one`,
+        `${sourceOf(`${key}.poll_thread_from_series`, file, sources, keyName)}: key "${keyName(`${key}.poll_thread_from_series`)}": applies only with ${keyName(`${key}.poll_thread`)}: auto (the default; it is ${String(poll_thread)}); set that key to auto or remove this one`,
       );
     }
-    const pollThreadFromSeries = collector.describesBroker ? undefined : pollThreadThreshold(poll_thread ?? false, poll_thread_from_series);
+    const pollThreadFromSeries = collector.describesBroker ? undefined : pollThreadThreshold(poll_thread ?? 'auto', poll_thread_from_series);
     // Each value set in the file was checked by the schema; a derived one is checked here, naming
     // the key it was derived from, since Node would fire an overlong timer after 1 ms.
     let reported = false;
@@ -103,14 +103,12 @@ function defaultTimeout(collector: CollectorSpec, intervalMs: number): number {
 }
 
 /**
- * With poll_thread: auto, a collector moves to the poll thread once a poll of it served this many
- * series (~23,000 queues). Below it a poll is short and the thread's heap is memory for nothing:
- * bench:scale at 10,000 queues (~220,000 series), RSS max 139.2 MB on the main thread (f6bad78) and
- * 179.6 MB with the thread (d238fae); at 100,000 (2.2 million series), /metrics p99 during polls
- * 40.9 ms on the main thread and 15.1 ms with the thread. Not the default: the move
- * costs a first poll in the thread that builds the collector's state afresh beside what the main
- * thread has not yet given back: at 100,000 queues (bench:scale's processes, VmHWM) ~450 MB, where
- * bench:scale's main thread run at f6bad78 peaked at 367.4 MB. docs/performance.md.
+ * With poll_thread: auto (the default), a collector polls in the poll thread once its polls serve
+ * this many series (~23,000 queues served, ~13,000 by the queue collector's estimate before its
+ * first poll). Below it a poll is short and the thread's heap is memory for nothing: bench:scale at
+ * 10,000 queues (~220,000 series), RSS max 139.2 MB on the main thread (f6bad78) and 179.6 MB with
+ * the thread (d238fae); at 100,000 (2.2 million series), /metrics p99 during polls 40.9 ms on the
+ * main thread and 15.1 ms with the thread. docs/performance.md.
  */
 export const POLL_THREAD_FROM_SERIES = 500_000;
 

@@ -66,7 +66,7 @@ describe('derived collector settings', () => {
     expect(error.message).toContain(`config file ${file}: key "collectors.queues.interval": makes collectors.queues.max_age 900h (3 × collectors.queues.interval)`);
   });
 
-  it('poll_thread: true puts a collector in the poll thread from its first poll, auto once a poll is big, false (the default) never', () => {
+  it('poll_thread: true puts a collector in the poll thread from its first poll, auto (the default) once a poll is big, false never', () => {
     const file = join(tmp(), 'poll-thread.yaml');
     writeFileSync(file, 'collectors:\n  queues:\n    poll_thread: true\n  nodes:\n    poll_thread: false\n  channels:\n    poll_thread: auto\n    poll_thread_from_series: 1000\n  connections:\n    poll_thread: auto\n');
     const config = load(file);
@@ -76,17 +76,23 @@ describe('derived collector settings', () => {
     expect(collector(config, 'connections').pollThreadFromSeries).toBe(POLL_THREAD_FROM_SERIES);
     expect(collector(config, 'queues').options).not.toHaveProperty('poll_thread');
     expect(collector(config, 'channels').options).not.toHaveProperty('poll_thread_from_series');
-    expect(load(undefined).collectors.filter((c) => c.pollThreadFromSeries !== undefined)).toEqual([]);
+    // By default every collector but the overview is auto.
+    const byDefault = load(undefined).collectors;
+    expect(byDefault.filter((c) => c.pollThreadFromSeries !== POLL_THREAD_FROM_SERIES).map((c) => c.name)).toEqual(['overview']);
+    expect(collector(load(undefined), 'overview').pollThreadFromSeries).toBeUndefined();
   });
 
-  it('poll_thread_from_series without poll_thread: auto is refused, naming both keys', () => {
+  it('poll_thread_from_series with poll_thread true or false is refused, naming both keys', () => {
     const file = join(tmp(), 'poll-thread-both.yaml');
     writeFileSync(file, 'collectors:\n  queues:\n    poll_thread: true\n    poll_thread_from_series: 1000\n');
     expect(configError(() => load(file)).message).toContain(
-      `config file ${file}: key "collectors.queues.poll_thread_from_series": applies only with collectors.queues.poll_thread: auto (it is true); set that key to auto or remove this one`,
+      `config file ${file}: key "collectors.queues.poll_thread_from_series": applies only with collectors.queues.poll_thread: auto (the default; it is true); set that key to auto or remove this one`,
     );
+    writeFileSync(file, 'collectors:\n  queues:\n    poll_thread: false\n    poll_thread_from_series: 1000\n');
+    expect(configError(() => load(file)).message).toContain('applies only with collectors.queues.poll_thread: auto (the default; it is false)');
+    // Alone it sets the default's threshold.
     writeFileSync(file, 'collectors:\n  queues:\n    poll_thread_from_series: 1000\n');
-    expect(configError(() => load(file)).message).toContain('applies only with collectors.queues.poll_thread: auto (it is not set, so false)');
+    expect(collector(load(file), 'queues').pollThreadFromSeries).toBe(1000);
   });
 
   it('the overview cannot poll in the poll thread: the key is named', () => {

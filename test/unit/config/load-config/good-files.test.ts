@@ -42,6 +42,7 @@ describe('good files', () => {
       intervalMs: 15_000,
       timeoutMs: 30_000,
       maxAgeMs: 45_000,
+      pollThreadFromSeries: 500_000,
       options: { rates: true, memory_breakdown: true, memory_breakdown_every: 4 },
     });
   });
@@ -88,6 +89,7 @@ describe('good files', () => {
       intervalMs: 30_000,
       timeoutMs: 500,
       maxAgeMs: 90_000,
+      pollThreadFromSeries: 500_000,
       options: { rates: false, memory_breakdown: false, memory_breakdown_every: 2 },
     });
   });
