@@ -77,7 +77,7 @@ const SECTIONS: [RegExp, Section][] = [
   [/^scale\.json$/, { title: 'At scale: simulated queues, CPU per poll and latency', render: (r: ScaleResults, f) => (r.bench === 'scale' ? scaleSection(r, f) : [`\`${f}\` was written by an earlier version of the benchmark, which measured CPU per poll with scrapes in the window: its figures are not shown.`, '']) }],
   [/^scale-signals\.json$/, { title: 'At scale with the queue signals on', render: (r: ScaleResults, f) => scaleSection(r, f) }],
   [/^scale-poll-thread\.json$/, { title: 'At scale with the queue collector in the poll thread', render: (r: ScaleResults, f) => scaleSection(r, f) }],
-  [/^scale-poll-thread-auto\.json$/, { title: 'At scale with the queue collector moving to the poll thread (auto)', render: (r: ScaleResults, f) => scaleSection(r, f) }],
+  [/^scale-main-thread\.json$/, { title: 'At scale with the queue collector on the main thread', render: (r: ScaleResults, f) => scaleSection(r, f) }],
   [/^scale-families\.json$/, { title: 'At scale with queue families on and per-queue series off', render: (r: ScaleResults, f) => scaleSection(r, f) }],
   [/^\d+-queues\.json$/, { title: 'A broker with 10,000 queues', render: (r: BrokerRunResults, f) => brokerSection(r, f) }],
   [/^heap\.json$/, { title: 'What the heap holds at scale', render: (r: HeapResults, f) => heapSection(r, f) }],

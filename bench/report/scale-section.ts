@@ -80,8 +80,15 @@ export function scaleSection(r: ScaleResults, file: string): string[] {
 function pollThreadText(r: ScaleResults): string {
   const { pollThread, pollThreadFromSeries } = r.settings;
   if (pollThread === true) return ', polling in the poll thread (`poll_thread: true`)';
+  if (pollThread === false) return ', polling on the main thread (`poll_thread: false`)';
   if (pollThread !== 'auto') return '';
-  const moved = r.sizes.filter((size) => size.polledInThread).map((size) => size.queues.toLocaleString('en'));
-  const where = moved.length > 0 ? `it did at ${moved.join(' and ')} queues, after the first poll, which is not measured` : 'it did at no size here';
-  return `, with \`poll_thread: auto\` (the queue collector moves to the poll thread once a poll serves \`poll_thread_from_series\` series, ${(pollThreadFromSeries ?? NaN).toLocaleString('en')}: ${where})`;
+  const moved = r.sizes.filter((size) => size.polledInThread);
+  const sizes = (list: typeof moved) => list.map((size) => size.queues.toLocaleString('en')).join(' and ');
+  const after = moved.filter((size) => size.movedAfterAPoll !== false);
+  const before = moved.filter((size) => size.movedAfterAPoll === false);
+  const where = [
+    ...(before.length > 0 ? [`it polled there from its first poll at ${sizes(before)} queues, by the broker's queue count`] : []),
+    ...(after.length > 0 ? [`it moved there at ${sizes(after)} queues after the first poll, which is not measured`] : []),
+  ];
+  return `, with \`poll_thread: auto\` (the queue collector polls in the poll thread once its polls serve \`poll_thread_from_series\` series, ${(pollThreadFromSeries ?? NaN).toLocaleString('en')}: ${where.length > 0 ? where.join('; ') : 'at no size here'})`;
 }

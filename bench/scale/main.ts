@@ -34,13 +34,13 @@ async function main(): Promise<void> {
   const results: ScaleResults = {
     bench: 'scale',
     provenance: run.finish(),
-    settings: { vhosts: VHOSTS, polls: POLLS, changes: CHANGES, latencyChange: LATENCY_CHANGE, queueInterval: INTERVAL, collectors: MEASURED_COLLECTORS, ...(SIGNALS ? { signals: true } : {}), ...(FAMILIES ? { families: FAMILIES_SETTINGS } : {}), ...(POLL_THREAD === undefined ? {} : { pollThread: POLL_THREAD }), ...(POLL_THREAD === 'auto' ? { pollThreadFromSeries: POLL_THREAD_FROM_SERIES } : {}) },
+    settings: { vhosts: VHOSTS, polls: POLLS, changes: CHANGES, latencyChange: LATENCY_CHANGE, queueInterval: INTERVAL, collectors: MEASURED_COLLECTORS, ...(SIGNALS ? { signals: true } : {}), ...(FAMILIES ? { families: FAMILIES_SETTINGS } : {}), ...(POLL_THREAD === undefined ? { pollThread: 'auto', pollThreadFromSeries: POLL_THREAD_FROM_SERIES } : { pollThread: POLL_THREAD }) },
     wallSeconds: (performance.now() - t0) / 1000,
     sizes,
     targets: targetChecks(sizes, FAMILIES),
   };
   fs.mkdirSync(S.resultsDir, { recursive: true });
-  const name = ['scale', ...(SIGNALS ? ['signals'] : []), ...(FAMILIES ? ['families'] : []), ...(POLL_THREAD === true ? ['poll-thread'] : POLL_THREAD === 'auto' ? ['poll-thread-auto'] : [])].join('-');
+  const name = ['scale', ...(SIGNALS ? ['signals'] : []), ...(FAMILIES ? ['families'] : []), ...(POLL_THREAD === true ? ['poll-thread'] : POLL_THREAD === false ? ['main-thread'] : [])].join('-');
   fs.writeFileSync(path.join(S.resultsDir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);
   const md = ['# bench:scale', '', ...scaleSection(results, `bench/results/${name}.json`)].join('\n');
   fs.writeFileSync(path.join(S.resultsDir, `${name}.md`), md);

@@ -22,6 +22,8 @@ import { CHANGES, LATENCY_CHANGE, POLL_THREAD, POLLS } from './settings.js';
 
 /** What the exporter logs when poll_thread: auto moves the queue collector to the poll thread (collector-runner.ts). */
 const MOVED_TO_POLL_THREAD = 'its polls move to the poll thread';
+/** ... and when it moves after a poll on the main thread (not before its first, by the broker's queue count). */
+const MOVED_AFTER_A_POLL = 'its last poll served';
 
 export interface ChangePhase {
   /** Fraction of the queues changed before each poll. */
@@ -66,6 +68,8 @@ export interface SizeResult {
   condition: string;
   /** Where the queue collector polled once warm: in the poll thread (set so, or moved there by poll_thread: auto). Absent in results before it. */
   polledInThread?: boolean;
+  /** With poll_thread: auto, whether it moved there after a poll on the main thread (not before its first). Absent in results before it. */
+  movedAfterAPoll?: boolean;
   series: number;
   textBytes: number;
   gzipBytes: number;
@@ -215,9 +219,10 @@ export async function measure(queues: number): Promise<SizeResult> {
   // A collector that moved to the poll thread after its first poll starts there without its
   // carry-over: its first poll there renders every queue again, so it is warm-up too.
   const logFile = path.join(workDir, 'exporter.log');
-  const moved = () => fs.readFileSync(logFile, 'utf8').includes(MOVED_TO_POLL_THREAD);
+  const logged = (text: string) => fs.readFileSync(logFile, 'utf8').includes(text);
   await sleep(1000);
-  if (moved()) {
+  const movedAfterAPoll = logged(MOVED_AFTER_A_POLL);
+  if (movedAfterAPoll) {
     // lastSuccessAt is read from "N s ago": a later poll's is the interval later, not a few ms.
     const first = (await queueStatus(exp.url)).lastSuccessAt ?? 0;
     while (((await queueStatus(exp.url)).lastSuccessAt ?? 0) < first + 5000) {
@@ -239,7 +244,7 @@ export async function measure(queues: number): Promise<SizeResult> {
   stop(exp.child);
   const alone = await parseAlone(sim, [...queueLists.values()]);
   stop(sim.child);
-  const polledInThread = POLL_THREAD === true || moved();
+  const polledInThread = POLL_THREAD === true || logged(MOVED_TO_POLL_THREAD);
   fs.rmSync(workDir, { recursive: true, force: true });
   return {
     queues,
@@ -252,6 +257,7 @@ export async function measure(queues: number): Promise<SizeResult> {
     loopMaxSeconds: exposition.own.get('rabbitmq_exporter_event_loop_delay_max_seconds') ?? NaN,
     condition,
     polledInThread,
+    movedAfterAPoll,
     series: exposition.series,
     textBytes: exposition.textBytes,
     gzipBytes: exposition.gzipBytes,

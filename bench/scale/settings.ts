@@ -3,7 +3,7 @@
 // changed per poll, 0,0.1,1), BENCH_SCALE_INTERVAL (queue poll interval, 15s), BENCH_RESULTS_DIR (bench/results),
 // BENCH_SCALE_SIGNALS (1: the queue collector's signals option on; results in scale-signals.json),
 // BENCH_SCALE_FAMILIES (1: every queue rolled up by the suffix rule, per-queue series off; results in scale-families.json),
-// BENCH_SCALE_POLL_THREAD (unset: the default, poll_thread: false; 1: true, results in scale-poll-thread.json; auto: in scale-poll-thread-auto.json),
+// BENCH_SCALE_POLL_THREAD (unset: the default, poll_thread: auto; 1: true, results in scale-poll-thread.json; 0: false, in scale-main-thread.json),
 // BENCH_SCALE_NODE_ARGS (Node's own flags for the exporter's process, space-separated; none by default).
 export const SIZES = (process.env.BENCH_SCALE_QUEUES || '10000,100000').split(',').map(Number);
 export const VHOSTS = Number(process.env.BENCH_SCALE_VHOSTS || 10);
@@ -21,9 +21,9 @@ export const SIGNALS = process.env.BENCH_SCALE_SIGNALS === '1';
 export const FAMILIES = process.env.BENCH_SCALE_FAMILIES === '1';
 /**
  * `collectors.queues.poll_thread` (docs/configuration.md): the poll off the thread that serves
- * scrapes, from the first poll or once a poll is big. Undefined: the default (false).
+ * scrapes, always or never. Undefined: the default (auto: there once its polls are big).
  */
-export const POLL_THREAD: true | 'auto' | undefined = ({ '1': true, auto: 'auto' } as const)[process.env.BENCH_SCALE_POLL_THREAD ?? ''];
+export const POLL_THREAD: boolean | undefined = ({ '1': true, '0': false } as const)[process.env.BENCH_SCALE_POLL_THREAD ?? ''];
 /**
  * Its settings: `unmatched` (a family for names the suffix rule leaves out; none here) makes every
  * queue rolled up, so the list asks only for the roll-ups' columns (docs/queues.md).
