@@ -1,5 +1,6 @@
 // What crosses between the poll thread and the main thread survives the structured clone that
 // postMessage applies: families with their chunks as Buffers, errors as the scheduler reads them.
+import { constants, crc32, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../../src/broker/errors.js';
 import { failureCause } from '../../../../src/broker/failure-cause.js';
@@ -26,6 +27,29 @@ describe('families across threads', () => {
     expect(Buffer.isBuffer(chunk.deflated)).toBe(true);
     expect({ crc: chunk.crc, length: chunk.length }).toEqual({ crc: deflated.crc, length: deflated.length });
     expect(familyBody(back[0]!).toString()).toBe(familyBody(families[0]!).toString());
+  });
+
+  it('deflated chunks that follow one another cross as one (their text joined up to 1 MiB), with the CRC-32 and length of their text', () => {
+    const line = (i: number) => `rabbitmq_queue_messages{vhost="/",queue="q${i}"} ${i}\n`;
+    const lines = (from: number, n: number) => Array.from({ length: n }, (_, i) => line(from + i)).join('');
+    const big = (tag: string) => Buffer.from(`${tag}${'x'.repeat(600 * 1024)}\n`);
+    const chunks = [deflateLines(Buffer.from(lines(0, 5))), deflateLines(Buffer.from(lines(5, 5))), deflateLines(Buffer.from(lines(10, 5))), Buffer.from(line(15)), deflateLines(Buffer.from(lines(16, 2))), deflateLines(big('a')), deflateLines(big('b'))];
+    const family: RenderedFamily = { header: { name: 'rabbitmq_queue_messages', type: 'gauge', help: 'Messages.' }, chunks, samples: 18 };
+    const wire = familiesToWire([family]);
+    // Three joined, the plain line, then two joined, and the 600 KiB ones apart: 1 MiB at most.
+    expect(wire.families[0]!.chunks.map((c) => c.length)).toEqual([4, 2, 4, 4]);
+    const [back] = familiesFromWire(structuredClone(wire, { transfer: [wire.bytes] }));
+    expect(familyBody(back!).toString()).toBe(familyBody(family).toString());
+    for (const chunk of back!.chunks) {
+      if (Buffer.isBuffer(chunk)) continue;
+      const text = inflateRawSync(chunk.deflated, { finishFlush: constants.Z_SYNC_FLUSH });
+      expect({ crc: chunk.crc, length: chunk.length }).toEqual({ crc: crc32(text), length: text.length });
+    }
+    expect(back!.chunks.filter((c) => !Buffer.isBuffer(c)).map((c) => (c as { length: number }).length)).toEqual([
+      Buffer.byteLength(lines(0, 15)),
+      Buffer.byteLength(lines(16, 2)) + big('a').length,
+      big('b').length,
+    ]);
   });
 
   it('carry only header fields across, not what a metric definition holds besides', () => {
