@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import type { SizeResult } from '../../../bench/scale/measure.js';
+import { targetChecks } from '../../../bench/scale/targets.js';
+
+/** A size's figures: CPU per poll (10% and all changing), RSS, and /metrics p99, max and event-loop delay (ms). */
+function size(queues: number, f: { cpu10: number; cpuAll: number; rssMb: number; p99: number; max: number; loop: number }): SizeResult {
+  const phase = (fraction: number, cpu: number) => ({ fraction, changed: [0], cpuSeconds: [cpu, cpu, cpu], wallSeconds: [15], rssMaxBytes: f.rssMb * 1e6 });
+  return {
+    queues,
+    queueBodyBytes: 0,
+    parseSeconds: [1],
+    changes: [phase(0.1, f.cpu10), phase(1, f.cpuAll)],
+    latency: { fraction: 0.1, pollSeconds: [1], scrapes: 100, scrapesDuring: 50, p50DuringMs: 1, p99DuringMs: f.p99, maxDuringMs: f.max, p99AllMs: f.p99, failedScrapes: 0 },
+    rssMaxBytes: f.rssMb * 1e6,
+    hwmBytes: f.rssMb * 1e6,
+    loopMaxSeconds: f.loop / 1000,
+    condition: 'ok',
+    series: 0,
+    textBytes: 0,
+    gzipBytes: 0,
+    queueAnswerBytes: 0,
+  } as unknown as SizeResult;
+}
+
+describe("issue 29's scale targets", () => {
+  it('at 300,000 queues judges every figure the 100k targets judge against 3.3 times the 100k one', () => {
+    const k100 = size(100_000, { cpu10: 2, cpuAll: 3, rssMb: 370, p99: 18, max: 20, loop: 45 });
+    const k300 = size(300_000, { cpu10: 6, cpuAll: 9, rssMb: 800, p99: 20, max: 230, loop: 45 });
+    const ratios = targetChecks([k100, k300]).filter((c) => c.queues === 300_000);
+    expect(ratios.map((c) => [c.what, Number(c.measured.toFixed(2)), c.pass])).toEqual([
+      ['CPU per poll (10% changing) / the 100k figure', 3, true],
+      ['CPU per poll (all changing) / the 100k figure', 3, true],
+      ['RSS / the 100k figure', 2.16, true],
+      ['/metrics p99 during polls / the 100k figure', 1.11, true],
+      ['/metrics max during polls / the 100k figure', 11.5, false],
+      ['longest event-loop delay / the 100k figure', 1, true],
+    ]);
+  });
+});
