@@ -15,8 +15,15 @@ import { ownedConcat, ownedCopy } from '../model/owned-bytes.js';
  */
 const deflated = new WeakMap<object, Map<string, Promise<DeflatedPart>>>();
 
-/** A part's raw deflate, and the CRC-32 and length of what it decompresses to (for the trailer). */
-export type DeflatedPart = DeflatedLines;
+/**
+ * A part's raw deflate as pieces written one after another (never copied into one buffer), and
+ * the CRC-32 and length of what they decompress to (for the trailer).
+ */
+export interface DeflatedPart {
+  readonly pieces: readonly Buffer[];
+  readonly crc: number;
+  readonly length: number;
+}
 
 /**
  * The part's raw deflate, made once per part object and format. Chunks kept deflated (the
@@ -60,7 +67,7 @@ const CLOCK_EVERY_PIECES = 4;
  */
 async function deflateChunks(chunks: readonly BodyChunk[]): Promise<DeflatedPart> {
   const turns = new Turns(CLOCK_EVERY_PIECES);
-  const pieces: (DeflatedPart | Promise<DeflatedPart>)[] = [];
+  const pieces: (DeflatedLines | Promise<DeflatedLines>)[] = [];
   let text: Buffer[] = [];
   for (const chunk of chunks) {
     if (Buffer.isBuffer(chunk)) {
@@ -73,7 +80,6 @@ async function deflateChunks(chunks: readonly BodyChunk[]): Promise<DeflatedPart
     pieces.push(chunk);
   }
   if (text.length > 0 || pieces.length === 0) pieces.push(observed(deflateText(text)));
-  if (pieces.length === 1) return pieces[0]!;
   return joinDeflated(pieces, turns);
 }
 
@@ -81,28 +87,53 @@ async function deflateChunks(chunks: readonly BodyChunk[]): Promise<DeflatedPart
  * A streamed piece's failure is handled where it is awaited, in order; until then (turns later)
  * it must not count as unhandled, which would end the process.
  */
-function observed(piece: DeflatedPart | Promise<DeflatedPart>): DeflatedPart | Promise<DeflatedPart> {
+function observed(piece: DeflatedLines | Promise<DeflatedLines>): DeflatedLines | Promise<DeflatedLines> {
   if (piece instanceof Promise) piece.catch(() => undefined);
   return piece;
 }
 
-/** Deflated pieces one after another, as one: copied into one buffer a few at a time, the streamed ones awaited in turn. */
-async function joinDeflated(pieces: readonly (DeflatedPart | Promise<DeflatedPart>)[], turns: Turns): Promise<DeflatedPart> {
-  // Promise.all would wrap each of ~8,700 pieces at 100k queues.
-  const done: DeflatedPart[] = [];
-  let bytes = 0;
+/**
+ * Pieces at least this large are written as they are; smaller ones that follow one another are
+ * copied into one of about this size. A piece is a write to the scraper's socket: the ~8,700
+ * kept chunks of 100,000 queues polled on the event loop are ~850 bytes each.
+ */
+const PIECE_BYTES = 32 * 1024;
+
+/**
+ * Deflated pieces one after another, as one part, the streamed ones awaited in turn. Large
+ * pieces are not copied: the poll thread's chunks (~45 kB each) were copied into one buffer of
+ * ~7 MB at 100,000 queues on the event loop after every poll, a copy held beside the pieces,
+ * which the poll's families keep anyway.
+ */
+async function joinDeflated(pieces: readonly (DeflatedLines | Promise<DeflatedLines>)[], turns: Turns): Promise<DeflatedPart> {
+  const joined: Buffer[] = [];
+  let small: Buffer[] = [];
+  let smallBytes = 0;
+  const joinSmall = (): void => {
+    if (small.length > 0) joined.push(small.length === 1 ? small[0]! : Buffer.concat(small, smallBytes));
+    small = [];
+    smallBytes = 0;
+  };
+  let crc = 0;
+  let length = 0;
+  // Promise.all would wrap each of thousands of pieces.
   for (const piece of pieces) {
-    const part = piece instanceof Promise ? await piece : piece;
-    done.push(part);
-    bytes += part.deflated.length;
-  }
-  const deflated = Buffer.allocUnsafeSlow(bytes);
-  let at = 0;
-  for (const part of done) {
     await turns.maybeYield();
-    at += part.deflated.copy(deflated, at);
+    const part = piece instanceof Promise ? await piece : piece;
+    crc = crc32Combine(crc, part.crc, part.length);
+    length += part.length;
+    const bytes = part.deflated;
+    if (bytes.length >= PIECE_BYTES) {
+      joinSmall();
+      joined.push(bytes);
+      continue;
+    }
+    small.push(bytes);
+    smallBytes += bytes.length;
+    if (smallBytes >= PIECE_BYTES) joinSmall();
   }
-  return { deflated, ...checksumOf(done) };
+  joinSmall();
+  return { pieces: joined, crc, length };
 }
 
 /** The CRC-32 and length of the pieces' text joined, from each piece's. */
@@ -116,7 +147,7 @@ function checksumOf(pieces: readonly DeflatedPart[]): { crc: number; length: num
   return { crc, length };
 }
 
-function deflateText(chunks: readonly Buffer[]): DeflatedPart | Promise<DeflatedPart> {
+function deflateText(chunks: readonly Buffer[]): DeflatedLines | Promise<DeflatedLines> {
   const length = chunks.reduce((n, chunk) => n + chunk.length, 0);
   if (length <= DEFLATE_AT_ONCE_BYTES) {
     const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
@@ -137,7 +168,7 @@ const STREAMED_LEVEL = 3;
 /** Bytes handed to a deflate stream per write (at least). */
 const WRITE_BYTES = 64 * 1024;
 
-function deflateStreamed(chunks: readonly Buffer[]): Promise<DeflatedPart> {
+function deflateStreamed(chunks: readonly Buffer[]): Promise<DeflatedLines> {
   return new Promise((resolve, reject) => {
     const stream = createDeflateRaw({ level: STREAMED_LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
     const out: Buffer[] = [];
@@ -183,5 +214,5 @@ export function joinGzip(parts: readonly DeflatedPart[]): readonly Buffer[] {
   const trailer = Buffer.alloc(8);
   trailer.writeUInt32LE(crc >>> 0, 0);
   trailer.writeUInt32LE(length % 2 ** 32, 4);
-  return [GZIP_HEADER, ...parts.map((part) => part.deflated), FINAL_BLOCK, trailer];
+  return [GZIP_HEADER, ...parts.flatMap((part) => part.pieces), FINAL_BLOCK, trailer];
 }
