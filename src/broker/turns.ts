@@ -48,7 +48,20 @@ export class Turns {
   constructor(private readonly clockEvery = 50) {}
 
   async maybeYield(): Promise<void> {
-    if (++this.seen % this.clockEvery !== 0 || performance.now() - budgetFrom <= YIELD_MS) return;
-    await waitInLine();
+    if (this.due()) await waitInLine();
+  }
+
+  /**
+   * Whether the budget is spent, for loops over every record of a poll: `if (turns.due()) await
+   * turns.wait()` awaits only then, where `await maybeYield()` costs a promise and a microtask per
+   * record (at 100,000 queues, ~15 ms a loop; ~100 ms through an async generator).
+   */
+  due(): boolean {
+    return ++this.seen % this.clockEvery === 0 && performance.now() - budgetFrom > YIELD_MS;
+  }
+
+  /** Waits in line for a turn with a fresh budget (after due() said so). */
+  wait(): Promise<void> {
+    return waitInLine();
   }
 }

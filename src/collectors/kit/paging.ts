@@ -125,7 +125,7 @@ class Deduplicator<T> {
   /** A whole list of 100,000 exchanges is keyed here: the event loop gets turns (Turns). */
   async addAll(items: readonly T[]): Promise<void> {
     for (const item of items) {
-      await this.turns.maybeYield();
+      if (this.turns.due()) await this.turns.wait();
       // null, numbers, strings: nothing to key or label; a page holding one is still served.
       if (!isObject(item)) {
         this.drops?.drop('no_name');

@@ -108,23 +108,26 @@ export const queuesCollector: Collector<QueueOptions> = {
     };
     const turns = new Turns();
     // One vhost's answer at a time, in vhost order: only the answers in flight are held in memory.
-    for await (const queue of list.records) {
-      await turns.maybeYield();
-      const vhost = queue.vhost as string;
-      if (!list.perVhost && !watched(vhost)) continue;
-      if (consumerCounts) queue.consumers = consumerCounts.get(`${vhost}\u0000${queue.name as string}`) ?? 0;
-      if (recorder) recorder.keepStreamCounts(queue);
-      else tier.fillStreamCounts(queue);
-      aggregates.add(queue);
-      deadLetters?.note(queue);
-      placement?.add(queue);
-      // A family with per_queue off is served by its roll-ups only.
-      if (families?.add(queue)?.perQueue === false) continue;
-      if (selection.offer(queue)) serve(queue);
+    // Taken a whole answer at a time: a step of an async iterator per queue cost ~1 µs (~100 ms a poll at 100,000).
+    for await (const answer of list.records) {
+      for (const queue of answer) {
+        if (turns.due()) await turns.wait();
+        const vhost = queue.vhost as string;
+        if (!list.perVhost && !watched(vhost)) continue;
+        if (consumerCounts) queue.consumers = consumerCounts.get(`${vhost}\u0000${queue.name as string}`) ?? 0;
+        if (recorder) recorder.keepStreamCounts(queue);
+        else tier.fillStreamCounts(queue);
+        aggregates.add(queue);
+        deadLetters?.note(queue);
+        placement?.add(queue);
+        // A family with per_queue off is served by its roll-ups only.
+        if (families?.add(queue)?.perQueue === false) continue;
+        if (selection.offer(queue)) serve(queue);
+      }
     }
     // The cap's choice by rank is known only now that every queue was seen.
     for (const queue of selection.chosen()) {
-      await turns.maybeYield();
+      if (turns.due()) await turns.wait();
       serve(queue);
     }
     selection.commit();

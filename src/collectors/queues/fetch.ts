@@ -11,8 +11,8 @@ import type { QueuePlan } from './plan.js';
 export interface QueueList {
   /** Asked per vhost (the records are then of watched vhosts only), or as one list. */
   readonly perVhost: boolean;
-  /** Named records (others are counted as no_name drops), one vhost's answer at a time, in vhost order. */
-  readonly records: AsyncIterable<QueueRecord>;
+  /** Named records (others are counted as no_name drops), one answer (a vhost's, or the whole list) at a time, in vhost order. */
+  readonly records: AsyncIterable<readonly QueueRecord[]>;
 }
 
 /**
@@ -53,8 +53,8 @@ async function watchedVhosts(api: BrokerApi, watched: (vhost: string) => boolean
   return vhosts;
 }
 
-async function* oneList(fetch: () => Promise<QueueRecord[]>, valid: (q: QueueRecord) => boolean): AsyncGenerator<QueueRecord> {
-  yield* (await fetch()).filter(valid);
+async function* oneList(fetch: () => Promise<QueueRecord[]>, valid: (q: QueueRecord) => boolean): AsyncGenerator<readonly QueueRecord[]> {
+  yield (await fetch()).filter(valid);
 }
 
 /**
@@ -68,7 +68,7 @@ async function* perVhostLists(
   vhosts: readonly string[],
   read: (vhost: string) => Promise<QueueRecord[] | undefined>,
   valid: (q: QueueRecord) => boolean,
-): AsyncGenerator<QueueRecord> {
+): AsyncGenerator<readonly QueueRecord[]> {
   // Answers are consumed in vhost order. A vhost deleted after it was listed is absent and
   // contributes nothing; one that fails contributes nothing this poll (the reader holds its series).
   const pending: (Promise<QueueRecord[] | undefined> | undefined)[] = [];
@@ -84,6 +84,6 @@ async function* perVhostLists(
     ask(i + VHOSTS_AHEAD);
     const list = await pending[i]!;
     pending[i] = undefined; // let the answer go once it is consumed
-    if (list) yield* list.filter(valid);
+    if (list) yield list.filter(valid);
   }
 }

@@ -68,7 +68,7 @@ export class QueueLabelBlocks {
     for (const [vhost, names] of this.byVhost) {
       if (unread.has(vhost)) continue;
       for (const [name, blocks] of names) {
-        await turns.maybeYield();
+        if (turns.due()) await turns.wait();
         if (blocks.servedIn !== this.poll) names.delete(name);
       }
       if (names.size === 0) this.byVhost.delete(vhost);
