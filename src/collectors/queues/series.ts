@@ -42,9 +42,51 @@ function smallest(...limits: unknown[]): number | undefined {
 /** idle_since is `2026-11-22T03:17:56.076+00:00` in 3.10+, `2019-03-13 11:17:44` (UTC) before. */
 export function parseTimestamp(value: unknown): number | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
+  return brokerTimestamp(value) ?? parsedTimestamp(value);
+}
+
+/** Any timestamp Date.parse reads; a plain `YYYY-MM-DD HH:MM:SS` is UTC. */
+export function parsedTimestamp(value: string): number | undefined {
   const iso = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;
   const ms = Date.parse(iso);
   return Number.isFinite(ms) ? ms / 1000 : undefined;
+}
+
+/**
+ * The two forms the broker writes, read digit by digit: Date.parse of every queue's idle_since
+ * was ~60 ms of a poll at 100,000 queues. Undefined for anything else, or a field out of range
+ * (Date.parse decides those). Within the ranges Date.UTC rolls over as Date.parse does (31 February).
+ */
+export function brokerTimestamp(value: string): number | undefined {
+  const withMillis = value.length === 29 && value.charCodeAt(10) === T && value.charCodeAt(19) === DOT && value.endsWith('+00:00');
+  if (!withMillis && !(value.length === 19 && value.charCodeAt(10) === SPACE)) return undefined;
+  if (value.charCodeAt(4) !== DASH || value.charCodeAt(7) !== DASH || value.charCodeAt(13) !== COLON || value.charCodeAt(16) !== COLON) return undefined;
+  const year = digits(value, 0, 4);
+  const month = digits(value, 5, 2);
+  const day = digits(value, 8, 2);
+  const hour = digits(value, 11, 2);
+  const minute = digits(value, 14, 2);
+  const second = digits(value, 17, 2);
+  const millis = withMillis ? digits(value, 20, 3) : 0;
+  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || millis < 0) return undefined;
+  return Date.UTC(year, month - 1, day, hour, minute, second, millis) / 1000;
+}
+
+const T = 0x54;
+const DOT = 0x2e;
+const SPACE = 0x20;
+const DASH = 0x2d;
+const COLON = 0x3a;
+
+/** The decimal number of `count` digits at `from`; -1 when one is not a digit. */
+function digits(value: string, from: number, count: number): number {
+  let number = 0;
+  for (let i = from; i < from + count; i++) {
+    const digit = value.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    number = number * 10 + digit;
+  }
+  return number;
 }
 
 type InfoReader = (queue: QueueRecord, args: Record<string, unknown>) => string;
