@@ -119,9 +119,16 @@ const INFO_ORDER: readonly InfoReader[] = M.info.labels.map((label) => {
  */
 export function emitQueueInfo(sink: BlockWriter, queue: QueueRecord, blocks: QueueBlocks): void {
   const args = (queue.arguments !== null && typeof queue.arguments === 'object' ? queue.arguments : {}) as Record<string, unknown>;
-  const values = INFO_ORDER.map((read) => read(queue, args));
   // Its text (~370 bytes a queue: 37 MB at 100,000 queues) is not kept: its lines are, in chunks
   // rendered again only when a queue's info or the queues of the chunk change.
-  if (!blocks.info?.holds(values)) blocks.info = new LabelBlock(M.info.labels, values, false);
+  if (!blocks.info || !infoHolds(blocks.info, queue, args)) blocks.info = new LabelBlock(M.info.labels, INFO_ORDER.map((read) => read(queue, args)), false);
   sink.addToBlock(M.info, blocks.info, 1, queue);
+}
+
+/** Whether the queue's info block still holds its values, read one by one: no list of them per queue and poll. */
+function infoHolds(block: LabelBlock, queue: QueueRecord, args: Record<string, unknown>): boolean {
+  const values = block.values;
+  if (values.length !== INFO_ORDER.length) return false;
+  for (let i = 0; i < INFO_ORDER.length; i++) if (INFO_ORDER[i]!(queue, args) !== values[i]) return false;
+  return true;
 }
