@@ -16,6 +16,7 @@ export interface SummedField {
  */
 export class Tally {
   private readonly groups = new Map<string, TallyGroup>();
+  private last: TallyGroup | undefined;
   /** Values that were null or not numbers (nor numeric strings, nor booleans). */
   skipped = 0;
 
@@ -32,11 +33,16 @@ export class Tally {
   }
 
   private groupOf(labels: readonly string[]): TallyGroup {
-    const key = labels.join('\u0000');
-    let group = this.groups.get(key);
-    if (!group) {
-      group = new TallyGroup(labels);
-      this.groups.set(key, group);
+    // Records come group after group (a vhost's queues): the last group, found without a key.
+    let group = this.last;
+    if (!group || !sameLabels(group.labels, labels)) {
+      const key = labels.join('\u0000');
+      group = this.groups.get(key);
+      if (!group) {
+        group = new TallyGroup(labels);
+        this.groups.set(key, group);
+      }
+      this.last = group;
     }
     group.count++;
     return group;
@@ -59,6 +65,12 @@ export class Tally {
   [Symbol.iterator](): IterableIterator<TallyGroup> {
     return this.groups.values();
   }
+}
+
+function sameLabels(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export class TallyGroup {
