@@ -23,7 +23,7 @@ class FamilyLines {
   private readonly blocks: LabelBlock[] = [];
   private readonly values: number[] = [];
 
-  constructor(private readonly def: MetricDef) {}
+  constructor(readonly def: MetricDef) {}
 
   push(line: string): void {
     this.closeChunk();
@@ -171,6 +171,13 @@ export class SampleSink implements DropCounter, SampleWriter, BlockWriter {
   /** The block of the last addToBlock, and whether the scope keeps its series. */
   private currentBlock: LabelBlock | undefined;
   private currentBlockKept = true;
+  /**
+   * The families of the last block's samples, in the order they came: the next block's come in the
+   * same order (a queue's series), so its lines are found here, not in the map (~60 ms of a poll
+   * of 100,000 queues).
+   */
+  private readonly blockFamilies: FamilyLines[] = [];
+  private blockSample = 0;
 
   /** Families the naming profile does not serve: left out (see naming-profile.ts). */
   notInProfile = 0;
@@ -243,6 +250,7 @@ export class SampleSink implements DropCounter, SampleWriter, BlockWriter {
   addToBlock(def: MetricDef, block: LabelBlock, raw: unknown, record?: object): boolean {
     if (block !== this.currentBlock) {
       this.currentBlock = block;
+      this.blockSample = 0;
       this.currentBlockKept = this.scope === undefined || this.scope.keeps(block.valueOf('vhost'));
     }
     if (!this.currentBlockKept) {
@@ -255,8 +263,17 @@ export class SampleSink implements DropCounter, SampleWriter, BlockWriter {
       this.skipped++;
       return false;
     }
-    this.linesOf(def).pushBlock(block, value);
+    this.blockLinesOf(def).pushBlock(block, value);
     return true;
+  }
+
+  private blockLinesOf(def: MetricDef): FamilyLines {
+    const at = this.blockSample++;
+    const seen = this.blockFamilies[at];
+    if (seen !== undefined && seen.def === def) return seen;
+    const lines = this.linesOf(def);
+    this.blockFamilies[at] = lines;
+    return lines;
   }
 
   private linesOf(def: MetricDef): FamilyLines {
@@ -356,6 +373,7 @@ export class SampleSink implements DropCounter, SampleWriter, BlockWriter {
       families.push({ header: def, chunks: lines.chunks, samples: lines.count });
     }
     this.lines.clear();
+    this.blockFamilies.length = 0;
     this.written.clear();
     this.families.clear();
     this.currentBlock = undefined;

@@ -95,3 +95,27 @@ describe('a label block that does not keep its text', () => {
     expect(inflateLines(chunkLines(M.ready, [notKept], [1])).toString()).toBe(`rabbitmq_test_ready${kept.text} 1\n`);
   });
 });
+
+describe('block samples through a sink', () => {
+  it('each goes to its family whatever order and set of families each block writes', () => {
+    const blocks = blocksOf(6);
+    // Some blocks lack a family or write them the other way round: the order of the block before is only a guess.
+    const writes: [keyof typeof M, number][][] = [
+      [['ready', 1], ['bytes', 100]],
+      [['ready', 2], ['bytes', 200]],
+      [['bytes', 300], ['ready', 3]],
+      [['bytes', 400]],
+      [['ready', 5]],
+      [['ready', 6], ['bytes', 600]],
+    ];
+    const sink = new SampleSink();
+    blocks.forEach((block, i) => {
+      for (const [family, value] of writes[i]!) sink.addToBlock(M[family], block, value);
+    });
+    const text = Buffer.concat(sink.finish().map(familyBody)).toString('utf8');
+    const expected = (['ready', 'bytes'] as const).map((family) =>
+      blocks.map((block, i) => writes[i]!.filter(([f]) => f === family).map(([, v]) => `rabbitmq_test_${family}${block.text} ${v}\n`).join('')).join(''),
+    );
+    expect(text).toBe(expected.join(''));
+  });
+});
