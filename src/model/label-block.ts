@@ -42,11 +42,4 @@ export class LabelBlock {
     this.servedValues ??= new Map(this.names.map((name, i) => [name, escapeLabelValue(boundedLabelValue(this.values[i] ?? ''))]));
     return this.servedValues;
   }
-
-  /** Whether the block renders `values` (so it can be kept for them). */
-  holds(values: readonly string[]): boolean {
-    if (values.length !== this.values.length) return false;
-    for (let i = 0; i < values.length; i++) if (values[i] !== this.values[i]) return false;
-    return true;
-  }
 }
