@@ -16,7 +16,9 @@ import { Exposition } from './pipeline/exposition.js';
 import type { ProcessFamilies } from './pipeline/snapshot-store.js';
 import { SharedRedactors, Target, type TargetOptions } from './target.js';
 import { makeTargets, namesForLog, startTargets } from './target-fleet.js';
+import { Worker } from 'node:worker_threads';
 import { PollThread } from './pipeline/poll-thread/poll-thread.js';
+import { POLL_THREAD_SEMI_SPACE_MB, startWithSemiSpaces } from './heap-size.js';
 
 /** The configuration in force for these flags and environment, with every collector the exporter has (read synchronously: tests). */
 export function readConfig(flags: CliFlags, env: Record<string, string | undefined>): ExporterConfig {
@@ -81,7 +83,8 @@ export class Exporter {
     };
     // Made by start(); the log's guard knows their credentials from now on.
     this.running = [];
-    this.pollThread = new PollThread(new URL('./poll-thread-worker.js', import.meta.url), config.logFormat);
+    const startThread = (entry: URL) => startWithSemiSpaces(POLL_THREAD_SEMI_SPACE_MB, () => new Worker(entry));
+    this.pollThread = new PollThread(new URL('./poll-thread-worker.js', import.meta.url), config.logFormat, startThread);
     this.lastRead = config;
     this.credentials = new Redactor(config.targets.map((setup) => targetCredentials(setup.target)));
   }

@@ -21,10 +21,14 @@ export class PollThread {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
 
-  /** `entry`: the worker's module (src/poll-thread-worker.ts, built); `logFormat`: log.format, which the thread's lines follow. */
+  /**
+   * `entry`: the worker's module (src/poll-thread-worker.ts, built); `logFormat`: log.format, which
+   * the thread's lines follow; `startThread`: how the thread is started (the process sizes its heap).
+   */
   constructor(
     private readonly entry: URL,
     private readonly logFormat: 'json' | 'logfmt' = 'json',
+    private readonly startThread: (entry: URL) => Worker = (url) => new Worker(url),
   ) {}
 
   /** `counted`: told what the poll's requests added to the target's client counters, whatever its outcome. */
@@ -71,7 +75,7 @@ export class PollThread {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(this.entry);
+    const worker = this.startThread(this.entry);
     worker.on('message', (message: FromThread) => this.received(message));
     // A thread that fails or ends fails the polls in it; the next poll starts a new one.
     worker.on('error', (error) => this.ended(worker, `the poll thread failed: ${error.message}`));
