@@ -14,6 +14,14 @@ const fmtLimit = (x: number, unit: string) => (unit === '×' ? `${x.toFixed(2)}�
 const familiesText = (families: true | Readonly<Record<string, unknown>>) =>
   `{${Object.entries(families === true ? { strip_suffixes: true, per_queue: false } : families).map(([key, value]) => `${key}: ${String(value)}`).join(', ')}}`;
 
+/** The parses in a phase's windows: their median and each (none where the next poll started first). */
+function windowParses(seconds: readonly number[] | undefined): string {
+  if (!seconds) return 'not measured';
+  const measured = seconds.filter(Number.isFinite);
+  const each = seconds.map((x) => (Number.isFinite(x) ? x.toFixed(3) : 'none')).join(', ');
+  return measured.length > 0 ? `${median(measured).toFixed(3)} s (${each})` : `none (${each})`;
+}
+
 export function scaleSection(r: ScaleResults, file: string): string[] {
   const { settings } = r;
   const others = settings.collectors
@@ -25,6 +33,7 @@ export function scaleSection(r: ScaleResults, file: string): string[] {
       pct(c.fraction),
       c.changed.map((n) => n.toLocaleString('en')).join(', '),
       `${s2(median(c.cpuSeconds))} (${c.cpuSeconds.map((x) => x.toFixed(2)).join(', ')})`,
+      windowParses(c.parseSeconds),
       `${median(size.parseSeconds).toFixed(3)} s`,
       `${cpuOverParse(size, c.fraction).toFixed(2)}×`,
       c.wallSeconds.map((x) => x.toFixed(1)).join(', '),
@@ -59,9 +68,11 @@ export function scaleSection(r: ScaleResults, file: string): string[] {
       'Before each queue poll the simulator changes the given fraction of the queues (their counts, bytes, memory and counters), so the answers are not the same bytes every time.',
     '',
     `**CPU per queue poll, nothing scraping**: the exporter's CPU time (utime+stime, all threads) from the start of one queue poll to the start of the next, ${settings.polls} polls after one not measured, ` +
-      'polls seen in the simulator\'s record of its answers (nothing asks the exporter anything in this phase). `JSON.parse` of the same bodies: in the benchmark\'s process, the exporter stopped, median of 3.',
+      'polls seen in the simulator\'s record of its answers (nothing asks the exporter anything in this phase). ' +
+      '`JSON.parse` of the same bodies, in the benchmark\'s process: in the window, each measured poll\'s own answers read again from the simulator once the exporter had used under 20 ms of CPU in 500 ms after its last one (none when the next poll started first); ' +
+      'after the run, one poll\'s answers with the exporter stopped, median of 3. CPU / parse: the median of each poll\'s CPU over its window\'s parse (the median poll over the parse after the run where the windows have none: the machine\'s speed drifts over minutes).',
     '',
-    table(['queues', 'changing per poll', 'queues changed', 'CPU per poll, median (each)', 'JSON.parse, same bodies', 'CPU / parse', 'wall between poll starts (s)', 'RSS max in phase', 'queue collector after the phase'], cpuRows),
+    table(['queues', 'changing per poll', 'queues changed', 'CPU per poll, median (each)', 'JSON.parse in the window, median (each)', 'JSON.parse after the run', 'CPU / parse', 'wall between poll starts (s)', 'RSS max in phase', 'queue collector after the phase'], cpuRows),
     '',
     `**Latency, a separate phase**: \`/metrics\` scraped in a loop from a worker thread (Prometheus' \`Accept\` and \`Accept-Encoding: gzip\`, 20 ms apart) while ${settings.polls} queue polls run, ` +
       'each poll\'s end read from the landing page (no exposition rendered); "during polls" counts the scrapes started between a poll\'s first request and its end. ' +

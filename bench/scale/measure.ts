@@ -6,8 +6,10 @@
  *    anything: polls are seen in the simulator's own report of the requests it answered.
  *  - Latency: /metrics scraped in a loop (Prometheus' headers) from a worker thread while polls
  *    run; when each poll ends is read from the landing page (a few kB, no exposition rendered).
- * Then one read of the exposition (series, sizes, the exporter's longest event-loop delay), and
- * JSON.parse of the same bodies the exporter asked for, in this process, with the exporter stopped.
+ * In each CPU window, once the exporter went quiet after its poll, JSON.parse of that poll's answers
+ * in this process: the yardstick of the same minutes. Then one read of the exposition (series,
+ * sizes, the exporter's longest event-loop delay), and JSON.parse of the same bodies again, in this
+ * process, with the exporter stopped (the yardstick of results before the windows had one).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,6 +38,12 @@ export interface ChangePhase {
   wallSeconds: number[];
   /** Max RSS sampled (every 100 ms) during the phase. */
   rssMaxBytes: number;
+  /**
+   * JSON.parse of each measured poll's own queue answers (fetched again once it ended), in this
+   * process, in the same window: after the exporter went quiet, before the next poll. CPU seconds, one
+   * per measured poll (NaN when the poll left no quiet time). Absent in results before it.
+   */
+  parseSeconds?: number[];
   /** The queue collector's condition on the landing page right after the phase (asked once the window closed). */
   condition?: string;
 }
@@ -86,19 +94,52 @@ async function nextPollStart(sim: SimulatorProcess, exp: ExporterProcess, from: 
   }
 }
 
+/** The exporter is quiet when it used at most this much CPU over QUIET_MS (its timers use a few ms a second). */
+const QUIET_CPU_SECONDS = 0.02;
+const QUIET_MS = 500;
+
+/** The queue lists answered (path and query), each once: the benchmark's own reads of them are the same. */
+const queueLists = (answers: readonly Answer[]) => [...new Set(answers.filter((a) => a.path.startsWith('/api/queues')).map((a) => (a.query ? `${a.path}?${a.query}` : a.path)))];
+
+/**
+ * JSON.parse of the queue answers of the poll that started at answer index `from`, once the
+ * exporter has gone quiet after its last one (`expected`: as many as the poll before had): CPU
+ * seconds, or NaN when the next poll started first (the parse would then share the machine with it).
+ */
+async function parseInWindow(sim: SimulatorProcess, exp: ExporterProcess, from: number, expected: number, deadline: number): Promise<number> {
+  const nextStarted = () => sim.answers.slice(from + 1).some(isPollStart);
+  const samples: { at: number; cpu: number }[] = [];
+  for (;;) {
+    if (nextStarted()) return Number.NaN;
+    if (Date.now() > deadline) throw new Error('the exporter did not go quiet after a poll');
+    const answers = sim.answers.slice(from).filter((a) => a.path.startsWith('/api/queues'));
+    const now = { at: Date.now(), cpu: cpuSeconds(exp.pid) };
+    samples.push(now);
+    const since = samples.findLast((x) => x.at <= now.at - QUIET_MS);
+    const allAnswered = queueLists(answers).length >= expected && (answers.at(-1)?.end ?? Infinity) <= (since?.at ?? 0);
+    if (since && allAnswered && now.cpu - since.cpu <= QUIET_CPU_SECONDS) break;
+    await sleep(100);
+  }
+  const seconds = parseSeconds(await fetchBodies(sim, queueLists(sim.answers.slice(from))));
+  return nextStarted() ? Number.NaN : seconds;
+}
+
 async function measureChanges(sim: SimulatorProcess, exp: ExporterProcess, fraction: number, rss: RssSampler, deadline: number): Promise<ChangePhase> {
   sim.changePerPoll(fraction);
   // The first poll at this fraction is not measured: it follows a poll made at another one.
-  let start = await nextPollStart(sim, exp, sim.answers.length, deadline);
-  start = await nextPollStart(sim, exp, start.index + 1, deadline);
+  let previous = await nextPollStart(sim, exp, sim.answers.length, deadline);
+  let start = await nextPollStart(sim, exp, previous.index + 1, deadline);
   rss.reset();
-  const phase: ChangePhase = { fraction, changed: [], cpuSeconds: [], wallSeconds: [], rssMaxBytes: 0 };
+  const phase: ChangePhase = { fraction, changed: [], cpuSeconds: [], wallSeconds: [], rssMaxBytes: 0, parseSeconds: [] };
   while (phase.cpuSeconds.length < POLLS) {
+    const expected = queueLists(sim.answers.slice(previous.index, start.index)).length;
+    phase.parseSeconds!.push(await parseInWindow(sim, exp, start.index, expected, deadline));
     const next = await nextPollStart(sim, exp, start.index + 1, deadline);
     phase.changed.push(start.answer.changed);
     phase.cpuSeconds.push(next.cpu - start.cpu);
     phase.wallSeconds.push((next.at - start.at) / 1000);
-    log(`${fraction * 100}% changing: poll ${phase.cpuSeconds.length}: ${phase.cpuSeconds.at(-1)!.toFixed(2)} CPU-s`);
+    log(`${fraction * 100}% changing: poll ${phase.cpuSeconds.length}: ${phase.cpuSeconds.at(-1)!.toFixed(2)} CPU-s; JSON.parse of its answers ${phase.parseSeconds!.at(-1)!.toFixed(3)} s`);
+    previous = start;
     start = next;
   }
   phase.rssMaxBytes = rss.max;
@@ -165,21 +206,29 @@ async function readExposition(url: string): Promise<Exposition> {
   return { own, series, textBytes: Buffer.byteLength(text), gzipBytes: gz.length };
 }
 
-/** JSON.parse alone of the bodies one queue poll asks for, CPU seconds of each of 3 runs. */
-async function parseAlone(sim: SimulatorProcess, paths: string[]): Promise<{ seconds: number[]; bytes: number }> {
+/** The simulator's answers to these paths (with their queries), as it answers them now. */
+async function fetchBodies(sim: SimulatorProcess, paths: string[]): Promise<Buffer[]> {
   const auth = `Basic ${Buffer.from(`${sim.username}:${sim.password}`).toString('base64')}`;
   const bodies: Buffer[] = [];
   for (const p of paths) {
     const res = await request(`${sim.url}${p}`, { headers: { authorization: auth } });
     bodies.push(Buffer.from(await res.body.arrayBuffer()));
   }
-  const seconds: number[] = [];
-  for (let r = 0; r < 3; r++) {
-    const before = process.cpuUsage();
-    for (const body of bodies) JSON.parse(body.toString('utf8'));
-    const used = process.cpuUsage(before);
-    seconds.push((used.user + used.system) / 1e6);
-  }
+  return bodies;
+}
+
+/** CPU seconds of JSON.parse of the bodies (their decoding included), in this process. */
+function parseSeconds(bodies: readonly Buffer[]): number {
+  const before = process.cpuUsage();
+  for (const body of bodies) JSON.parse(body.toString('utf8'));
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1e6;
+}
+
+/** JSON.parse alone of the bodies one queue poll asks for, CPU seconds of each of 3 runs. */
+async function parseAlone(sim: SimulatorProcess, paths: string[]): Promise<{ seconds: number[]; bytes: number }> {
+  const bodies = await fetchBodies(sim, paths);
+  const seconds = [parseSeconds(bodies), parseSeconds(bodies), parseSeconds(bodies)];
   return { seconds, bytes: bodies.reduce((n, b) => n + b.length, 0) };
 }
 
@@ -240,9 +289,9 @@ export async function measure(queues: number): Promise<SizeResult> {
   rss.stop();
   const hwm = memoryOf(exp.pid)?.hwm ?? NaN;
   // The queries the exporter sent (the families or signals settings change its columns): each list's last.
-  const queueLists = new Map(sim.answers.filter((a) => a.path.startsWith('/api/queues')).map((a) => [a.path, a.query ? `${a.path}?${a.query}` : a.path]));
+  const lastAsked = new Map(sim.answers.filter((a) => a.path.startsWith('/api/queues')).map((a) => [a.path, a.query ? `${a.path}?${a.query}` : a.path]));
   stop(exp.child);
-  const alone = await parseAlone(sim, [...queueLists.values()]);
+  const alone = await parseAlone(sim, [...lastAsked.values()]);
   stop(sim.child);
   const polledInThread = POLL_THREAD === true || logged(MOVED_TO_POLL_THREAD);
   fs.rmSync(workDir, { recursive: true, force: true });

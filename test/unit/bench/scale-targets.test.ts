@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SizeResult } from '../../../bench/scale/measure.js';
-import { targetChecks } from '../../../bench/scale/targets.js';
+import { cpuOverParse, targetChecks } from '../../../bench/scale/targets.js';
 
 /** A size's figures: CPU per poll (10% and all changing), RSS, and /metrics p99, max and event-loop delay (ms). */
 function size(queues: number, f: { cpu10: number; cpuAll: number; rssMb: number; p99: number; max: number; loop: number }): SizeResult {
@@ -35,5 +35,20 @@ describe("issue 29's scale targets", () => {
       ['/metrics max during polls / the 100k figure', 11.5, false],
       ['longest event-loop delay / the 100k figure', 1, true],
     ]);
+  });
+
+  it("judges CPU per poll against the parse of each poll's own answers in its window, where the run measured it", () => {
+    const k100 = size(100_000, { cpu10: 2, cpuAll: 3, rssMb: 370, p99: 18, max: 20, loop: 45 });
+    // The parse after the run (1 s) would make it 2×; each poll over its own window's parse: 2/0.5, 3/0.5, and a window with none.
+    k100.changes[0] = { ...k100.changes[0]!, cpuSeconds: [2, 3, 9], parseSeconds: [0.5, 0.5, Number.NaN] };
+    expect(cpuOverParse(k100, 0.1)).toBe(5);
+    expect(targetChecks([k100]).find((c) => c.what.includes('10% of queues'))).toMatchObject({ measured: 5, pass: false });
+  });
+
+  it('falls back to the parse after the run in results whose windows have none', () => {
+    const k100 = size(100_000, { cpu10: 2, cpuAll: 3, rssMb: 370, p99: 18, max: 20, loop: 45 });
+    expect(cpuOverParse(k100, 1)).toBe(3);
+    k100.changes[1] = { ...k100.changes[1]!, parseSeconds: [Number.NaN, Number.NaN, Number.NaN] };
+    expect(cpuOverParse(k100, 1)).toBe(3);
   });
 });
