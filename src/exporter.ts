@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { CliFlags } from './config/args.js';
 import { ConfigError } from './config/config-error.js';
@@ -16,7 +17,6 @@ import { Exposition } from './pipeline/exposition.js';
 import type { ProcessFamilies } from './pipeline/snapshot-store.js';
 import { SharedRedactors, Target, type TargetOptions } from './target.js';
 import { makeTargets, namesForLog, startTargets } from './target-fleet.js';
-import { Worker } from 'node:worker_threads';
 import { PollThread } from './pipeline/poll-thread/poll-thread.js';
 import { POLL_THREAD_SEMI_SPACE_MB, startWithSemiSpaces } from './heap-size.js';
 
