@@ -98,8 +98,12 @@ async function nextPollStart(sim: SimulatorProcess, exp: ExporterProcess, from: 
 const QUIET_CPU_SECONDS = 0.02;
 const QUIET_MS = 500;
 
+/** The answers to queue lists, in the order they were answered. */
+const queueAnswers = (answers: readonly Answer[]) => answers.filter((a) => a.path.startsWith('/api/queues'));
+/** What an answer was asked for: its path, with its query when it had one. */
+const askedFor = (answer: Answer) => (answer.query ? `${answer.path}?${answer.query}` : answer.path);
 /** The queue lists answered (path and query), each once: the benchmark's own reads of them are the same. */
-const queueLists = (answers: readonly Answer[]) => [...new Set(answers.filter((a) => a.path.startsWith('/api/queues')).map((a) => (a.query ? `${a.path}?${a.query}` : a.path)))];
+const queueLists = (answers: readonly Answer[]) => [...new Set(queueAnswers(answers).map(askedFor))];
 
 /**
  * JSON.parse of the queue answers of the poll that started at answer index `from`, once the
@@ -289,7 +293,7 @@ export async function measure(queues: number): Promise<SizeResult> {
   rss.stop();
   const hwm = memoryOf(exp.pid)?.hwm ?? NaN;
   // The queries the exporter sent (the families or signals settings change its columns): each list's last.
-  const lastAsked = new Map(sim.answers.filter((a) => a.path.startsWith('/api/queues')).map((a) => [a.path, a.query ? `${a.path}?${a.query}` : a.path]));
+  const lastAsked = new Map(queueAnswers(sim.answers).map((a) => [a.path, askedFor(a)]));
   stop(exp.child);
   const alone = await parseAlone(sim, [...lastAsked.values()]);
   stop(sim.child);
