@@ -51,4 +51,18 @@ describe("issue 29's scale targets", () => {
     k100.changes[1] = { ...k100.changes[1]!, parseSeconds: [Number.NaN, Number.NaN, Number.NaN] };
     expect(cpuOverParse(k100, 1)).toBe(3);
   });
+
+  it('judges a run with families on by the series and RSS targets of families alone', () => {
+    const k100 = { ...size(100_000, { cpu10: 9, cpuAll: 9, rssMb: 170, p99: 30, max: 20, loop: 45 }), series: 440 };
+    expect(targetChecks([k100], true).map((c) => [c.what, c.measured, c.limit, c.pass])).toEqual([
+      ['series, families on and per-queue series off', 440, 50_000, true],
+      ['RSS, max over the run, families on and per-queue series off', 170, 200, true],
+    ]);
+    // The same figures judged as a run of the default metric set fail its CPU and p99 targets.
+    expect(targetChecks([k100]).filter((c) => !c.pass).map((c) => c.what)).toEqual([
+      'CPU per poll / JSON.parse of the same bodies, 10% of queues changing',
+      'CPU per poll / JSON.parse of the same bodies, all queues changing',
+      '/metrics p99 during polls',
+    ]);
+  });
 });
