@@ -116,7 +116,7 @@ async function parseInWindow(sim: SimulatorProcess, exp: ExporterProcess, from: 
   for (;;) {
     if (nextStarted()) return Number.NaN;
     if (Date.now() > deadline) throw new Error('the exporter did not go quiet after a poll');
-    const answers = sim.answers.slice(from).filter((a) => a.path.startsWith('/api/queues'));
+    const answers = queueAnswers(sim.answers.slice(from));
     const now = { at: Date.now(), cpu: cpuSeconds(exp.pid) };
     samples.push(now);
     const since = samples.findLast((x) => x.at <= now.at - QUIET_MS);
