@@ -18,7 +18,7 @@ FROM node:26.10.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # The developer commands (tools/): write-build-info runs in the build; none of them is copied into the image.
 COPY tools ./tools

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { selectedVersions } from './test/harness/broker/versions.js';
 
@@ -5,19 +6,25 @@ import { selectedVersions } from './test/harness/broker/versions.js';
 // (dist/, made by `npm run build:exporter`, which `npm test` runs first) as a child process against
 // simulated brokers: start-up, signals, its web server, what it logs. One `broker-<version>`
 // project per RabbitMQ version selected by BROKER_VERSIONS (default all: 3.10, 4.0, 4.3; see
-// test/harness/broker/versions.ts): each starts
-// a real node of its version (test/harness/broker/broker.ts) and runs every broker test on it;
-// skipped, loudly, when that version cannot run here. Broker files run one at a time, all
-// versions in turn (no file parallelism: the machine has 2 cores and the tests measure a broker).
+// test/harness/broker/versions.ts): each starts a real node of its version
+// (test/harness/broker/broker.ts) and runs every broker test on it, one file at a time (the files
+// share the node); skipped, loudly, when that version cannot run here. In one vitest process every
+// project's files go through one pool, so `npm test` runs each broker version in a vitest of its
+// own, side by side (test/runner/run-tests.ts). The other projects' files run two at a time at least:
+// most of their time is spent waiting for processes they start.
 // `storefront` is the separate storefront package's own config (storefront/vitest.config.ts).
+const setupFiles = ['test/support/file-timings.ts'];
+
 export default defineConfig({
   test: {
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       {
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          setupFiles,
         },
       },
       {
@@ -25,6 +32,7 @@ export default defineConfig({
           name: 'process',
           include: ['test/process/**/*.test.ts'],
           environment: 'node',
+          setupFiles,
         },
       },
       ...selectedVersions().map((version) => ({
@@ -33,6 +41,7 @@ export default defineConfig({
           include: ['test/broker/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/broker/support/global-setup.ts'],
+          setupFiles,
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,

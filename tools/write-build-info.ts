@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 
 /**
@@ -36,4 +36,23 @@ const info = {
   buildUser: user(),
   buildDate: buildDate(new Date()),
 };
-writeFileSync(new URL('../build-info.json', import.meta.url), `${JSON.stringify(info, null, 2)}\n`);
+const target = new URL('../build-info.json', import.meta.url);
+const compiled = new URL('../.tsbuildinfo', import.meta.url);
+
+/** An incremental build that compiled nothing keeps the date of the build that did, at the same revision. */
+function unchanged(): boolean {
+  if (!existsSync(target) || !existsSync(compiled) || statSync(compiled).mtimeMs > statSync(target).mtimeMs) return false;
+  try {
+    const before = JSON.parse(readFileSync(target, 'utf8')) as Partial<typeof info>;
+    return before.revision === info.revision && before.branch === info.branch && before.buildUser === info.buildUser;
+  } catch {
+    return false;
+  }
+}
+
+if (!unchanged()) {
+  // Written whole, then renamed: a test run reading it meanwhile (the other Node's) never sees half a file.
+  const partial = new URL(`../build-info.json.${process.pid}`, import.meta.url);
+  writeFileSync(partial, `${JSON.stringify(info, null, 2)}\n`);
+  renameSync(partial, target);
+}

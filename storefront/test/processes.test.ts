@@ -17,7 +17,8 @@ import { parseJson } from '../src/json.js';
 import { http, toJson, transaction, withoutField } from './support.js';
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));
-const BUILD = join(HERE, '.test-build');
+// One folder per test process: two test runs at once (CI runs two Nodes side by side) never share one.
+const BUILD = join(HERE, '.test-build', String(process.pid));
 const HASH = 'scrypt$1024$8$1$AAAAAAAAAAAAAAAAAAAAAA$BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';
 
 beforeAll(() => {
@@ -36,6 +37,7 @@ afterEach(() => {
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
+  await rm(BUILD, { recursive: true, force: true });
 });
 
 interface Service {

@@ -1,0 +1,33 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Part of `npm run build`: an incremental compile (tsc -b) leaves the output of a deleted source
+ * behind, so each .js, .js.map and .d.ts under dist/{src,tools,demo,test} whose .ts is gone is removed.
+ */
+const DIST = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
+const ROOT = join(DIST, '..');
+const OUTPUT = /\.(js|js\.map|d\.ts)$/;
+
+function prune(folder: string): number {
+  if (!existsSync(folder)) return 0;
+  let removed = 0;
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) {
+      removed += prune(path);
+      continue;
+    }
+    if (!OUTPUT.test(entry.name)) continue;
+    const source = join(ROOT, relative(DIST, path)).replace(OUTPUT, '.ts');
+    if (!existsSync(source)) {
+      rmSync(path);
+      removed++;
+    }
+  }
+  return removed;
+}
+
+const removed = ['src', 'tools', 'demo', 'test'].reduce((sum, top) => sum + prune(join(DIST, top)), 0);
+if (removed > 0) process.stdout.write(`prune-dist: removed ${removed} output file(s) whose source is gone\n`);
