@@ -17,6 +17,7 @@ function prune(folder: string): number {
     const path = join(folder, entry.name);
     if (entry.isDirectory()) {
       removed += prune(path);
+      if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
       continue;
     }
     if (!OUTPUT.test(entry.name)) continue;
