@@ -19,11 +19,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcryptjs';
 import { spawnBuiltExporter, untilServing } from '../../test/harness/built-exporter.js';
+import { listeningPorts } from '../../test/harness/listening.js';
 import { freePort } from '../../test/harness/ports.js';
 import { startRun } from '../provenance.js';
 import { type AuthPhase, type AuthResults, authSection } from '../report/auth-section.js';
 import { ROOT, S } from '../run/settings.js';
-import { cpuSeconds, log, logAs, sleep } from '../run/util.js';
+import { cpuSeconds, log, logAs, logTo, sleep } from '../run/util.js';
 
 logAs('auth');
 
@@ -44,14 +45,15 @@ async function main(): Promise<void> {
   fs.writeFileSync(webConfig, `basic_auth_users:\n  ${USER}: ${bcrypt.hashSync(PASSWORD, 10)}\n`);
   const config = path.join(work, 'config.yaml');
   fs.writeFileSync(config, `target:\n  url: http://127.0.0.1:${await freePort()}\n`);
-  const port = await freePort();
-  const exporter = spawnBuiltExporter(['--config', config, '--web.config.file', webConfig, '--web.listen-address', `127.0.0.1:${port}`], {
+  const exporter = spawnBuiltExporter(['--config', config, '--web.config.file', webConfig, '--web.listen-address', '127.0.0.1:0'], {
     root: ROOT,
-    stdio: ['ignore', fs.openSync(path.join(work, 'exporter.log'), 'w'), 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
     env: { PATH: process.env.PATH ?? '' },
   });
   const { child } = exporter;
   process.on('exit', () => child.kill('SIGTERM'));
+  logTo(child, path.join(work, 'exporter.log'));
+  const [port] = await listeningPorts(child, { name: 'exporter', timeoutMs: 20_000 });
   const url = `http://127.0.0.1:${port}`;
   const authorization = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
   const scraper = new http.Agent({ keepAlive: true, maxSockets: 1 });

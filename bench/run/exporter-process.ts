@@ -7,9 +7,9 @@ import path from 'node:path';
 import { request } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { spawnBuiltExporter, untilServing } from '../../test/harness/built-exporter.js';
-import { freePort } from '../../test/harness/ports.js';
+import { listeningPorts } from '../../test/harness/listening.js';
 import { ROOT, S } from './settings.js';
-import { drain, memoryOf, onCleanup, sleep } from './util.js';
+import { drain, logTo, memoryOf, onCleanup, sleep } from './util.js';
 
 export interface RecordedRequest {
   path: string;
@@ -80,9 +80,8 @@ export async function startRecordingProxy(targetPort: number): Promise<{ port: n
 // the exporter as a child process
 
 export async function startExporter(label: string, brokerUrl: string, settings: Record<string, unknown>, workDir: string): Promise<Exporter> {
-  const port = await freePort();
   const config = {
-    web: { listen_address: `127.0.0.1:${port}` },
+    web: { listen_address: '127.0.0.1:0' },
     log: { level: 'info' },
     poll: { interval: S.pollInterval },
     target: { url: brokerUrl, username: 'guest', password: 'guest' },
@@ -92,11 +91,11 @@ export async function startExporter(label: string, brokerUrl: string, settings: 
   const configFile = path.join(workDir, `exporter-${slug}.yaml`);
   fs.writeFileSync(configFile, toYaml(config));
   const logFile = path.join(workDir, `exporter-${slug}.log`);
-  const out = fs.openSync(logFile, 'a');
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RABBITMQ_')));
-  const exporter = spawnBuiltExporter(['--config', configFile], { root: ROOT, env, stdio: ['ignore', out, out] });
+  const exporter = spawnBuiltExporter(['--config', configFile], { root: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const { child } = exporter;
-  fs.closeSync(out);
+  logTo(child, logFile);
+  const listening = listeningPorts(child, { name: `exporter (${label})`, timeoutMs: 20_000 });
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
   let maxRss = 0;
@@ -114,6 +113,10 @@ export async function startExporter(label: string, brokerUrl: string, settings: 
     await exporter.stop(8000);
     process.off('exit', killOnExit);
   });
+  const [port] = (await listening.catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  })) as [number];
   const exp: Exporter = {
     label,
     port,

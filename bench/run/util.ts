@@ -1,5 +1,6 @@
-// Small helpers of the benchmark: statistics, formatting, /proc readings, and the cleanup that
-// stops everything started, once, on success, failure, signal or timeout.
+// Small helpers of the benchmark: statistics, formatting, /proc readings, a child's log file, and
+// the cleanup that stops everything started, once, on success, failure, signal or timeout.
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { CLK_TCK } from './settings.js';
 
@@ -75,6 +76,17 @@ export async function drain(body: AsyncIterable<Buffer>): Promise<number> {
   let bytes = 0;
   for await (const chunk of body) bytes += chunk.length;
   return bytes;
+}
+
+/**
+ * Appends what the child writes on its piped stdout and stderr to `file`: the pipes stay the
+ * parent's to read too (the port it logs, test/harness/listening.ts).
+ */
+export function logTo(child: ChildProcess, file: string): void {
+  const out = fs.createWriteStream(file, { flags: 'a' });
+  child.stdout?.pipe(out, { end: false });
+  child.stderr?.pipe(out, { end: false });
+  child.once('close', () => out.end());
 }
 
 // ---------------------------------------------------------------------------

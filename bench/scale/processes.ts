@@ -8,9 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { request } from 'undici';
 import { spawnBuiltExporter, untilServing } from '../../test/harness/built-exporter.js';
-import { freePort } from '../../test/harness/ports.js';
+import { listeningPorts } from '../../test/harness/listening.js';
 import { COLLECTORS } from '../../src/collectors/registry.js';
 import { PROM_HEADERS, ROOT } from '../run/settings.js';
+import { logTo } from '../run/util.js';
 import { FAMILIES, FAMILIES_SETTINGS, INTERVAL, NODE_ARGS, POLL_THREAD, SIGNALS, VHOSTS } from './settings.js';
 
 const children = new Set<ChildProcess>();
@@ -75,7 +76,6 @@ export interface ExporterProcess {
 }
 
 export async function startExporter(sim: SimulatorProcess, workDir: string, nodeArgs: readonly string[] = NODE_ARGS): Promise<ExporterProcess> {
-  const port = await freePort();
   const config = path.join(workDir, 'config.yaml');
   fs.writeFileSync(
     config,
@@ -104,22 +104,25 @@ export async function startExporter(sim: SimulatorProcess, workDir: string, node
       '',
     ].join('\n'),
   );
-  const logFile = fs.openSync(path.join(workDir, 'exporter.log'), 'w');
-  const exporter = spawnBuiltExporter(['--config', config, '--web.listen-address', `127.0.0.1:${port}`], {
+  const logFile = path.join(workDir, 'exporter.log');
+  fs.writeFileSync(logFile, '');
+  const exporter = spawnBuiltExporter(['--config', config, '--web.listen-address', '127.0.0.1:0'], {
     root: ROOT,
-    stdio: ['ignore', logFile, logFile],
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '' },
     nodeArgs: [...nodeArgs],
   });
   const { child } = exporter;
   children.add(child);
+  logTo(child, logFile);
+  const [port] = await listeningPorts(child, { name: 'exporter', timeoutMs: 20_000 });
   const url = `http://127.0.0.1:${port}`;
   const healthy = async () => {
     const res = await request(`${url}/-/healthy`);
     await res.body.dump();
     return res.statusCode === 200;
   };
-  await untilServing(exporter, healthy, () => `see ${path.join(workDir, 'exporter.log')}`);
+  await untilServing(exporter, healthy, () => `see ${logFile}`);
   return { url, child, pid: child.pid! };
 }
 

@@ -61,7 +61,9 @@ const listenAddresses = z
         ctx.addIssue({ code: 'custom', path, message: `must be HOST:PORT or :PORT, e.g. :9419 (not ${JSON.stringify(text)})` });
         continue;
       }
-      if (list.indexOf(text) !== i) ctx.addIssue({ code: 'custom', path, message: `${JSON.stringify(text)} is listed twice` });
+      // The second listen of an address would fail; on port 0 each listen gets a port of its own.
+      const portZero = parseListenAddress(text).port === 0;
+      if (!portZero && list.indexOf(text) !== i) ctx.addIssue({ code: 'custom', path, message: `${JSON.stringify(text)} is listed twice` });
     }
   })
   .transform((value) => (typeof value === 'string' ? [value] : value));

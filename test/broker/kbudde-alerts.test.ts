@@ -96,15 +96,13 @@ describeWithBroker('awesome-prometheus-alerts kbudde rules on a real Prometheus'
       return queue.messages === DEAD_LETTERED ? true : undefined;
     }, 30_000, `${DEAD_LETTERED} messages dead-lettered into ${DEAD_LETTER}`);
 
-    const kbudde = async (url: string) => {
-      const port = await freePort();
-      return startExporter({
-        portFromEnvironment: port,
+    const kbudde = (url: string) =>
+      startExporter({
+        listenAddressConfigured: true,
         // --poll.interval: the rules' rates need several polls within their window; everything else is kbudde's environment.
         args: ['--poll.interval=1s'],
-        env: { EXPORTER_NAMING: 'kbudde', RABBIT_URL: url, RABBIT_USER: broker.username, RABBIT_PASSWORD: broker.password, PUBLISH_PORT: String(port), PUBLISH_ADDR: '127.0.0.1' },
+        env: { EXPORTER_NAMING: 'kbudde', RABBIT_URL: url, RABBIT_USER: broker.username, RABBIT_PASSWORD: broker.password, PUBLISH_PORT: '0', PUBLISH_ADDR: '127.0.0.1' },
       });
-    };
     healthy = await kbudde(broker.managementUrl);
     // A second exporter whose broker does not answer: rabbitmq_up 0 there.
     dead = await kbudde(`http://127.0.0.1:${await freePort()}`);

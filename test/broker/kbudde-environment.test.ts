@@ -7,7 +7,6 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { samples } from '../support/parse-exposition.js';
 import { eventually } from '../harness/eventually.js';
 import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
-import { freePort } from '../harness/ports.js';
 import { checkMetricsWithPromtool } from '../harness/promtool.js';
 import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
@@ -55,15 +54,14 @@ describeWithBroker("kbudde's environment alone", (broker) => {
       }, 30_000, `publish_in of ${exchange} in the management API`);
     }
 
-    const port = await freePort();
     exporter = await startExporter({
-      portFromEnvironment: port,
+      listenAddressConfigured: true,
       env: {
         EXPORTER_NAMING: 'kbudde',
         RABBIT_URL: broker.managementUrl,
         RABBIT_USER: USER,
         RABBIT_PASSWORD: PASSWORD,
-        PUBLISH_PORT: String(port),
+        PUBLISH_PORT: '0',
         PUBLISH_ADDR: '127.0.0.1',
       },
     });

@@ -1,6 +1,7 @@
 /**
  * The built exporter as the tests run it (built-exporter.ts): started from a YAML text, flags and
- * an environment, ready once /-/ready answers 200, and its /metrics read. Used by the broker
+ * an environment, on port 0 and the port read from its log (listening.ts), ready once /-/ready
+ * answers 200, and its /metrics read. Used by the broker
  * tests and the `process` project.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,10 +11,13 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { samples } from '../support/parse-exposition.js';
 import { spawnBuiltExporter, untilServing } from './built-exporter.js';
 import { eventually } from './eventually.js';
-import { freePort } from './ports.js';
+import { listeningPorts } from './listening.js';
 
 export interface ExporterProcess {
+  /** On the first port it listens on. */
   url: string;
+  /** Every port it listens on, in the order of its `serving /metrics` lines. */
+  ports: number[];
   /** The config file it was started with (tests rewrite it before a reload). */
   configFile: string;
   logs(): string;
@@ -29,8 +33,13 @@ export interface ExporterProcess {
 export interface StartOptions {
   /** The YAML config file's text; absent: started without --config, from its environment and flags alone. */
   configYaml?: string;
-  /** The port its environment tells it (kbudde's PUBLISH_PORT): then no --web.listen-address flag is given. */
-  portFromEnvironment?: number;
+  /**
+   * Its environment or config file says where it listens, on port 0 (kbudde's PUBLISH_PORT=0, a
+   * web.listen_address of the YAML): then no --web.listen-address flag is given.
+   */
+  listenAddressConfigured?: boolean;
+  /** How many addresses it listens on, each logged by a `serving /metrics` line; default 1. */
+  addresses?: number;
   args?: string[];
   env?: Record<string, string>;
   /** Node's own flags, after those it always runs with (built-exporter.ts). */
@@ -45,9 +54,8 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
   const dir = mkdtempSync(join(tmpdir(), 'rmqexp-e2e-'));
   const configFile = join(dir, 'config.yaml');
   if (options.configYaml !== undefined) writeFileSync(configFile, options.configYaml);
-  const port = options.portFromEnvironment ?? (await freePort());
   const configArgs = options.configYaml === undefined ? [] : ['--config', configFile];
-  const listenArgs = options.portFromEnvironment === undefined ? ['--web.listen-address', `127.0.0.1:${port}`] : [];
+  const listenArgs = options.listenAddressConfigured ? [] : ['--web.listen-address', '127.0.0.1:0'];
   const exporter = spawnBuiltExporter([...configArgs, ...listenArgs, ...(options.args ?? [])], {
     env: { PATH: process.env.PATH ?? '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -57,13 +65,18 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const ports = await listeningPorts(child, { name: 'exporter', timeoutMs: 20_000, count: options.addresses ?? 1 }).catch(async (error: unknown) => {
+    await exporter.stop(5_000);
+    throw error;
+  });
   const secure = options.readyCheck;
-  const url = `${secure ? 'https' : 'http'}://127.0.0.1:${port}`;
+  const url = `${secure ? 'https' : 'http'}://127.0.0.1:${ports[0]}`;
   const dispatcher = secure ? new Agent({ connect: { ca: secure.ca, cert: secure.cert, key: secure.key } }) : undefined;
   const get = (path: string) =>
     undiciFetch(`${url}${path}`, { dispatcher, headers: secure?.authorization ? { authorization: secure.authorization } : {} });
   const handle: ExporterProcess = {
     url,
+    ports,
     configFile,
     logs: () => output,
     async metrics() {

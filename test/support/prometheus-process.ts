@@ -1,12 +1,13 @@
 /**
- * Runs Debian's `prometheus` on a private port and data directory, scraping given targets,
- * for end-to-end tests that check what a real Prometheus makes of the exporter.
+ * Runs Debian's `prometheus` on a port of its own choosing (read from its log) and a private data
+ * directory, scraping given targets, for end-to-end tests that check what a real Prometheus makes
+ * of the exporter.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../harness/ports.js';
+import { listeningPorts } from '../harness/listening.js';
 
 export interface PrometheusProcess {
   url: string;
@@ -30,7 +31,6 @@ export interface PrometheusOptions {
 
 export async function startPrometheus(scrapeTargets: string[], scrapeInterval = '1s', options: PrometheusOptions = {}): Promise<PrometheusProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'rmqexp-prom-'));
-  const port = await freePort();
   const config = `global:
   scrape_interval: ${scrapeInterval}
   scrape_timeout: ${scrapeInterval}
@@ -46,13 +46,22 @@ ${options.ruleFiles?.length ? `rule_files: [${options.ruleFiles.map((f) => `'${f
   writeFileSync(join(dir, 'prometheus.yml'), config);
   const child: ChildProcess = spawn(
     'prometheus',
-    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, '--web.listen-address=127.0.0.1:0'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const [port] = await listeningPorts(child, { name: 'prometheus', timeoutMs: 20_000, portOf: listeningOn }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
   const url = `http://127.0.0.1:${port}`;
   const handle: PrometheusProcess = {
     url,
@@ -69,11 +78,7 @@ ${options.ruleFiles?.length ? `rule_files: [${options.ruleFiles.map((f) => `'${f
       if (body.status !== 'success') throw new Error(`${pathAndQuery}: ${body.error}`);
       return body.data as T;
     },
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop,
   };
   const deadline = Date.now() + 20_000;
   for (;;) {
@@ -89,4 +94,10 @@ ${options.ruleFiles?.length ? `rule_files: [${options.ruleFiles.map((f) => `'${f
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** The port of Prometheus's `msg="Listening on" address=HOST:PORT` line (its web server's, on stderr). */
+function listeningOn(line: string): number | undefined {
+  const logged = /(?:^| )msg="Listening on" address=\S*:(\d+)(?: |$)/.exec(line);
+  return logged ? Number(logged[1]) : undefined;
 }

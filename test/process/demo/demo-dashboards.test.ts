@@ -9,6 +9,7 @@ import { DASHBOARDS } from '../../../tools/dashboards/dashboard-files.js';
 import { RULES_FILE } from '../../../tools/dashboards/rule-files.js';
 import { OFF_BY_DEFAULT_PANELS, panelsWithoutData, panelTargets, regexValues } from '../../broker/support/dashboard-queries.js';
 import { eventually } from '../../harness/eventually.js';
+import { listeningPorts } from '../../harness/listening.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../../support/prometheus-process.js';
 import { toolsRequired } from '../../support/required-tools.js';
 
@@ -36,7 +37,8 @@ it.skipIf(!prometheusAvailable() && !toolsRequired())('the shipped dashboards sh
   // Port 0, and the port read from its log: a port chosen beforehand could be taken by another
   // test's connection before the demo listened, and Prometheus would then scrape nothing.
   demo = spawn(process.execPath, [DEMO, '--web.listen-address', '127.0.0.1:0', '--poll.interval', '1s'], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const instance = `127.0.0.1:${await listeningPort(demo, 30_000)}`;
+  const [port] = await listeningPorts(demo, { name: 'the demo', timeoutMs: 30_000 });
+  const instance = `127.0.0.1:${port}`;
   prometheus = await startPrometheus([instance], '1s', { ruleFiles: [join(process.cwd(), RULES_FILE)] });
   const running = prometheus;
   const vars = { ...regexValues({ job: 'rabbitmq', cluster: 'demo-cluster', instance, vhost: 'vh1', queue: 'q1', exporter_job: 'rabbitmq', exporter: instance }), __rate_interval: '15s' };
@@ -55,34 +57,3 @@ it.skipIf(!prometheusAvailable() && !toolsRequired())('the shipped dashboards sh
   );
   expect(rules.filter((r) => r.health !== 'ok')).toEqual([]);
 }, 180_000);
-
-/** The port of the child's `serving /metrics` log line; fails with its output when it exits first or does not log it in time. */
-function listeningPort(child: ChildProcess, timeoutMs: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const fail = (why: string) => reject(new Error(`the demo ${why}:\n${output}`));
-    const timer = setTimeout(() => fail(`logged no "serving /metrics" line within ${timeoutMs} ms`), timeoutMs);
-    let port: number | undefined;
-    const read = (chunk: Buffer) => {
-      if (port !== undefined) return; // read on, unkept, so the demo never blocks on a full pipe
-      output += chunk.toString();
-      for (const line of output.split('\n')) {
-        if (!line.includes('"msg":"serving /metrics"')) continue;
-        const logged = (JSON.parse(line) as { port?: unknown }).port;
-        if (typeof logged !== 'number') continue;
-        port = logged;
-        clearTimeout(timer);
-        resolve(port);
-        return;
-      }
-    };
-    child.stdout?.on('data', read);
-    child.stderr?.on('data', read);
-    child.once('exit', (code, signal) => {
-      if (port !== undefined) return;
-      clearTimeout(timer);
-      fail(`exited (${code ?? signal}) before it served`);
-    });
-  });
-}
-

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../harness/ports.js';
+import { listeningPorts } from '../../harness/listening.js';
 import { parseExposition } from '../../support/parse-exposition.js';
 
 const DEMO = 'dist/demo/main.js';
@@ -47,9 +47,9 @@ describe('npm run demo', () => {
   let first: Samples;
 
   beforeAll(async () => {
-    const port = await freePort();
+    demo = runDemo(['--web.listen-address', '127.0.0.1:0', '--poll.interval', '1s']);
+    const [port] = await listeningPorts(demo.child, { name: 'the demo', timeoutMs: 30_000 });
     url = `http://127.0.0.1:${port}`;
-    demo = runDemo(['--web.listen-address', `127.0.0.1:${port}`, '--poll.interval', '1s']);
     // Every enabled collector has polled once (a _collector_success beside each _collector_enabled).
     first = await until('first poll of every collector', 60_000, async () => {
       const { samples } = parseExposition(await (await fetch(`${url}/metrics`)).text());
@@ -119,9 +119,9 @@ describe('npm run demo with a broker configured', () => {
   it('is not refused for a config file that configures no broker', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'demo-')), 'exporter.yaml');
     writeFileSync(file, 'poll:\n  interval: 5s\n');
-    const port = await freePort();
+    const run = runDemo(['--config.file', file, '--web.listen-address', '127.0.0.1:0']);
+    const [port] = await listeningPorts(run.child, { name: 'the demo', timeoutMs: 30_000 });
     const url = `http://127.0.0.1:${port}`;
-    const run = runDemo(['--config.file', file, '--web.listen-address', `127.0.0.1:${port}`]);
     await until('the demo ready', 30_000, async () => ((await fetch(`${url}/-/ready`)).status === 200 ? true : undefined));
     run.child.kill('SIGTERM');
     expect(await run.exit).toEqual({ code: 0, signal: null });

@@ -7,7 +7,6 @@ import bcrypt from 'bcryptjs';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
-import { freePort } from '../../harness/ports.js';
 import { closedPort } from '../../support/http-server.js';
 import { makePki } from '../../support/pki.js';
 
@@ -31,14 +30,15 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
 it('serves /metrics on two addresses given by repeating the flag, each over TLS to the right user only', async () => {
   writeFileSync(join(dir, 'web.yml'), `tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\nbasic_auth_users:\n  prometheus: ${bcrypt.hashSync('scrape-pw', 4)}\n`);
   const ca = readFileSync(join(dir, 'ca.pem'));
-  const second = await freePort();
   const broker = await closedPort();
+  // The helper's flag (127.0.0.1:0) and a second one.
   exporter = await startExporter({
     configYaml: `target:\n  url: http://127.0.0.1:${broker}\n`,
-    args: ['--web.config.file', join(dir, 'web.yml'), '--web.listen-address', `127.0.0.1:${second}`],
+    args: ['--web.config.file', join(dir, 'web.yml'), '--web.listen-address', '127.0.0.1:0'],
+    addresses: 2,
     readyCheck: { ca, authorization: basic('prometheus', 'scrape-pw') },
   });
-  const first = Number(new URL(exporter.url).port);
+  const [first, second] = exporter.ports;
   expect(first).not.toBe(second);
   dispatcher = new Agent({ connect: { ca } });
   for (const port of [first, second]) {
@@ -56,13 +56,18 @@ it('serves /metrics on two addresses given by repeating the flag, each over TLS 
 }, 60_000);
 
 it('web.listen_address as a list in the config file; one address that cannot be listened on stops the start, naming it', async () => {
-  const [a, b] = [await freePort(), await freePort()];
   const broker = await closedPort();
-  // No flag: the file's list alone (the ready check asks the first address).
-  exporter = await startExporter({ configYaml: `web:\n  listen_address: ["127.0.0.1:${a}", "127.0.0.1:${b}"]\ntarget:\n  url: http://127.0.0.1:${broker}\n`, portFromEnvironment: a });
+  // No flag: the file's list alone (the ready check asks the first address); port 0 twice is two ports.
+  exporter = await startExporter({
+    configYaml: `web:\n  listen_address: ["127.0.0.1:0", "127.0.0.1:0"]\ntarget:\n  url: http://127.0.0.1:${broker}\n`,
+    listenAddressConfigured: true,
+    addresses: 2,
+  });
+  const [a, b] = exporter.ports;
+  expect(a).not.toBe(b);
   for (const port of [a, b]) expect((await fetch(`http://127.0.0.1:${port}/-/healthy`)).status, `port ${port}`).toBe(200);
-  // A second exporter on a free address (the helper's flag) and a taken one: it does not start.
-  const refused = await startExporter({ configYaml: `target:\n  url: http://127.0.0.1:${broker}\n`, args: ['--web.listen-address', `127.0.0.1:${a}`] }).then(
+  // A second exporter on a free address (the helper's flag) and a taken one, the first's: it does not start.
+  const refused = await startExporter({ configYaml: `target:\n  url: http://127.0.0.1:${broker}\n`, args: ['--web.listen-address', `127.0.0.1:${a}`], addresses: 2 }).then(
     () => 'started',
     (error: Error) => error.message,
   );

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { spawnBuiltExporter } from '../../harness/built-exporter.js';
 import { eventually } from '../../harness/eventually.js';
-import { freePort } from '../../harness/ports.js';
 import { serveApi, type TestServer } from '../../support/http-server.js';
 
 const OVERVIEW = readFileSync('test/fixtures/rabbitmq-3.10.8/overview.json', 'utf8');
@@ -50,12 +49,12 @@ function onStartingLine(child: ChildProcess, then: () => void): void {
 }
 
 /** The built exporter on this configuration, its output gathered. */
-async function spawnExporter(yaml: string): Promise<{ child: ChildProcess; output: () => string }> {
+function spawnExporter(yaml: string): { child: ChildProcess; output: () => string } {
   const dir = mkdtempSync(join(tmpdir(), 'rmqexp-signals-'));
   dirs.push(dir);
   const config = join(dir, 'config.yaml');
   writeFileSync(config, yaml);
-  const { child } = spawnBuiltExporter(['--config', config, '--web.listen-address', `127.0.0.1:${await freePort()}`], {
+  const { child } = spawnBuiltExporter(['--config', config, '--web.listen-address', '127.0.0.1:0'], {
     env: { PATH: process.env.PATH ?? '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -72,7 +71,7 @@ function exited(child: ChildProcess): Promise<number | null> {
 
 it('keeps running after a SIGHUP during start-up, and applies it once running', async () => {
   broker = await serveApi({ '/api/overview': OVERVIEW });
-  const { child, output } = await spawnExporter(fleetYaml(broker.url));
+  const { child, output } = spawnExporter(fleetYaml(broker.url));
   onStartingLine(child, () => child.kill('SIGHUP'));
   await eventually(async () => {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited (${child.exitCode ?? child.signalCode}):\n${output().slice(-2000)}`);
@@ -85,7 +84,7 @@ it('keeps running after a SIGHUP during start-up, and applies it once running', 
 }, 90_000);
 
 it('exits at once, with 0, on a SIGTERM during start-up', async () => {
-  const { child } = await spawnExporter(fleetYaml('http://127.0.0.1:1'));
+  const { child } = spawnExporter(fleetYaml('http://127.0.0.1:1'));
   let sent = 0;
   onStartingLine(child, () => {
     sent = Date.now();

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { check, decodeAddress, exporterPids } from '../../../src/server/healthcheck.js';
 import { startExporter, type ExporterProcess } from '../../harness/exporter-process.js';
 import { spawnBuiltExporter } from '../../harness/built-exporter.js';
-import { freePort } from '../../harness/ports.js';
+import { listeningPorts } from '../../harness/listening.js';
 import { makePki } from '../../support/pki.js';
 
 // No broker is needed: /-/healthy answers while the process runs; port 1 refuses at once.
@@ -50,18 +50,12 @@ describe('the container health check follows the port the exporter listens on', 
   it("finds a port given only by the config file's web.listen_address, on every interface as in the image", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rmqexp-health-'));
     const configFile = join(dir, 'config.yaml');
-    const port = await freePort();
-    // ":PORT" listens on :: (or 0.0.0.0 without IPv6): the check connects to loopback.
-    writeFileSync(configFile, `web:\n  listen_address: ":${port}"\n${NO_BROKER}`);
-    const { child } = spawnBuiltExporter(['--config', configFile], { env: { PATH: process.env.PATH ?? '' }, stdio: 'ignore' });
+    // ":0" listens on :: (or 0.0.0.0 without IPv6), on a port it logs: the check connects to loopback.
+    writeFileSync(configFile, `web:\n  listen_address: ":0"\n${NO_BROKER}`);
+    const { child } = spawnBuiltExporter(['--config', configFile], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
-    const pid = child.pid as number;
-    let result = await check([pid]);
-    for (let tries = 0; !result.healthy && tries < 100 && child.exitCode === null; tries++) {
-      await new Promise((r) => setTimeout(r, 100)); // until it listens
-      result = await check([pid]);
-    }
-    expect(result).toEqual({ healthy: true, report: `http://127.0.0.1:${port}/-/healthy: 200` });
+    const [port] = await listeningPorts(child, { name: 'exporter', timeoutMs: 20_000 });
+    expect(await check([child.pid as number])).toEqual({ healthy: true, report: `http://127.0.0.1:${port}/-/healthy: 200` });
   }, 60_000);
 
   it('speaks HTTPS to a listener with tls_server_config (the certificate is not the question)', async () => {

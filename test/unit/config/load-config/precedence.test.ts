@@ -45,6 +45,8 @@ describe('precedence: flags over environment over file over defaults', () => {
       'invalid configuration:\n  flag --web.listen-address: key "web.listen_address[1]": must be HOST:PORT or :PORT, e.g. :9419 (not "localhost:x")',
     );
     expect(configError(() => load(undefined, {}, { listenAddresses: [':9419', ':9419'] })).message).toContain('flag --web.listen-address: key "web.listen_address[1]": ":9419" is listed twice');
+    // Port 0 twice is two listeners, each on a port the system picks.
+    expect(load(undefined, {}, { listenAddresses: ['127.0.0.1:0', '127.0.0.1:0'] }).listenAddresses).toEqual(['127.0.0.1:0', '127.0.0.1:0']);
   });
 
   it("web.listen_address in the file: one address or a list; an empty list or a number is refused with the file's name", () => {
