@@ -18,7 +18,7 @@ import { laneResult, type LaneResult, type RunRecord } from './record.js';
  * `npm run docs:test-timings` makes the table of docs/development.md from it.
  *
  *   node dist/test/runner/run-tests.js [vitest arguments, given to every lane]
- *   TEST_LANES=unit,broker-4.3   runs only those lanes
+ *   TEST_LANES=node-only,broker-4.3   runs only those lanes
  */
 interface Lane {
   name: string;
