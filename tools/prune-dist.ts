@@ -4,10 +4,12 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Part of `npm run build`: an incremental compile (tsc -b) leaves the output of a deleted source
- * behind, so each .js, .js.map and .d.ts under dist/{src,tools,demo,test} whose .ts is gone is removed.
+ * behind, so each .js, .js.map and .d.ts under dist/{src,tools,demo,test} whose .ts is gone is
+ * removed, and a folder left empty. `node dist/tools/prune-dist.js [ROOT]`: the repository's dist/,
+ * or ROOT's.
  */
-const DIST = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
-const ROOT = join(DIST, '..');
+const ROOT = process.argv[2] ?? fileURLToPath(new URL('../..', import.meta.url));
+const DIST = join(ROOT, 'dist');
 const OUTPUT = /\.(js|js\.map|d\.ts)$/;
 
 function prune(folder: string): number {
