@@ -40,7 +40,7 @@ describe('the timings of a .ci/run from before the lanes, read from its output',
   const log = [
     '===== tests on Node v20.20.2 (REQUIRE_BROKER=1 npm test: unit + broker projects) =====',
     ' \u001b[32m✓\u001b[39m \u001b[30m\u001b[42m unit \u001b[49m\u001b[39m test/unit/log.test.ts \u001b[2m(\u001b[22m\u001b[2m2 tests\u001b[22m\u001b[2m)\u001b[22m\u001b[32m 18\u001b[2mms\u001b[22m\u001b[39m',
-    ' ✓  broker-3.10  test/broker/recovery.test.ts (2 tests) 49500ms',
+    ' ✓  broker-3.10  test/broker/recovery.test.ts (2 tests | 1 skipped) 49500ms',
     '     ✓ a test inside a file, not a file 12ms',
     'tests on Node v20.20.2: 2100 s',
     ' ✓  unit  test/unit/log.test.ts (2 tests) 20ms',
@@ -56,6 +56,7 @@ describe('the timings of a .ci/run from before the lanes, read from its output',
       { name: 'total', seconds: 3100 },
     ]);
     expect(timings.runs.map((r) => r.node)).toEqual(['v20.20.2', 'v26.10.0']);
+    expect(timings.runs[0]!.lanes[0]).toMatchObject({ files: 2, passed: 3, skipped: 1 });
     expect(timings.runs[0]!.lanes[0]!.timings).toEqual([
       { project: 'unit', file: 'test/unit/log.test.ts', tests: 2, failed: 0, wallSeconds: 0.018, cpuSeconds: null },
       { project: 'broker-3.10', file: 'test/broker/recovery.test.ts', tests: 2, failed: 0, wallSeconds: 49.5, cpuSeconds: null },
