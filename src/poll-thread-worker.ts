@@ -2,6 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { ManagementClient } from './broker/management-client.js';
+import { Deadline } from './broker/deadline.js';
 import { Redactor } from './broker/redactor.js';
 import { collectorByName } from './collectors/registry.js';
 import type { TargetSetup } from './config/exporter-config.js';
@@ -32,7 +33,7 @@ const port = parentPort;
 if (!port) throw new Error('src/poll-thread-worker.ts runs only as the poll thread (a worker thread)');
 
 const targets = new Map<string, TargetHere>();
-const polls = new Map<number, AbortController>();
+const polls = new Map<number, Deadline>();
 const STOPPED = new Error('the poll was stopped on the main thread');
 
 port.on('message', (message: ToThread) => {
@@ -51,8 +52,10 @@ port.on('message', (message: ToThread) => {
 
 async function poll(job: Extract<ToThread, { kind: 'poll' }>): Promise<void> {
   const { id } = job;
-  const controller = new AbortController();
-  polls.set(id, controller);
+  // The poll's deadline is kept here too: the request in flight is cancelled at it by this thread's
+  // own clock, not only once the main thread's abort has crossed over (late on a loaded machine).
+  const deadline = new Deadline(Math.max(0, job.remainingMs));
+  polls.set(id, deadline);
   const target = targetOf(job.target, job.setup, job.logFormat);
   const { client } = target;
   const config = job.setup.collectors.find((c) => c.name === job.collector);
@@ -70,7 +73,7 @@ async function poll(job: Extract<ToThread, { kind: 'poll' }>): Promise<void> {
     const result = await collectHere({
       collector,
       client,
-      signal: controller.signal,
+      signal: deadline.signal,
       broker: job.broker,
       share: target.share,
       profile: sinkProfileOf(target.profile, collector, job.broker),
@@ -87,6 +90,7 @@ async function poll(job: Extract<ToThread, { kind: 'poll' }>): Promise<void> {
   } catch (error) {
     reply = { kind: 'failed', id, error: errorToWire(error), counts: unreported(target) };
   } finally {
+    deadline.end();
     polls.delete(id);
   }
   port?.postMessage(reply, moved);

@@ -274,7 +274,7 @@ export class CollectorRunner {
             lastServed: state.collectors.get(this.collector.name)?.families,
           });
       // A collect that ignores its signal must not hold the loop: the poll fails at the deadline.
-      const stuck = failAfterAbort(signal, this.config.timeoutMs);
+      const stuck = failAfterAbort(signal, this.config.timeoutMs, thread ? THREAD_ABORT_GRACE_MS : ABORT_GRACE_MS);
       let result: PollResult;
       try {
         result = await Promise.race([polled, stuck.failed]);
@@ -335,17 +335,23 @@ const POLL_ENDED = new Error('the poll ended');
 
 /** Time a cancelled collect gets to end with its own error (naming the request it was in). */
 const ABORT_GRACE_MS = 250;
+/**
+ * The same for a collect in the poll thread, which ends at the deadline by its own clock: its
+ * answer then still crosses to this thread, and a loaded machine may schedule either late (a
+ * quarter of a second was missed with a run queue of ten or more on two cores).
+ */
+const THREAD_ABORT_GRACE_MS = 2_000;
 
 /**
- * Rejects ABORT_GRACE_MS after `signal` aborts; `done()` (the collect ended) lets go of the signal
+ * Rejects `graceMs` after `signal` aborts; `done()` (the collect ended) lets go of the signal
  * and of the timer, so an ended poll leaves nothing behind.
  */
-function failAfterAbort(signal: AbortSignal, timeoutMs: number): { failed: Promise<never>; done: () => void } {
+function failAfterAbort(signal: AbortSignal, timeoutMs: number, graceMs: number): { failed: Promise<never>; done: () => void } {
   let timer: NodeJS.Timeout | undefined;
   let fail = () => {};
   const failed = new Promise<never>((_resolve, reject) => {
     fail = () => {
-      timer = setTimeout(() => reject(new Error(`the poll's deadline of ${timeoutMs} ms passed and the collector did not stop`)), ABORT_GRACE_MS).unref();
+      timer = setTimeout(() => reject(new Error(`the poll's deadline of ${timeoutMs} ms passed and the collector did not stop`)), graceMs).unref();
     };
     if (signal.aborted) fail();
     else signal.addEventListener('abort', fail, { once: true });
