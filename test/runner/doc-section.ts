@@ -6,12 +6,13 @@ export const END = '<!-- /test-timings -->';
 
 const s = (seconds: number | null | undefined) => (seconds === null || seconds === undefined ? '' : seconds >= 10 ? seconds.toFixed(0) : seconds.toFixed(1));
 const major = (run: RunRecord) => run.node.replace(/^v/, '').split('.')[0]!;
-const sum = (files: FileTiming[], key: 'wallSeconds' | 'cpuSeconds') => files.reduce((n, f) => n + (f[key] ?? 0), 0);
+/** The files' seconds added up; null when none of them has the figure. */
+const sum = (files: FileTiming[], key: 'wallSeconds' | 'cpuSeconds') => (files.some((f) => f[key] !== null) ? files.reduce((n, f) => n + (f[key] ?? 0), 0) : null);
 const allFiles = (run: RunRecord) => run.lanes.flatMap((l) => l.timings);
 const key = (f: { project: string; file: string }) => `${f.project} ${f.file}`;
 
 function table(head: string[], rows: (string | number)[][]): string {
-  return [`| ${head.join(' | ')} |`, `|${head.map((h) => (/^(what|lane|project|file|section)/.test(h) ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  return [`| ${head.join(' | ')} |`, `|${head.map((h) => (/^(Node|lane|project|file|section)$/.test(h) ? '---' : '---:')).join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 }
 
 function sections(run: CiTimings): string {
@@ -72,7 +73,7 @@ export function testTimingsSection(before: CiTimings, after: CiTimings): string 
     '',
     table(['Node', 'lane', 'files', 'passed', 'failed', 'skipped', 'wall s', 'CPU s'], lanes),
     '',
-    "Per project, the files' own times added up (files of one lane overlap, so the sum can exceed the lane's wall time); CPU of each file's worker and of the processes it waited for, not of a broker node shared by the files.",
+    "Per project, the files' own times added up (files of one lane overlap, so the sum can exceed the lane's wall time); a file's wall time from its import to its last hook, its CPU that of its worker and of the processes it waited for, not of a broker node the files share. The storefront's files have no CPU figure (its own vitest config has no timing setup file) and their wall time is that of their tests alone. The files' times before are those of vitest's reporter (hooks included).",
     '',
     table(['Node', 'project', 'files', 'Σ wall s', 'Σ CPU s', `Σ wall s at ${before.commit}`], projects),
     '',

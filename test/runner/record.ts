@@ -8,7 +8,7 @@ export interface FileTiming {
   tests: number;
   failed: number;
   wallSeconds: number;
-  /** Its worker's CPU and that of the processes it waited for; null where the project has no timing setup file. */
+  /** Its worker's CPU and that of the processes it waited for; null where the project has no timing setup file (the storefront's). */
   cpuSeconds: number | null;
 }
 
@@ -54,12 +54,12 @@ export function laneResult(name: string, projects: string[], laneDir: string, ru
   const report: VitestReport | undefined = existsSync(reportFile) ? JSON.parse(readFileSync(reportFile, 'utf8')) : undefined;
   const cpuFile = join(laneDir, 'cpu.json');
   const cpuSeconds = existsSync(cpuFile) ? (JSON.parse(readFileSync(cpuFile, 'utf8')) as { cpuSeconds: number }).cpuSeconds : 0;
-  const cpuByFile = new Map<string, number>();
+  const measured = new Map<string, { wallSeconds: number; cpuSeconds: number }>();
   const filesDir = join(laneDir, 'files');
   for (const entry of existsSync(filesDir) ? readdirSync(filesDir) : []) {
     for (const line of readFileSync(join(filesDir, entry), 'utf8').split('\n').filter(Boolean)) {
-      const { file, cpuSeconds: used } = JSON.parse(line) as { file?: string; cpuSeconds: number };
-      if (file) cpuByFile.set(file, (cpuByFile.get(file) ?? 0) + used);
+      const { file, wallSeconds, cpuSeconds: used } = JSON.parse(line) as { file?: string; wallSeconds: number; cpuSeconds: number };
+      if (file) measured.set(file, { wallSeconds, cpuSeconds: used });
     }
   }
   const timings = (report?.testResults ?? []).map((r) => {
@@ -69,8 +69,9 @@ export function laneResult(name: string, projects: string[], laneDir: string, ru
       file,
       tests: r.assertionResults.length,
       failed: r.assertionResults.filter((a) => a.status === 'failed').length,
-      wallSeconds: Math.max(0, r.endTime - r.startTime) / 1000,
-      cpuSeconds: cpuByFile.get(r.name) ?? null,
+      // The setup file's wall time where it ran (hooks included); else the report's, of the tests alone.
+      wallSeconds: measured.get(r.name)?.wallSeconds ?? Math.max(0, r.endTime - r.startTime) / 1000,
+      cpuSeconds: measured.get(r.name)?.cpuSeconds ?? null,
     };
   });
   return {

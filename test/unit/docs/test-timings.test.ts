@@ -88,9 +88,12 @@ describe("a lane's result (test/runner/record.ts)", () => {
   };
 
   it("joins vitest's report with each file's CPU", () => {
-    const result = laneResult('node-only', ['unit', 'process', 'storefront'], laneDir(report, [JSON.stringify({ file, cpuSeconds: 1.5 })]), { code: 1, wallSeconds: 4 });
+    const result = laneResult('node-only', ['unit', 'process', 'storefront'], laneDir(report, [JSON.stringify({ file, wallSeconds: 3.25, cpuSeconds: 1.5 })]), { code: 1, wallSeconds: 4 });
     expect(result).toMatchObject({ files: 1, passed: 1, failed: 1, skipped: 2, cpuSeconds: 12.5, wallSeconds: 4 });
-    expect(result.timings).toEqual([{ project: 'unit', file: 'test/unit/log.test.ts', tests: 4, failed: 1, wallSeconds: 2.5, cpuSeconds: 1.5 }]);
+    expect(result.timings).toEqual([{ project: 'unit', file: 'test/unit/log.test.ts', tests: 4, failed: 1, wallSeconds: 3.25, cpuSeconds: 1.5 }]);
+    // A file of a project without the timing setup file: the report's wall time, no CPU.
+    const bare = laneResult('node-only', ['unit'], laneDir(report, []), { code: 1, wallSeconds: 4 });
+    expect(bare.timings[0]).toMatchObject({ wallSeconds: 2.5, cpuSeconds: null });
   });
 
   it('counts a lane that failed with no failed test, or left no report, as one failure', () => {
