@@ -86,7 +86,7 @@ describe('npm run demo', () => {
       return samples.get('rabbitmq_global_messages_received_total')! > received && queueDepths(samples) !== queueDepths(first) ? samples : undefined;
     });
     expect(later.get('rabbitmq_global_messages_delivered_total')).toBeGreaterThan(first.get('rabbitmq_global_messages_delivered_total')!);
-  });
+  }, 60_000);
 
   it('says SIMULATED on the landing page', async () => {
     const html = await (await fetch(`${url}/`)).text();
@@ -98,7 +98,7 @@ describe('npm run demo', () => {
     demo.child.kill('SIGTERM');
     expect(await demo.exit).toEqual({ code: 0, signal: null });
     expect(demo.output()).toMatch(/stopped/);
-  });
+  }, 30_000);
 });
 
 describe('npm run demo with a broker configured', () => {
@@ -106,7 +106,7 @@ describe('npm run demo with a broker configured', () => {
     const run = runDemo([], { RABBITMQ_URL: 'http://mq.example.com:15672' });
     expect(await run.exit).toEqual({ code: 2, signal: null });
     expect(run.output()).toContain('a broker is configured: environment variable RABBITMQ_URL sets target.url');
-  });
+  }, 30_000);
 
   it('is refused when the config file lists targets', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'demo-')), 'exporter.yaml');
@@ -114,7 +114,7 @@ describe('npm run demo with a broker configured', () => {
     const run = runDemo(['--config.file', file]);
     expect(await run.exit).toEqual({ code: 2, signal: null });
     expect(run.output()).toContain(`a broker is configured: config file ${file} sets targets`);
-  });
+  }, 30_000);
 
   it('is not refused for a config file that configures no broker', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'demo-')), 'exporter.yaml');
@@ -125,5 +125,5 @@ describe('npm run demo with a broker configured', () => {
     await until('the demo ready', 30_000, async () => ((await fetch(`${url}/-/ready`)).status === 200 ? true : undefined));
     run.child.kill('SIGTERM');
     expect(await run.exit).toEqual({ code: 0, signal: null });
-  });
+  }, 90_000);
 });

@@ -20,19 +20,20 @@ it('resolves the ports of as many lines as asked, in order, the lines split acro
   const script = `process.stdout.write('{"msg":"starting"}\\n{"port":4001,"msg":"serv'); setTimeout(() => console.log('ing /metrics"}\\n{"port":4002,"msg":"serving /metrics"}'), 50); setTimeout(() => {}, 5000);`;
   const logging = child(script);
   try {
-    expect(await listeningPorts(logging, { name: 'the child', timeoutMs: 5000, count: 2 })).toEqual([4001, 4002]);
+    expect(await listeningPorts(logging, { name: 'the child', timeoutMs: 20_000, count: 2 })).toEqual([4001, 4002]);
   } finally {
     logging.kill();
   }
-});
+}, 30_000);
 
 it('fails with all the child wrote when it exits first, or logs no such line in time', async () => {
   const exiting = child(`console.log('{"port":4001,"msg":"starting"}'); console.error('cannot listen'); process.exit(3);`);
-  await expect(listeningPorts(exiting, { name: 'the child', timeoutMs: 5000 })).rejects.toThrow('the child exited with 3:\n{"port":4001,"msg":"starting"}\ncannot listen\n');
+  await expect(listeningPorts(exiting, { name: 'the child', timeoutMs: 20_000 })).rejects.toThrow('the child exited with 3:\n{"port":4001,"msg":"starting"}\ncannot listen\n');
   const silent = child(`console.log('{"port":4001,"msg":"starting"}'); setTimeout(() => {}, 5000);`);
   try {
-    await expect(listeningPorts(silent, { name: 'the child', timeoutMs: 500 })).rejects.toThrow('the child logged 0 of the 1 ports it listens on within 500 ms:\n{"port":4001,"msg":"starting"}\n');
+    // What it wrote within the 500 ms depends on how soon a loaded machine started it: the cause alone is checked.
+    await expect(listeningPorts(silent, { name: 'the child', timeoutMs: 500 })).rejects.toThrow('the child logged 0 of the 1 ports it listens on within 500 ms:\n');
   } finally {
     silent.kill();
   }
-});
+}, 30_000);
