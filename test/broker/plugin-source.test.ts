@@ -18,14 +18,17 @@ describeWithBroker('the plugin source with statistics on: both sources agree, a 
   let exporter: ExporterProcess;
   let conn: amqp.ChannelModel;
   const queue = 'plugin-on-q';
+  const quorum = 'plugin-on-qq';
   let refusing: string;
 
   beforeAll(async () => {
     const api = managementApi(broker);
     await api('PUT', `/api/queues/%2F/${queue}`, { durable: true });
+    await api('PUT', `/api/queues/%2F/${quorum}`, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
     conn = await amqp.connect(broker.amqpUrl);
     const ch = await conn.createConfirmChannel();
     for (let i = 0; i < 5; i++) ch.sendToQueue(queue, Buffer.from(`m${i}`), { persistent: true });
+    ch.sendToQueue(quorum, Buffer.from('q0'), { persistent: true });
     await ch.waitForConfirms();
     // Acked with basic.get, on a channel kept open: a closed channel's counts may never be reported.
     for (let i = 0; i < 3; i++) {
@@ -42,7 +45,26 @@ describeWithBroker('the plugin source with statistics on: both sources agree, a 
     await exporter?.stop();
     await conn?.close().catch(() => undefined);
     await managementApi(broker)('DELETE', `/api/queues/%2F/${queue}`);
+    await managementApi(broker)('DELETE', `/api/queues/%2F/${quorum}`);
   }, 60_000);
+
+  it("serves a quorum queue's Raft commit latency as the plugin reports it, under its name before 4.2 too", async () => {
+    // rabbitmq_detailed_raft_commit_latency_seconds from 4.2 on, rabbitmq_detailed_raft_entry_commit_latency_seconds before.
+    const pluginLatency = async () =>
+      (await pluginSays(broker, 'ra_metrics', 'rabbitmq_detailed_raft_commit_latency_seconds', quorum)) ??
+      (await pluginSays(broker, 'ra_metrics', 'rabbitmq_detailed_raft_entry_commit_latency_seconds', quorum));
+    const served = `rabbitmq_queue_raft_commit_latency_seconds{node="${broker.nodeName}",vhost="/",queue="${quorum}"}`;
+    // The same reading on both sides: the queue takes no more entries, so its last commit's latency stays.
+    await eventually(
+      async () => {
+        const [mine, theirs] = [await exporter.value(served), await pluginLatency()];
+        if (mine === undefined || theirs === undefined) throw new Error(`served ${mine}, the plugin says ${theirs}`);
+        return mine === theirs ? mine : undefined;
+      },
+      60_000,
+      `${served} equal to the plugin's own`,
+    );
+  });
 
   it('serves the queue counters from the API, equal to what the plugin counts, and the plugin\'s own series per node', async () => {
     const series = (name: string) => `${name}{vhost="/",queue="${queue}"}`;

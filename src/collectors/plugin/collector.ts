@@ -123,9 +123,11 @@ function writeNodeRows(sink: SampleSink, { node, detailed, global }: { node: str
   ] as const;
   for (const [exposition, family, row] of perProtocol) each(exposition, family, (l, v) => sink.add(row, { node, protocol: l.protocol ?? '' }, v));
   // Raft series of queues only (the metadata store's carry module and ra_system instead); the commit
-  // index was raft_log_commit_index before 4.0.
+  // index was raft_log_commit_index before 4.0, the commit latency raft_entry_commit_latency_seconds
+  // before 4.2 (its release notes, "Ra Metric Changes").
   const perQueue = [
     ['rabbitmq_detailed_raft_commit_latency_seconds', M.raftCommitLatency],
+    ['rabbitmq_detailed_raft_entry_commit_latency_seconds', M.raftCommitLatency],
     ['rabbitmq_detailed_raft_commit_index', M.raftCommitIndex],
     ['rabbitmq_detailed_raft_log_commit_index', M.raftCommitIndex],
   ] as const;

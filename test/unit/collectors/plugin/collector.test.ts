@@ -44,10 +44,10 @@ const EXPECTED = [
 
 describe('plugin collector', () => {
   describe.each([
-    ['4.0.x', QUERY_4],
-    ['4.3.x', QUERY_4],
-    ['3.10.x', QUERY_3],
-  ])('with statistics disabled on RabbitMQ %s', (version, query) => {
+    ['4.0.x', QUERY_4, 0.024],
+    ['4.3.x', QUERY_4, 0.018],
+    ['3.10.x', QUERY_3, 0.001],
+  ])('with statistics disabled on RabbitMQ %s', (version, query, commitLatency) => {
     const statsOff = `plugin-${version}-stats-disabled`;
     const api = () => cluster({ [`http://node-a:15692/metrics/detailed?${query}`]: answer(statsOff, 'collector-detailed.prom'), 'http://node-a:15692/metrics': answer(statsOff, 'metrics.prom') }, ['rabbit@node-a']);
     const broker = brokerFrom(`rabbitmq-${version === '3.10.x' ? '3.10.8' : version}-stats-disabled`);
@@ -63,6 +63,9 @@ describe('plugin collector', () => {
       expect(run.value('rabbitmq_node_messages_received_total', { node, protocol: 'amqp091' })).toBe(13);
       expect(run.value('rabbitmq_node_auth_attempts_succeeded_total', { node, protocol: 'amqp091' })).toBe(1);
       expect(run.family('rabbitmq_queue_raft_commit_index').map((s) => s.labels.queue)).toEqual(['px.quorum']);
+      // The plugin's rabbitmq_detailed_raft_commit_latency_seconds, named ..._raft_entry_commit_latency_seconds before 4.2;
+      // the metadata store's rows (raft_cluster, ra_system) are not a queue's.
+      expect(run.family('rabbitmq_queue_raft_commit_latency_seconds').map(({ labels, value }) => ({ labels, value }))).toEqual([{ labels: { node, vhost: '/', queue: 'px.quorum' }, value: commitLatency }]);
     });
   });
 
