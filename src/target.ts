@@ -150,6 +150,14 @@ export class Target implements ServedTarget {
     return this.store.forScrape(gzipFormat);
   }
 
+  nodes(): readonly string[] {
+    return this.store.nodes();
+  }
+
+  nodeExposition(node: string, gzipFormat?: Format): ReturnType<ServedTarget['nodeExposition']> {
+    return this.store.forNodeScrape(node, gzipFormat);
+  }
+
   verdict(): Verdict {
     return targetVerdict(this.state, this.waiting.length);
   }

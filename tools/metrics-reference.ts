@@ -1,6 +1,7 @@
 import { catalogue } from '../src/collectors/catalogue.js';
 import { COLLECTORS } from '../src/collectors/registry.js';
 import type { MetricDef } from '../src/model/metric-def.js';
+import { nodeTargetMetrics } from '../src/pipeline/node-share.js';
 import { ProcessMetrics } from '../src/pipeline/process-metrics.js';
 
 /** Where the reference is written, relative to the repository root. */
@@ -41,6 +42,11 @@ export async function metricsReference(): Promise<string> {
         `${header}\n${own.map((d) => row(d, rateOf)).join('\n')}`,
     );
   }
+  sections.push(
+    '### Node targets\n\nA node\'s target (`/probe?target=NAME&node=NODE`, listed by `/discovery/nodes`: [docs/node-targets.md](node-targets.md)) ' +
+      'serves every family above with a `node` label, that node\'s series only, and these two; nothing of the exporter\'s own.\n\n' +
+      `${header}\n${Object.values(nodeTargetMetrics).map((d) => row(d, rateOf)).join('\n')}`,
+  );
   const processNames = await new ProcessMetrics().names();
   sections.push(
     '### Node.js process\n\nFrom prom-client\'s default metrics, prefixed `rabbitmq_exporter_`.\n\n' +

@@ -4,6 +4,7 @@ import type { ProfileTargetView } from '../model/naming-profile.js';
 import { exporterFamilies, type ClientCounters, type HttpCounters } from './own-series.js';
 
 import { Exposition, type Format } from './exposition.js';
+import { NodeShares } from './node-share.js';
 import type { TargetState } from './target-state.js';
 
 /** Families of the exporter process rather than of a target (Node's metrics, the reload status). */
@@ -38,6 +39,9 @@ export class SnapshotStore {
   private preferredGzip: Format | undefined;
   /** A scrape asked for this target: from then on, polls are followed by a build in the background. */
   private scraped = false;
+  /** Each published exposition's collector parts, for its nodes' shares. */
+  private readonly collectorParts = new WeakMap<Exposition, readonly (readonly RenderedFamily[])[]>();
+  private readonly nodeShares = new NodeShares();
 
   constructor(
     private readonly target: TargetState,
@@ -76,6 +80,23 @@ export class SnapshotStore {
       }
     }
     return this.rebuild();
+  }
+
+  /** The cluster's nodes, as the collectors' families being served list them. */
+  nodes(now = performance.now()): string[] {
+    return this.nodeShares.nodes(this.freshParts(now));
+  }
+
+  /**
+   * For a node target's scrape: the node's share of the exposition a scrape of the target gets
+   * (node-share.ts); undefined when that exposition does not list the node.
+   */
+  async forNodeScrape(node: string, gzipFormat?: Format, now = performance.now()): Promise<Exposition | undefined> {
+    const exposition = await this.forScrape(gzipFormat, now);
+    const parts = this.collectorParts.get(exposition) ?? [];
+    const share = this.nodeShares.share(exposition, parts, node, this.profileView?.broker()?.clusterName ?? '');
+    if (share && gzipFormat) await share.gzip(gzipFormat);
+    return share;
   }
 
   /**
@@ -122,14 +143,22 @@ export class SnapshotStore {
     // One part per collector, the same array object until it polls again: its compression is reused.
     const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now, withProcess, this.naming, this.profileView), ...processFamilies]];
     let validUntil = Infinity;
+    const collectorParts = this.freshParts(now);
     for (const state of this.target.collectors.values()) {
-      if (!this.target.isFresh(state, now)) continue;
-      parts.push(state.families);
-      validUntil = Math.min(validUntil, (state.lastSuccessMonotonicMs as number) + state.maxAgeMs + 1);
+      if (this.target.isFresh(state, now)) validUntil = Math.min(validUntil, (state.lastSuccessMonotonicMs as number) + state.maxAgeMs + 1);
     }
+    parts.push(...collectorParts);
     const exposition = new Exposition(parts, validUntil, Date.now());
+    this.collectorParts.set(exposition, collectorParts);
     if (this.preferredGzip) await exposition.gzip(this.preferredGzip);
     this.published = { exposition, version };
     return exposition;
+  }
+
+  /** One part per collector whose families are fresh enough to serve, the same array object until it polls again. */
+  private freshParts(now: number): (readonly RenderedFamily[])[] {
+    const parts: (readonly RenderedFamily[])[] = [];
+    for (const state of this.target.collectors.values()) if (this.target.isFresh(state, now)) parts.push(state.families);
+    return parts;
   }
 }

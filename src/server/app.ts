@@ -32,6 +32,9 @@ export interface AppOptions {
 /** Where a target's snapshot is served: /probe?target=NAME. */
 export const PROBE_PATH = '/probe';
 
+/** Prometheus http_sd_configs: one scrape target per node of every target (served on /probe?target=NAME&node=NODE). */
+export const NODE_DISCOVERY_PATH = '/discovery/nodes';
+
 /** How much of an unknown target name a refusal quotes. */
 const QUOTED_NAME_CHARS = 64;
 
@@ -87,12 +90,39 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
     }
     const target = all.find((t) => t.name === asked);
     if (!target) {
-      // Quoted as a JSON string, cut: no control character or markup of the request reaches the body as it was.
-      const quoted = JSON.stringify([...asked].slice(0, QUOTED_NAME_CHARS).join('')) + (asked.length > QUOTED_NAME_CHARS ? '…' : '');
-      res.status(404).type('text/plain').send(`unknown target ${quoted} (${known})\n`);
+      res.status(404).type('text/plain').send(`unknown target ${quote(asked)} (${known})\n`);
       return;
     }
-    return serve(req, res, (gzipFormat) => target.exposition(gzipFormat));
+    const node = req.query.node;
+    if (node === undefined) return serve(req, res, (gzipFormat) => target.exposition(gzipFormat));
+    if (typeof node !== 'string' || node === '') {
+      res.status(400).type('text/plain').send(`parameter "node" must be given once, as one node name (${NODE_DISCOVERY_PATH} lists them)\n`);
+      return;
+    }
+    const share = await target.nodeExposition(node, acceptsGzip(req.get('accept-encoding')) ? chooseFormat(req.get('accept')) : undefined);
+    if (!share) {
+      const nodes = target.nodes();
+      const listed = nodes.length === 0 ? 'its nodes are not known yet: the nodes collector has not polled, or failed' : `its nodes: ${nodes.map((n) => JSON.stringify(n)).join(', ')}`;
+      res.status(404).type('text/plain').send(`target ${JSON.stringify(asked)} has no node ${quote(node)} (${listed})\n`);
+      return;
+    }
+    return serve(req, res, () => Promise.resolve(share));
+  });
+
+  // Every node of every target as a target of its own, in the format of Prometheus' http_sd_configs.
+  app.get(NODE_DISCOVERY_PATH, (req: Request, res: Response) => {
+    const address = req.get('host');
+    if (!address) {
+      res.status(400).type('text/plain').send('no Host header: the discovered targets are addressed as the request addressed this exporter\n');
+      return;
+    }
+    const groups = targets().flatMap((t) =>
+      t.nodes().map((node) => ({
+        targets: [address],
+        labels: { __metrics_path__: PROBE_PATH, __param_target: t.name, __param_node: node, instance: `${t.name}/${node}` },
+      })),
+    );
+    res.status(200).type('application/json').set('Cache-Control', 'no-store').send(JSON.stringify(groups));
   });
 
   /** Writes an exposition in the format and encoding the scraper asked for. */
@@ -143,7 +173,7 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
   if (reload) app.post('/-/reload', reloadEndpoint(reload));
 
   // A known path asked with another method: 405 and the methods it takes, not "not found".
-  const allowed = new Map<string, string>([[telemetryPath, 'GET, HEAD'], [PROBE_PATH, 'GET, HEAD'], ['/-/healthy', 'GET, HEAD'], ['/-/ready', 'GET, HEAD'], ['/', 'GET, HEAD']]);
+  const allowed = new Map<string, string>([[telemetryPath, 'GET, HEAD'], [PROBE_PATH, 'GET, HEAD'], [NODE_DISCOVERY_PATH, 'GET, HEAD'], ['/-/healthy', 'GET, HEAD'], ['/-/ready', 'GET, HEAD'], ['/', 'GET, HEAD']]);
   if (reload) allowed.set('/-/reload', 'POST');
   app.use((req: Request, res: Response, next: express.NextFunction) => {
     const methods = allowed.get(req.path);
@@ -161,4 +191,9 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
     if (!res.headersSent) res.status(500).type('text/plain').send('internal error\n');
   });
   return app;
+}
+
+/** A name from the request quoted as a JSON string, cut: no control character or markup of the request reaches the body as it was. */
+function quote(name: string): string {
+  return JSON.stringify([...name].slice(0, QUOTED_NAME_CHARS).join('')) + (name.length > QUOTED_NAME_CHARS ? '…' : '');
 }

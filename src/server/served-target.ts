@@ -11,6 +11,10 @@ export interface ServedTarget {
   readonly ready: boolean;
   /** The latest finished exposition; `gzipFormat`: the format its gzip is wanted in. */
   exposition(gzipFormat?: Format): Promise<Exposition>;
+  /** The cluster's nodes its latest polls list: each is served as a target of its own (node-share.ts). */
+  nodes(): readonly string[];
+  /** A node's share of the latest finished exposition; undefined when the target does not list the node. */
+  nodeExposition(node: string, gzipFormat?: Format): Promise<Exposition | undefined>;
   /** For the landing page: asked of every target, so cheap (no copy). */
   verdict(): Verdict;
   /** For the landing page: a full copy, asked only of the targets it shows. */

@@ -4,6 +4,7 @@ import { expectList } from '../../broker/expect-list.js';
 import { apiPath, columnsParam } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
 import { renderLabels } from '../../model/text-format.js';
+import type { BrokerInfo } from '../../broker/broker-info.js';
 import type { Collector, CollectContext, RequestLimits } from '../kit/collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from '../kit/field-table.js';
 import { HeldPart, type HeldPartWriter } from '../kit/held-part.js';
@@ -18,10 +19,14 @@ const MEMORY_BREAKDOWN = 'memory_breakdown';
 
 const table = fieldTableOf(M);
 
+/** A node's versions in its own record (4.3 and later). */
+const VERSION_FIELDS = ['rabbitmq_version', 'erlang_version', 'erlang_full_version', 'crypto_lib_version'] as const;
+
 /** Fields the table reads plus those handled by hand: the `columns=` of the request. */
 const COLUMNS = columnsParam([
   'name', 'type', 'running', 'mem_calculation_strategy', 'rates_mode', 'partitions', 'cluster_links',
   'metrics_gc_queue_length', 'ra_open_file_metrics',
+  ...VERSION_FIELDS, 'applications',
   ...fieldsRead(table, true),
 ]);
 
@@ -56,6 +61,7 @@ export const nodesCollector: Collector<Options> = {
       if (node.running === true) running.push(name);
       const labels = renderLabels(['node'], [name]);
       sink.add(M.info, { node: name, type: stringLabel(node.type), mem_calculation_strategy: stringLabel(node.mem_calculation_strategy), rates_mode: stringLabel(node.rates_mode) }, 1);
+      sink.add(M.build, nodeVersions(node, name, ctx.broker), 1);
       emitRecord(sink, table, withoutSockets ? { ...node, sockets_used: undefined, sockets_used_details: undefined, sockets_total: undefined } : node, labels, { rates: ctx.options.rates });
       // A stopped node's record carries only name, type and running: no zeros for what is unknown.
       if (Array.isArray(node.partitions)) sink.addRendered(M.partitions, labels, node.partitions.length);
@@ -96,6 +102,22 @@ export const nodesCollector: Collector<Options> = {
     }
   },
 };
+
+/**
+ * A node's versions: its record's; before 4.3 its rabbit application's version (listed while
+ * statistics are on); for the node that answered /api/overview, what that answer says of the rest.
+ */
+function nodeVersions(node: NodeRecord, name: string, broker: BrokerInfo): Record<string, string> {
+  const answered = name === broker.node;
+  const rabbit = Array.isArray(node.applications) ? (node.applications as { name?: unknown; version?: unknown }[]).find((app) => app?.name === 'rabbit') : undefined;
+  return {
+    node: name,
+    rabbitmq_version: stringLabel(node.rabbitmq_version) || stringLabel(rabbit?.version) || (answered ? broker.rabbitmqVersion : ''),
+    erlang_version: stringLabel(node.erlang_version) || (answered ? broker.erlangVersion : ''),
+    erlang_full_version: stringLabel(node.erlang_full_version),
+    crypto_lib_version: stringLabel(node.crypto_lib_version),
+  };
+}
 
 function emitMap(ctx: CollectContext<Options>, metric: typeof M.metricsGcQueue, node: string, map: unknown): void {
   if (map === null || typeof map !== 'object' || Array.isArray(map)) return;

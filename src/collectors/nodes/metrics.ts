@@ -20,6 +20,12 @@ const kbuddeMemory = (label: string, prefix: string, values: readonly string[]) 
 
 export const nodeMetrics = defineMetrics('nodes', {
   info: { name: 'rabbitmq_node_info', type: g, labels: ['node', 'type', 'mem_calculation_strategy', 'rates_mode'], help: 'A cluster node and its settings; value 1.' },
+  build: {
+    name: 'rabbitmq_node_build_info',
+    type: g,
+    labels: ['node', 'rabbitmq_version', 'erlang_version', 'erlang_full_version', 'crypto_lib_version'],
+    help: 'A node\'s versions; value 1. Each from the node\'s own record where the broker reports it (4.3 and later: all four; before: rabbitmq_version, from its rabbit application, while statistics are on), else for the node that answered /api/overview that answer\'s; empty when unknown.',
+  },
   partitions: { name: 'rabbitmq_node_partitions', names: { kbudde: { name: 'rabbitmq_partitions', labels: ['cluster', 'node', 'self'] } }, type: g, labels: N, help: 'Nodes this node sees as partitioned from it; anything above 0 is a network partition.' },
   clusterLinks: { name: 'rabbitmq_node_cluster_links', type: g, labels: N, help: 'Inter-node links this node has open to other cluster nodes (CLI tool connections not counted).' },
   clusterLinkSent: { name: 'rabbitmq_node_cluster_link_sent_bytes_total', type: c, labels: ['node', 'peer'], help: 'Bytes sent by this node to a peer node over the inter-node link.' },

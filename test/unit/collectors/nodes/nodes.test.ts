@@ -257,6 +257,8 @@ describe('nodes collector with statistics disabled', () => {
     const { text, skipped } = await runCollector(nodesCollector, { api: fakeApi(routes), broker });
     expect(text.split('\n').filter((l) => l && !l.startsWith('#'))).toEqual([
       'rabbitmq_node_info{node="rabbit@vm",type="disc",mem_calculation_strategy="",rates_mode=""} 1',
+      // No version in the record: the answer of /api/overview's, which this node gave.
+      'rabbitmq_node_build_info{node="rabbit@vm",rabbitmq_version="3.10.8",erlang_version="25.2.3",erlang_full_version="",crypto_lib_version=""} 1',
       'rabbitmq_node_running{node="rabbit@vm"} 1',
     ]);
     expect(skipped).toBe(0);
@@ -297,7 +299,9 @@ describe('nodes collector on a two-node cluster', () => {
     expect(s.get('rabbitmq_node_info{node="rabbit2@vm",type="disc",mem_calculation_strategy="",rates_mode=""}')).toBe(1);
     const rabbit2 = [...s.keys()].filter((k) => k.includes('node="rabbit2@vm"') && !k.includes('peer="rabbit2@vm"'));
     // The stopped node's record has only name, running, type and an empty cluster_links.
-    expect(rabbit2.map((k) => k.replace(/\{.*$/, '')).sort()).toEqual(['rabbitmq_node_cluster_links', 'rabbitmq_node_info', 'rabbitmq_node_running']);
+    expect(rabbit2.map((k) => k.replace(/\{.*$/, '')).sort()).toEqual(['rabbitmq_node_build_info', 'rabbitmq_node_cluster_links', 'rabbitmq_node_info', 'rabbitmq_node_running']);
+    // Stopped, it lists no application, and another node answered /api/overview: its versions are unknown.
+    expect(s.get('rabbitmq_node_build_info{node="rabbit2@vm",rabbitmq_version="",erlang_version="",erlang_full_version="",crypto_lib_version=""}')).toBe(1);
     expect(seriesOf(text, 'rabbitmq_node_memory_bytes', 'node="rabbit2@vm"').size).toBe(0);
     expect(seriesOf(text, 'rabbitmq_node_memory_bytes', 'node="rabbit@vm"').size).toBe(25);
     expect(s.get('rabbitmq_process_resident_memory_bytes{node="rabbit@vm"}')).toBe(1140641792);
@@ -355,9 +359,46 @@ describe.each(['rabbitmq-4.0.x-cluster', 'rabbitmq-4.3.x-cluster'])('nodes colle
     expect(s.get(`rabbitmq_node_running{node="${rabbit1}"}`)).toBe(1);
     // From 4.0 the stopped node's record has name, running, type, being_drained and an empty cluster_links.
     const rabbit2Series = [...s.keys()].filter((k) => k.includes(`node="${rabbit2}"`));
-    expect(rabbit2Series.map((k) => k.replace(/\{.*$/, '')).sort()).toEqual(['rabbitmq_node_being_drained', 'rabbitmq_node_cluster_links', 'rabbitmq_node_info', 'rabbitmq_node_running']);
+    expect(rabbit2Series.map((k) => k.replace(/\{.*$/, '')).sort()).toEqual(['rabbitmq_node_being_drained', 'rabbitmq_node_build_info', 'rabbitmq_node_cluster_links', 'rabbitmq_node_info', 'rabbitmq_node_running']);
     expect(s.get(`rabbitmq_node_cluster_links{node="${rabbit2}"}`)).toBe(0);
     expect(seriesOf(text, 'rabbitmq_node_memory_bytes', `node="${rabbit1}"`).size).toBeGreaterThan(0);
     expect(s.get(`rabbitmq_process_resident_memory_bytes{node="${rabbit1}"}`)).toBe(down[0]!.mem_used);
+  });
+});
+
+describe('rabbitmq_node_build_info: each node\'s versions', () => {
+  type Versions = { name: string; rabbitmq_version?: string; erlang_version?: string; erlang_full_version?: string; crypto_lib_version?: string; applications?: { name: string; version: string }[] };
+  const build = (text: string) => [...samples(text).keys()].filter((k) => k.startsWith('rabbitmq_node_build_info{')).sort();
+
+  it.each(['rabbitmq-4.3.x-cluster'])('%s: from each running node\'s own record, all four', async (dir) => {
+    const up = readFixture<Versions[]>(dir, 'nodes.json');
+    const { text } = await runCollector(nodesCollector, { api: fakeApi({ '/api/nodes': up }), broker: brokerFrom(dir), options: { memory_breakdown: false } });
+    expect(up.every((n) => n.rabbitmq_version && n.erlang_full_version && n.crypto_lib_version)).toBe(true);
+    expect(build(text)).toEqual(
+      up.map((n) => `rabbitmq_node_build_info{node="${n.name}",rabbitmq_version="${n.rabbitmq_version}",erlang_version="${n.erlang_version}",erlang_full_version="${n.erlang_full_version}",crypto_lib_version="${n.crypto_lib_version}"}`).sort(),
+    );
+  });
+
+  it.each(['rabbitmq-3.10.8-cluster', 'rabbitmq-4.0.x-cluster'])('%s: rabbitmq_version from each node\'s rabbit application; erlang_version only for the node that answered /api/overview', async (dir) => {
+    const up = readFixture<Versions[]>(dir, 'nodes.json');
+    const broker = brokerFrom(dir);
+    const { text } = await runCollector(nodesCollector, { api: fakeApi({ '/api/nodes': up }), broker, options: { memory_breakdown: false } });
+    expect(up.some((n) => n.rabbitmq_version !== undefined)).toBe(false);
+    expect(up.map((n) => n.name)).toContain(broker.node);
+    expect(build(text)).toEqual(
+      up
+        .map((n) => {
+          const rabbit = n.applications!.find((a) => a.name === 'rabbit')!.version;
+          const erlang = n.name === broker.node ? broker.erlangVersion : '';
+          return `rabbitmq_node_build_info{node="${n.name}",rabbitmq_version="${rabbit}",erlang_version="${erlang}",erlang_full_version="",crypto_lib_version=""}`;
+        })
+        .sort(),
+    );
+  });
+
+  it('asks for the version fields and the applications with columns=', async () => {
+    const { requests } = await runCollector(nodesCollector, { api: fakeApi(singleRoutes()), broker: brokerFrom(SINGLE) });
+    const columns = String(requests[0]!.query?.columns).split(',');
+    for (const column of ['rabbitmq_version', 'erlang_version', 'erlang_full_version', 'crypto_lib_version', 'applications']) expect(columns).toContain(column);
   });
 });

@@ -1,0 +1,133 @@
+// Node targets on a real two-node cluster, scraped by a real Prometheus that finds them through
+// the exporter's http_sd endpoint, as rabbitmq_prometheus is scraped: one target per node. The
+// variable query of RabbitMQ-Overview (label_values(rabbitmq_identity_info, rabbitmq_node)) must
+// return both nodes, the per-node join of the upstream content (on(instance, job)
+// group_left(rabbitmq_node) rabbitmq_identity_info) one series per node, each node's versions
+// rabbitmqctl's, and "count the nodes" (sum(rabbitmq_build_info)) two.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startBroker, type BrokerHandle } from '../harness/broker/broker.js';
+import { joinCluster } from '../harness/broker/cluster.js';
+import { eventually } from '../harness/eventually.js';
+import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
+import { checkMetricsWithPromtool } from '../harness/promtool.js';
+import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
+import { describeWithBroker } from './support/with-broker.js';
+
+/** What rabbitmqctl status says of a node's versions. */
+async function statusVersions(node: BrokerHandle): Promise<{ rabbitmq: string; erlang: string }> {
+  const status = JSON.parse(await node.ctl(['status', '--formatter', 'json'])) as { rabbitmq_version: string; erlang_version: string };
+  return { rabbitmq: status.rabbitmq_version, erlang: status.erlang_version };
+}
+
+describeWithBroker('node targets of a two-node cluster, found by a real Prometheus through /discovery/nodes', (shared) => {
+  let rabbit1: BrokerHandle | undefined;
+  let rabbit2: BrokerHandle | undefined;
+  let exporter: ExporterProcess | undefined;
+  let prometheus: PrometheusProcess | undefined;
+  let nodes: string[];
+
+  beforeAll(async () => {
+    if (!prometheusAvailable()) throw new Error("prometheus is not installed (.ci/run installs Debian's prometheus package)");
+    const version = shared.brokerVersion;
+    rabbit1 = await startBroker({ version, nodeNamePrefix: 'ntgt1' });
+    rabbit2 = await startBroker({ version, nodeNamePrefix: 'ntgt2', peerOf: rabbit1.info });
+    await joinCluster(rabbit2, rabbit1.info);
+    nodes = [rabbit1.nodeName, rabbit2.nodeName];
+    exporter = await startExporter({
+      configYaml: `poll:\n  interval: 1s\ntarget:\n  url: ${rabbit1.managementUrl}\n  username: guest\n  password: guest\n`,
+    });
+    prometheus = await startPrometheus([], '1s', {
+      scrapeConfigs: `scrape_configs:
+  - job_name: rabbitmq-nodes
+    http_sd_configs:
+      - url: ${exporter.url}/discovery/nodes
+        refresh_interval: 1s
+`,
+    });
+  }, 400_000);
+
+  afterAll(async () => {
+    await prometheus?.stop();
+    await exporter?.stop();
+    // The joined node first: the seed owns the shared epmd.
+    await rabbit2?.stop();
+    await rabbit1?.stop();
+  }, 120_000);
+
+  it('lists both nodes, each scraped as a target of its own, and RabbitMQ-Overview\'s node variable returns both', async () => {
+    const discovered = await eventually(
+      async () => {
+        const groups = (await (await fetch(`${exporter!.url}/discovery/nodes`)).json()) as { labels: Record<string, string> }[];
+        return groups.length === 2 ? groups : undefined;
+      },
+      60_000,
+      'both nodes on /discovery/nodes',
+    );
+    expect(discovered.map((g) => g.labels.__param_node).sort()).toEqual([...nodes].sort());
+    const up = await eventually(
+      async () => {
+        const result = await prometheus!.query('up{job="rabbitmq-nodes"} == 1');
+        return result.length === 2 ? result : undefined;
+      },
+      60_000,
+      'Prometheus to scrape both node targets with up=1',
+    );
+    expect(up.map((s) => s.metric.instance).sort()).toEqual(nodes.map((n) => `default/${n}`).sort());
+    // label_values(rabbitmq_identity_info, rabbitmq_node), as a query.
+    const identity = await prometheus!.query('group by (rabbitmq_node, rabbitmq_cluster, instance) (rabbitmq_identity_info)');
+    expect(identity.map((s) => [s.metric.instance, s.metric.rabbitmq_node]).sort()).toEqual(nodes.map((n) => [`default/${n}`, n]).sort());
+    const clusterName = (await (await fetch(`${rabbit1!.managementUrl}/api/cluster-name`, { headers: { authorization: `Basic ${Buffer.from('guest:guest').toString('base64')}` } })).json()) as { name: string };
+    expect(new Set(identity.map((s) => s.metric.rabbitmq_cluster))).toEqual(new Set([clusterName.name]));
+    // Every sample of each node's scrape accepted.
+    for (const n of nodes) {
+      const check = await checkMetricsWithPromtool(await (await fetch(`${exporter!.url}/probe?target=default&node=${encodeURIComponent(n)}`)).text());
+      expect(check.ok, check.output).toBe(true);
+    }
+  });
+
+  it('a per-node panel of the upstream content shows one series per node, each the node\'s own', async () => {
+    // RabbitMQ-Overview's file-descriptor panel, template variables aside.
+    const query = 'rabbitmq_process_open_fds * on(instance, job) group_left(rabbitmq_node) rabbitmq_identity_info';
+    const series = await eventually(
+      async () => {
+        const result = await prometheus!.query(query);
+        return result.length === 2 ? result : undefined;
+      },
+      60_000,
+      `two series of ${query}`,
+    );
+    expect(series.map((s) => s.metric.rabbitmq_node).sort()).toEqual([...nodes].sort());
+    for (const s of series) expect(s.metric.node).toBe(s.metric.rabbitmq_node);
+    // Nothing of the cluster as a whole, nothing of the exporter's own, on a node target.
+    expect(await prometheus!.query('rabbitmq_queues{job="rabbitmq-nodes"}')).toEqual([]);
+    expect(await prometheus!.query('rabbitmq_up{job="rabbitmq-nodes"}')).toEqual([]);
+    expect(await prometheus!.query('{job="rabbitmq-nodes", __name__=~"rabbitmq_exporter_.*"}')).toEqual([]);
+  });
+
+  it("each node's rabbitmq_build_info carries its versions as rabbitmqctl status gives them, and counting them counts the nodes", async () => {
+    const count = await eventually(
+      async () => {
+        const [sample] = await prometheus!.query('sum(rabbitmq_build_info)');
+        return sample?.value[1] === '2' ? sample : undefined;
+      },
+      60_000,
+      'sum(rabbitmq_build_info) to be 2',
+    );
+    expect(count.value[1]).toBe('2');
+    const builds = await prometheus!.query('rabbitmq_build_info');
+    const [major, minor] = (await statusVersions(rabbit1!)).rabbitmq.split('.').map(Number) as [number, number];
+    const perNodeVersions = major > 4 || (major === 4 && minor >= 3);
+    for (const handle of [rabbit1!, rabbit2!]) {
+      const status = await statusVersions(handle);
+      const build = builds.find((s) => s.metric.node === handle.nodeName);
+      expect(build?.metric.instance).toBe(`default/${handle.nodeName}`);
+      expect(build?.metric.rabbitmq_version).toBe(status.rabbitmq);
+      // rabbitmqctl's is the full banner ("Erlang/OTP 25 [erts-13.1.5] ..."); /api/nodes reports it per node from 4.3, nothing before.
+      expect(build?.metric.erlang_full_version).toBe(perNodeVersions ? status.erlang : undefined);
+    }
+    // The node that answered /api/overview knows its Erlang version on every broker.
+    const answering = builds.find((s) => s.metric.node === rabbit1!.nodeName);
+    expect(answering?.metric.erlang_version).toMatch(/^\d+(\.\d+)*$/);
+    expect((await statusVersions(rabbit1!)).erlang).toContain(`Erlang/OTP ${answering!.metric.erlang_version!.split('.')[0]}`);
+  });
+});

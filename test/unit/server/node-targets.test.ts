@@ -1,0 +1,179 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { nodeMetrics } from '../../../src/collectors/nodes/metrics.js';
+import { overviewMetrics } from '../../../src/collectors/overview/metrics.js';
+import { defineMetrics } from '../../../src/model/metric-def.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { newHttpCounters } from '../../../src/pipeline/own-series.js';
+import type { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
+import { SnapshotStore } from '../../../src/pipeline/snapshot-store.js';
+import { TargetState } from '../../../src/pipeline/target-state.js';
+import { targetStatus, targetVerdict } from '../../../src/pipeline/target-status.js';
+import { createApp, NODE_DISCOVERY_PATH } from '../../../src/server/app.js';
+import type { ServedTarget } from '../../../src/server/served-target.js';
+
+const A = 'rabbit@a';
+/** A node name with what a label value must escape. */
+const ODD = 'rabbit@"b\\c"';
+
+const Test = defineMetrics('nodes', {
+  quorum: { name: 'rabbitmq_test_quorum_members', type: 'gauge', labels: ['vhost', 'node'], help: 'test: node not the first label' },
+  lookalike: { name: 'rabbitmq_test_lookalike', type: 'gauge', labels: ['node', 'leader_node'], help: 'test: another label ending in node, naming another node' },
+});
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
+});
+
+function target(name: string, cluster: string, nodes: readonly string[], vhostsPerNode = 1): ServedTarget & { state: TargetState } {
+  const state = new TargetState(name, 'http://broker.example:15672');
+  state.register('overview', 15_000, 45_000, { decidesUp: true });
+  state.register('nodes', 15_000, 45_000);
+  const store = new SnapshotStore(state, { requests: 3, bytesRead: 100 }, newHttpCounters(), { families: async () => [] } as unknown as ProcessMetrics, undefined, 'native', {
+    broker: () => ({ clusterName: cluster, node: nodes[0]! }),
+    running: new Map(),
+  });
+  const overview = new SampleSink();
+  overview.add(overviewMetrics.identity, [cluster], 1);
+  overview.add(overviewMetrics.queues, [], 7);
+  overview.add(overviewMetrics.listener, { node: A, protocol: 'amqp', ip_address: '::', port: '5672' }, 1);
+  state.succeeded('overview', overview.finish(), 0.05, 0);
+  const sink = new SampleSink();
+  nodes.forEach((node, i) => {
+    sink.add(nodeMetrics.info, { node, type: 'disc', mem_calculation_strategy: 'rss', rates_mode: 'basic' }, 1);
+    sink.add(nodeMetrics.build, { node, rabbitmq_version: `4.3.${i}`, erlang_version: '27.3', erlang_full_version: '', crypto_lib_version: '' }, 1);
+    sink.add(nodeMetrics.fdUsed, [node], 100 + i);
+    sink.add(Test.quorum, ['/', node], 3 + i);
+    for (let v = 1; v < vhostsPerNode; v++) sink.add(Test.quorum, [`vhost-${v}`, node], v);
+    // Each node's line names the other node in leader_node: only its own is on its target.
+    sink.add(Test.lookalike, [node, nodes[(i + 1) % nodes.length]!], 1);
+  });
+  state.succeeded('nodes', sink.finish(), 0.1, 0);
+  return { state, ...served(state, store) };
+}
+
+/** What src/target.ts hands the server, made of a state and its store. */
+function served(state: TargetState, store: SnapshotStore): ServedTarget {
+  return {
+    name: state.name,
+    ready: state.firstPollAttempted,
+    exposition: (gzipFormat) => store.forScrape(gzipFormat),
+    nodes: () => store.nodes(),
+    nodeExposition: (node, gzipFormat) => store.forNodeScrape(node, gzipFormat),
+    verdict: () => targetVerdict(state),
+    status: () => targetStatus(state),
+  };
+}
+
+async function start(targets: ServedTarget[]): Promise<string> {
+  const server = createApp(() => targets, pino({ level: 'silent' })).listen(0, '127.0.0.1');
+  servers.push(server);
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function probe(base: string, targetName: string, node: string): string {
+  return `${base}/probe?target=${encodeURIComponent(targetName)}&node=${encodeURIComponent(node)}`;
+}
+
+describe('node targets', () => {
+  it(`${NODE_DISCOVERY_PATH} lists every node of every target in http_sd format, addressed as the request addressed the exporter`, async () => {
+    const base = await start([target('east', 'cluster-east', [A, ODD]), target('west', 'cluster-west', ['rabbit@w'])]);
+    const res = await fetch(`${base}${NODE_DISCOVERY_PATH}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const host = new URL(base).host;
+    expect(await res.json()).toEqual([
+      { targets: [host], labels: { __metrics_path__: '/probe', __param_target: 'east', __param_node: A, instance: `east/${A}` } },
+      { targets: [host], labels: { __metrics_path__: '/probe', __param_target: 'east', __param_node: ODD, instance: `east/${ODD}` } },
+      { targets: [host], labels: { __metrics_path__: '/probe', __param_target: 'west', __param_node: 'rabbit@w', instance: 'west/rabbit@w' } },
+    ]);
+  });
+
+  it("serves a node's series, its identity and its versions, and nothing of the other node, the cluster as a whole or the exporter", async () => {
+    const base = await start([target('east', 'cluster-east', [A, ODD])]);
+    const res = await fetch(probe(base, 'east', A));
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const samples = text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+    expect(samples.sort()).toEqual(
+      [
+        `rabbitmq_identity_info{rabbitmq_cluster="cluster-east",rabbitmq_node="${A}"} 1`,
+        `rabbitmq_build_info{node="${A}",rabbitmq_version="4.3.0",erlang_version="27.3",erlang_full_version="",crypto_lib_version=""} 1`,
+        `rabbitmq_node_build_info{node="${A}",rabbitmq_version="4.3.0",erlang_version="27.3",erlang_full_version="",crypto_lib_version=""} 1`,
+        `rabbitmq_node_info{node="${A}",type="disc",mem_calculation_strategy="rss",rates_mode="basic"} 1`,
+        `rabbitmq_process_open_fds{node="${A}"} 100`,
+        `rabbitmq_test_quorum_members{vhost="/",node="${A}"} 3`,
+        `rabbitmq_test_lookalike{node="${A}",leader_node="${ODD.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"} 1`,
+        `rabbitmq_listener_info{node="${A}",protocol="amqp",ip_address="::",port="5672"} 1`,
+      ].sort(),
+    );
+    expect(text).toContain('# TYPE rabbitmq_build_info gauge\n');
+  });
+
+  it('finds a node whose name holds quotes and backslashes, by its escaped label value', async () => {
+    const base = await start([target('east', 'cluster-east', [A, ODD])]);
+    const text = await (await fetch(probe(base, 'east', ODD))).text();
+    expect(text).toContain('rabbitmq_process_open_fds{node="rabbit@\\"b\\\\c\\""} 101\n');
+    expect(text).toContain('rabbitmq_identity_info{rabbitmq_cluster="cluster-east",rabbitmq_node="rabbit@\\"b\\\\c\\""} 1\n');
+    expect(text).not.toMatch(new RegExp(`[{,]node="${A}"`));
+    expect(text).toContain(`rabbitmq_test_lookalike{node="rabbit@\\"b\\\\c\\"",leader_node="${A}"} 1\n`);
+  });
+
+  it('gzips a node target on request, to the same text', async () => {
+    const base = await start([target('east', 'cluster-east', [A, ODD])]);
+    const plain = await (await fetch(probe(base, 'east', A), { headers: { 'accept-encoding': 'identity' } })).text();
+    const res = await fetch(probe(base, 'east', A), { headers: { 'accept-encoding': 'gzip' } });
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    // fetch gunzips: compare with a hand-made gunzip of the raw bytes too.
+    expect(await res.text()).toBe(plain);
+    const raw = await new Promise<Buffer>((resolve, reject) => {
+      import('node:http').then(({ get }) => {
+        get(probe(base, 'east', A), { headers: { 'accept-encoding': 'gzip' } }, (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => resolve(Buffer.concat(chunks)));
+        }).on('error', reject);
+      }, reject);
+    });
+    expect(gunzipSync(raw).toString('utf8')).toBe(plain);
+  });
+
+  it("a node's share of a large family (kept deflated) holds every one of its lines", async () => {
+    const base = await start([target('east', 'cluster-east', [A, 'rabbit@b'], 3_000)]);
+    const text = await (await fetch(probe(base, 'east', 'rabbit@b'))).text();
+    const lines = text.split('\n').filter((line) => line.startsWith('rabbitmq_test_quorum_members{'));
+    expect(lines).toHaveLength(3_000);
+    expect(lines.join('\n').length).toBeGreaterThan(64 * 1024);
+    expect(lines.every((line) => line.includes(',node="rabbit@b"}'))).toBe(true);
+    expect(lines).toContain('rabbitmq_test_quorum_members{vhost="vhost-2999",node="rabbit@b"} 2999');
+  });
+
+  it('refuses a node the target does not list (404, with the nodes it lists) and a node asked twice (400)', async () => {
+    const base = await start([target('east', 'cluster-east', [A])]);
+    const unknown = await fetch(probe(base, 'east', 'rabbit@zz'));
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toBe(`target "east" has no node "rabbit@zz" (its nodes: "${A}")\n`);
+    const twice = await fetch(`${base}/probe?target=east&node=a&node=b`);
+    expect(twice.status).toBe(400);
+    expect(await twice.text()).toContain('parameter "node" must be given once');
+  });
+
+  it('lists no node, and serves none, while the nodes collector has served nothing', async () => {
+    const state = new TargetState('empty', 'http://broker.example:15672');
+    state.register('nodes', 15_000, 45_000);
+    const store = new SnapshotStore(state, { requests: 0, bytesRead: 0 }, newHttpCounters(), { families: async () => [] } as unknown as ProcessMetrics);
+    const base = await start([served(state, store)]);
+    expect(await (await fetch(`${base}${NODE_DISCOVERY_PATH}`)).json()).toEqual([]);
+    const res = await fetch(probe(base, 'empty', A));
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain('its nodes are not known yet');
+  });
+});
