@@ -1,6 +1,7 @@
 // The web config's headers, rate limit and basic auth in front of a real express app. Issue 24:
 // bcrypt ran on the main thread (two clients sending new wrong passwords took authenticated
 // scrapes from 3 ms to 169 ms), and the outcome cache was cleared whole when full.
+import { readdirSync, readFileSync } from 'node:fs';
 import bcrypt from 'bcryptjs';
 import express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -36,12 +37,38 @@ async function guarded(current: WebConfig | undefined, options?: WebGuardOptions
   };
 }
 
-/** Password checks on a pool of their own (closed after the test), with some limits changed. */
+/**
+ * Password checks on a pool of their own (closed after the test), with some limits changed. Its
+ * workers keep the test's priority: at nice 19 (the default, tested below), a worker on a machine
+ * the rest of the suite keeps busy got a core seconds late, and a test of 41 logins timed out.
+ */
 function checks(limits: Partial<PasswordCheckLimits> = {}, workers = 1) {
-  const pool = new BcryptPool(workers);
+  const pool = new BcryptPool(workers, false);
   cleanups.push(() => pool.close());
   return { pool, checks: new PasswordChecks(pool, { ...PASSWORD_CHECK_LIMITS, ...limits }) };
 }
+
+/** The nice value of each thread of this process (field 19 of /proc/self/task/TID/stat). */
+function threadNiceness(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+describe('BcryptPool', () => {
+  it.runIf(process.platform === 'linux')('runs its workers at nice 19 by default, so scrapes get a core first; at the process\'s priority when asked', async () => {
+    const before = threadNiceness().filter((n) => n === 19).length;
+    const low = new BcryptPool(1);
+    cleanups.push(() => low.close());
+    expect(await low.compare('scrape-pw', HASH)).toBe(true);
+    expect(threadNiceness().filter((n) => n === 19)).toHaveLength(before + 1);
+    const normal = new BcryptPool(1, false);
+    cleanups.push(() => normal.close());
+    expect(await normal.compare('scrape-pw', HASH)).toBe(true);
+    expect(threadNiceness().filter((n) => n === 19)).toHaveLength(before + 1);
+  }, 60_000);
+});
 
 describe('webGuard', () => {
   it('lets through the right user and password, refuses the rest with 401 and WWW-Authenticate', async () => {
