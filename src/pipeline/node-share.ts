@@ -1,7 +1,8 @@
 import { nodeMetrics } from '../collectors/nodes/metrics.js';
+import { queueMetrics } from '../collectors/queues/metrics.js';
 import { defineMetrics } from '../model/metric-def.js';
 import { deflateLines } from '../model/deflated-lines.js';
-import { type BodyChunk, chunkText, escapeLabelValue, type FamilyHeader, renderLabels, type RenderedFamily } from '../model/text-format.js';
+import { type BodyChunk, chunkText, type FamilyHeader, renderLabels, type RenderedFamily } from '../model/text-format.js';
 import { Exposition } from './exposition.js';
 
 /**
@@ -26,21 +27,32 @@ export const nodeTargetMetrics = defineMetrics('nodes', {
 /** The label a series belongs to a node by. */
 const NODE_LABEL = 'node';
 
+/** A queue's label set begins so (`{vhost="…",queue="…"`): its series go where rabbitmq_queue_info's node says. */
+const QUEUE_LABELS = ['vhost', 'queue'] as const;
+
+/** Where each queue's series go: a queue's `vhost="…",queue="…"` → its node (the leader's, for a replicated one). */
+type QueueNodes = ReadonlyMap<string, string>;
+
+/** Lines of each family, by node. */
+type Split = Map<string, RenderedFamily[]>;
+
 /**
  * A node's share of a target's snapshot, served as that node's own scrape target (the plugin is
- * scraped once per node): every series of the collectors whose `node` label is the node, its
- * identity and its versions; no series of the exporter's own, none of the cluster's as a whole.
- * Made from the snapshot already rendered, so N node targets ask the broker nothing more than the
- * cluster target; each collector part is filtered once per node and kept while that part is served.
+ * scraped once per node): every series of the collectors whose `node` label is the node, every
+ * series of the queues rabbitmq_queue_info places on it, its identity and its versions; no series
+ * of the exporter's own, none of the cluster's as a whole. Made from the snapshot already
+ * rendered, so N node targets ask the broker nothing more than the cluster target; each collector
+ * part is split among the nodes once, and the split kept while that part is served.
  */
 export class NodeShares {
   private readonly shares = new WeakMap<Exposition, Map<string, Exposition>>();
-  private readonly filtered = new WeakMap<readonly RenderedFamily[], Map<string, readonly RenderedFamily[]>>();
+  private readonly splits = new WeakMap<readonly RenderedFamily[], { queueNodes: QueueNodes; byNode: Split }>();
+  private readonly queueNodesOf = new WeakMap<RenderedFamily, QueueNodes>();
 
   /** The nodes of a snapshot's collector parts: those rabbitmq_node_info lists. */
   nodes(collectorParts: readonly (readonly RenderedFamily[])[]): string[] {
-    const info = collectorParts.flat().find((family) => family.header === nodeMetrics.info);
-    return info ? [...nodeValues(info)] : [];
+    const info = findFamily(collectorParts, nodeMetrics.info);
+    return info ? linesOf(info).map((line) => labelValue(line, NODE_LABEL) ?? '') : [];
   }
 
   /** The node's share; undefined when the snapshot does not list the node. */
@@ -49,7 +61,8 @@ export class NodeShares {
     const made = byNode?.get(node);
     if (made) return made;
     if (!this.nodes(collectorParts).includes(node)) return undefined;
-    const parts = collectorParts.map((part) => this.filteredPart(part, node));
+    const queueNodes = this.queueNodes(collectorParts);
+    const parts = collectorParts.map((part) => this.split(part, queueNodes).get(node) ?? []);
     const share = new Exposition([identityPart(cluster, node), ...parts], exposition.validUntil, exposition.builtAt);
     if (!byNode) {
       byNode = new Map();
@@ -59,101 +72,126 @@ export class NodeShares {
     return share;
   }
 
-  private filteredPart(part: readonly RenderedFamily[], node: string): readonly RenderedFamily[] {
-    let byNode = this.filtered.get(part);
-    let kept = byNode?.get(node);
-    if (kept) return kept;
-    const marker = Buffer.from(`${NODE_LABEL}="${escapeLabelValue(node)}"`);
-    const out: RenderedFamily[] = [];
+  private queueNodes(collectorParts: readonly (readonly RenderedFamily[])[]): QueueNodes {
+    const info = findFamily(collectorParts, queueMetrics.info);
+    if (!info) return new Map();
+    let made = this.queueNodesOf.get(info);
+    if (!made) {
+      const map = new Map<string, string>();
+      for (const line of linesOf(info)) {
+        const key = queueKey(line);
+        const node = labelValue(line, NODE_LABEL);
+        if (key !== undefined && node) map.set(key, node);
+      }
+      made = map;
+      this.queueNodesOf.set(info, made);
+    }
+    return made;
+  }
+
+  /** A part's families cut by node, in one pass over its lines. */
+  private split(part: readonly RenderedFamily[], queueNodes: QueueNodes): Split {
+    const kept = this.splits.get(part);
+    if (kept && kept.queueNodes === queueNodes) return kept.byNode;
+    const byNode: Split = new Map();
     for (const family of part) {
-      if (!hasNodeLabel(family.header)) continue;
-      const lines = linesOf(family, marker);
-      if (lines.length === 0) continue;
-      out.push({ header: family.header, chunks: [keptChunk(Buffer.concat(lines))], samples: lines.length });
-      if (family.header === nodeMetrics.build) out.push(renamed(nodeTargetMetrics.build, family.header.name, lines));
+      const labels = (family.header as { labels?: readonly string[] }).labels ?? [];
+      const byLabel = labels.includes(NODE_LABEL);
+      const byQueue = !byLabel && QUEUE_LABELS.every((label, i) => labels[i] === label);
+      if (!byLabel && !byQueue) continue;
+      const lines = new Map<string, string[]>();
+      for (const line of linesOf(family)) {
+        const node = byLabel ? labelValue(line, NODE_LABEL) : queueNodes.get(queueKey(line) ?? '');
+        if (node === undefined) continue;
+        const own = lines.get(node);
+        if (own) own.push(line);
+        else lines.set(node, [line]);
+      }
+      for (const [node, own] of lines) {
+        const families = byNode.get(node) ?? [];
+        byNode.set(node, families);
+        families.push(familyOf(family.header, own));
+        if (family.header === nodeMetrics.build) families.push(familyOf(nodeTargetMetrics.build, own.map((line) => nodeTargetMetrics.build.name + line.slice(family.header.name.length))));
+      }
     }
-    kept = out;
-    if (!byNode) {
-      byNode = new Map();
-      this.filtered.set(part, byNode);
-    }
-    byNode.set(node, kept);
-    return kept;
+    this.splits.set(part, { queueNodes, byNode });
+    return byNode;
   }
 }
 
-/** Above this, a node's lines are kept deflated, as the sink keeps a queue family's (a node's share of 100k queues' rabbitmq_queue_info is megabytes). */
-const DEFLATE_FROM_BYTES = 64 * 1024;
-
-function keptChunk(text: Buffer): BodyChunk {
-  return text.length < DEFLATE_FROM_BYTES ? text : deflateLines(text);
+function findFamily(parts: readonly (readonly RenderedFamily[])[], header: FamilyHeader): RenderedFamily | undefined {
+  for (const part of parts) for (const family of part) if (family.header === header) return family;
+  return undefined;
 }
 
-function hasNodeLabel(header: FamilyHeader): boolean {
-  const labels = (header as { labels?: readonly string[] }).labels;
-  return labels?.includes(NODE_LABEL) === true;
-}
-
-/** A family's lines whose label set holds `marker` (`node="…"`) as a label of its own, each with its newline. */
-function linesOf(family: RenderedFamily, marker: Buffer): Buffer[] {
-  const lines: Buffer[] = [];
+/** A family's sample lines, without their newlines. */
+function linesOf(family: RenderedFamily): string[] {
+  const lines: string[] = [];
   for (const chunk of family.chunks) {
-    const text = chunkText(chunk);
+    const text = chunkText(chunk).toString('utf8');
     let start = 0;
     while (start < text.length) {
-      let end = text.indexOf(10, start);
-      end = end === -1 ? text.length : end + 1;
-      const line = text.subarray(start, end);
-      if (holdsLabel(line, marker)) lines.push(Buffer.from(line));
-      start = end;
+      const end = text.indexOf('\n', start);
+      if (end === -1) {
+        lines.push(text.slice(start));
+        break;
+      }
+      lines.push(text.slice(start, end));
+      start = end + 1;
     }
   }
   return lines;
 }
 
-/** Quotes inside values are escaped, so `node="x"` after `{` or `,` can only be the label itself. */
-function holdsLabel(line: Buffer, marker: Buffer): boolean {
+/** Above this, a node's lines are kept deflated, as the sink keeps a queue family's (a node's share of 100k queues' rabbitmq_queue_info is megabytes). */
+const DEFLATE_FROM_BYTES = 64 * 1024;
+
+function familyOf(header: FamilyHeader, lines: readonly string[]): RenderedFamily {
+  const text = Buffer.from(`${lines.join('\n')}\n`);
+  const chunk: BodyChunk = text.length < DEFLATE_FROM_BYTES ? text : deflateLines(text);
+  return { header, chunks: [chunk], samples: lines.length };
+}
+
+/**
+ * The value of label `name` on a rendered line, unescaped; undefined when it has none. Quotes
+ * inside values are escaped, so `name="` after `{` or `,` can only be the label itself.
+ */
+export function labelValue(line: string, name: string): string | undefined {
+  const marker = `${name}="`;
   let at = line.indexOf(marker);
   while (at !== -1) {
     const before = line[at - 1];
-    if (before === 0x7b || before === 0x2c) return true;
+    if (before === '{' || before === ',') return valueFrom(line, at + marker.length).value;
     at = line.indexOf(marker, at + 1);
   }
-  return false;
+  return undefined;
 }
 
-/** The values of the node label on a family's lines, in order. */
-function* nodeValues(family: RenderedFamily): Generator<string> {
-  const opening = `{${NODE_LABEL}="`;
-  for (const chunk of family.chunks) {
-    for (const line of chunkText(chunk).toString('utf8').split('\n')) {
-      const at = line.indexOf(opening);
-      if (at === -1) continue;
-      yield unescapeValue(line, at + opening.length);
-    }
-  }
+/** The queue's identity on a line whose labels begin with vhost and queue: `vhost="…",queue="…"` as rendered. */
+function queueKey(line: string): string | undefined {
+  const open = line.indexOf('{');
+  if (open === -1 || !line.startsWith(`${QUEUE_LABELS[0]}="`, open + 1)) return undefined;
+  const vhost = valueFrom(line, open + QUEUE_LABELS[0].length + 3);
+  if (!line.startsWith(`,${QUEUE_LABELS[1]}="`, vhost.end + 1)) return undefined;
+  const queue = valueFrom(line, vhost.end + QUEUE_LABELS[1].length + 4);
+  return line.slice(open + 1, queue.end + 1);
 }
 
-function unescapeValue(line: string, from: number): string {
+/** A quoted value starting at `from`, unescaped, and the index of its closing quote. */
+function valueFrom(line: string, from: number): { value: string; end: number } {
   let value = '';
   for (let i = from; i < line.length; i++) {
     const c = line[i]!;
-    if (c === '"') return value;
+    if (c === '"') return { value, end: i };
     if (c === '\\') {
       const next = line[++i];
       value += next === 'n' ? '\n' : (next ?? '');
     } else value += c;
   }
-  return value;
+  return { value, end: line.length };
 }
 
 function identityPart(cluster: string, node: string): readonly RenderedFamily[] {
   const def = nodeTargetMetrics.identity;
   return [{ header: def, chunks: [Buffer.from(`${def.name}${renderLabels(def.labels, [cluster, node])} 1\n`)], samples: 1 }];
-}
-
-/** The same lines under another family's name (the labels are the same). */
-function renamed(header: FamilyHeader, from: string, lines: readonly Buffer[]): RenderedFamily {
-  const chunks = lines.map((line) => Buffer.concat([Buffer.from(header.name), line.subarray(from.length)]));
-  return { header, chunks: [Buffer.concat(chunks)], samples: lines.length };
 }

@@ -11,7 +11,12 @@ import { eventually } from '../harness/eventually.js';
 import { startExporter, type ExporterProcess } from '../harness/exporter-process.js';
 import { checkMetricsWithPromtool } from '../harness/promtool.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
+import { managementApi } from './support/management-api.js';
 import { describeWithBroker } from './support/with-broker.js';
+
+/** A quorum queue declared through the second node's API (its leader is the declaring node), a classic queue on the first. */
+const ON_SECOND = 'ntgt-quorum-on-2';
+const ON_FIRST = 'ntgt-classic-on-1';
 
 /** What rabbitmqctl status says of a node's versions. */
 async function statusVersions(node: BrokerHandle): Promise<{ rabbitmq: string; erlang: string }> {
@@ -33,6 +38,12 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     rabbit2 = await startBroker({ version, nodeNamePrefix: 'ntgt2', peerOf: rabbit1.info });
     await joinCluster(rabbit2, rabbit1.info);
     nodes = [rabbit1.nodeName, rabbit2.nodeName];
+    await managementApi(rabbit2)('PUT', `/api/queues/%2F/${ON_SECOND}`, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    await managementApi(rabbit1)('PUT', `/api/queues/%2F/${ON_FIRST}`, { durable: true, arguments: {} });
+    const publish = (queue: string, count: number) =>
+      Promise.all(Array.from({ length: count }, () => managementApi(rabbit1!)('POST', '/api/exchanges/%2F/amq.default/publish', { properties: { delivery_mode: 2 }, routing_key: queue, payload: 'x', payload_encoding: 'string' })));
+    await publish(ON_SECOND, 3);
+    await publish(ON_FIRST, 5);
     exporter = await startExporter({
       configYaml: `poll:\n  interval: 1s\ntarget:\n  url: ${rabbit1.managementUrl}\n  username: guest\n  password: guest\n`,
     });
@@ -129,5 +140,34 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     const answering = builds.find((s) => s.metric.node === rabbit1!.nodeName);
     expect(answering?.metric.erlang_version).toMatch(/^\d+(\.\d+)*$/);
     expect((await statusVersions(rabbit1!)).erlang).toContain(`Erlang/OTP ${answering!.metric.erlang_version!.split('.')[0]}`);
+  });
+
+  it("a queue's series are on the target of the node rabbitmq_queue_info places it on, and the per-node sums are rabbitmqctl's", async () => {
+    // Each queue's ready messages as rabbitmqctl counts them, on the node the management API places it (a quorum queue's leader).
+    const listed = await rabbit1!.ctl(['list_queues', '-q', '--no-table-headers', 'name', 'messages_ready']);
+    const ready = new Map<string, number>();
+    for (const line of listed.trim().split('\n')) {
+      const [name, messages] = line.trim().split(/\s+/) as [string, string];
+      if (name !== ON_FIRST && name !== ON_SECOND) continue;
+      // 3.10 gives a quorum queue's leader as `leader` only.
+      const placed = await managementApi(rabbit1!)<{ node?: string; leader?: string }>('GET', `/api/queues/%2F/${name}?columns=node,leader`);
+      const node = placed.leader ?? placed.node ?? '';
+      ready.set(node, (ready.get(node) ?? 0) + Number(messages));
+    }
+    expect(ready).toEqual(new Map([[rabbit1!.nodeName, 5], [rabbit2!.nodeName, 3]]));
+    // RabbitMQ-Overview's "messages ready" by node, template variables aside.
+    const query = 'sum by (rabbitmq_node) (rabbitmq_queue_messages_ready * on(instance, job) group_left(rabbitmq_node) rabbitmq_identity_info)';
+    const byNode = await eventually(
+      async () => {
+        const result = await prometheus!.query(query);
+        const got = new Map(result.map((s) => [s.metric.rabbitmq_node!, Number(s.value[1])]));
+        return got.get(rabbit1!.nodeName) === 5 && got.get(rabbit2!.nodeName) === 3 ? got : undefined;
+      },
+      60_000,
+      `${query} to be 5 on the first node and 3 on the second`,
+    );
+    expect(byNode).toEqual(ready);
+    const [onSecond] = await prometheus!.query(`rabbitmq_queue_messages_ready{queue="${ON_SECOND}", job="rabbitmq-nodes"}`);
+    expect(onSecond?.metric.instance).toBe(`default/${rabbit2!.nodeName}`);
   });
 });

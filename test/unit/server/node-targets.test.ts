@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeMetrics } from '../../../src/collectors/nodes/metrics.js';
 import { overviewMetrics } from '../../../src/collectors/overview/metrics.js';
+import { queueMetrics } from '../../../src/collectors/queues/metrics.js';
 import { defineMetrics } from '../../../src/model/metric-def.js';
 import { SampleSink } from '../../../src/model/sample-sink.js';
 import { newHttpCounters } from '../../../src/pipeline/own-series.js';
@@ -22,6 +23,10 @@ const ODD = 'rabbit@"b\\c"';
 const Test = defineMetrics('nodes', {
   quorum: { name: 'rabbitmq_test_quorum_members', type: 'gauge', labels: ['vhost', 'node'], help: 'test: node not the first label' },
   lookalike: { name: 'rabbitmq_test_lookalike', type: 'gauge', labels: ['node', 'leader_node'], help: 'test: another label ending in node, naming another node' },
+});
+
+const Plugin = defineMetrics('plugin', {
+  published: { name: 'rabbitmq_test_queue_published_total', type: 'counter', labels: ['vhost', 'queue'], help: 'test: a per-queue family of another collector' },
 });
 
 const servers: Server[] = [];
@@ -154,6 +159,34 @@ describe('node targets', () => {
     expect(lines.join('\n').length).toBeGreaterThan(64 * 1024);
     expect(lines.every((line) => line.includes(',node="rabbit@b"}'))).toBe(true);
     expect(lines).toContain('rabbitmq_test_quorum_members{vhost="vhost-2999",node="rabbit@b"} 2999');
+  });
+
+  it("serves the series of the queues rabbitmq_queue_info places on the node, of every collector, and no other queue's", async () => {
+    const t = target('east', 'cluster-east', [A, 'rabbit@b']);
+    t.state.register('queues', 15_000, 45_000);
+    t.state.register('plugin', 15_000, 45_000);
+    const queues = new SampleSink();
+    const plugin = new SampleSink();
+    const placed: [string, string, string][] = [['/', 'q1', A], ['/', 'q2', 'rabbit@b'], ['odd "vhost"', 'q\\3', A], ['/', 'nowhere', '']];
+    placed.forEach(([vhost, queue, node], i) => {
+      const info = Object.fromEntries(queueMetrics.info.labels.map((label) => [label, '']));
+      queues.add(queueMetrics.info, { ...info, vhost, queue, node, type: 'classic' }, 1);
+      queues.add(queueMetrics.running, [vhost, queue], 1);
+      plugin.add(Plugin.published, [vhost, queue], 10 + i);
+    });
+    t.state.succeeded('queues', queues.finish(), 0.1, 0);
+    t.state.succeeded('plugin', plugin.finish(), 0.1, 0);
+    const base = await start([t]);
+    const text = await (await fetch(probe(base, 'east', A))).text();
+    const lines = (name: string) => text.split('\n').filter((line) => line.startsWith(`${name}{`)).sort();
+    expect(lines('rabbitmq_queue_running')).toEqual(['rabbitmq_queue_running{vhost="/",queue="q1"} 1', 'rabbitmq_queue_running{vhost="odd \\"vhost\\"",queue="q\\\\3"} 1']);
+    expect(lines('rabbitmq_test_queue_published_total')).toEqual(['rabbitmq_test_queue_published_total{vhost="/",queue="q1"} 10', 'rabbitmq_test_queue_published_total{vhost="odd \\"vhost\\"",queue="q\\\\3"} 12']);
+    expect(lines('rabbitmq_queue_info')).toHaveLength(2);
+    const other = await (await fetch(probe(base, 'east', 'rabbit@b'))).text();
+    expect(other).toContain('rabbitmq_test_queue_published_total{vhost="/",queue="q2"} 11\n');
+    expect(other).not.toContain('queue="q1"');
+    // A queue without a node (its leader unknown) is on no node's target.
+    expect(text + other).not.toContain('queue="nowhere"');
   });
 
   it('refuses a node the target does not list (404, with the nodes it lists) and a node asked twice (400)', async () => {
