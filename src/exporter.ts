@@ -41,6 +41,7 @@ export type ReloadOutcome = { ok: true; changed: boolean; restartRequired: strin
 const RESTART_ONLY: readonly [keyof ExporterConfig, string][] = [
   ['listenAddresses', 'web.listen_address'],
   ['telemetryPath', 'web.telemetry_path'],
+  ['perNodeScrapes', 'web.per_node_scrapes'],
   ['logFormat', 'log.format'],
   ['web', 'web.read_timeout, write_timeout, idle_timeout, max_concurrent_scrapes or max_connections'],
 ];
@@ -78,8 +79,8 @@ export class Exporter {
   ) {
     this.processFamilies = {
       families: async () => [...(await processMetrics.families()), ...this.reloadStatus.families(), ...shardFamilies(this.config.sharding)],
-      // One target: /metrics is its snapshot, as it always was. Several: see ownMetrics().
-      inTargetSnapshots: () => this.running.length === 1,
+      // One target: /metrics is its snapshot, as it always was. Several, or scraped per node: see ownMetrics().
+      inTargetSnapshots: () => this.running.length === 1 && !this.config.perNodeScrapes,
     };
     // Made by start(); the log's guard knows their credentials from now on.
     this.running = [];

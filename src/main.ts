@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     reload: () => running.reload(),
     scrapes: { maxConcurrent: config.web.maxConcurrentScrapes, counters: http },
     ownMetrics: () => running.ownMetrics(),
+    perNodeScrapes: config.perNodeScrapes,
   });
   // Targets are made in slices while the server starts listening and answers.
   const started = running.start();

@@ -154,6 +154,10 @@ export class Target implements ServedTarget {
     return this.store.nodes();
   }
 
+  restExposition(gzipFormat?: Format): ReturnType<ServedTarget['restExposition']> {
+    return this.store.forRestScrape(gzipFormat);
+  }
+
   nodeExposition(node: string, gzipFormat?: Format): ReturnType<ServedTarget['nodeExposition']> {
     return this.store.forNodeScrape(node, gzipFormat);
   }

@@ -68,6 +68,8 @@ export interface ExporterConfig {
   listenAddresses: string[];
   web: WebLimits;
   telemetryPath: string;
+  /** web.per_node_scrapes: the telemetry path serves the exporter's own series only (each target's are on /probe, each node's too). */
+  perNodeScrapes: boolean;
   logLevel: string;
   logFormat: 'json' | 'logfmt';
   /** A lasting poll failure is logged again this often (log.failure_reminder). */

@@ -28,6 +28,7 @@ export function redactedConfig(config: ExporterConfig): Record<string, unknown> 
     listenAddresses: config.listenAddresses,
     web: config.web,
     telemetryPath: config.telemetryPath,
+    perNodeScrapes: config.perNodeScrapes,
     logLevel: config.logLevel,
     logFormat: config.logFormat,
     logFailureReminderMs: config.logFailureReminderMs,

@@ -25,6 +25,7 @@ export function resolve(config: FileConfig, specs: readonly CollectorSpec[], fil
       maxConnections: config.web.max_connections,
     },
     telemetryPath: config.web.telemetry_path,
+    perNodeScrapes: config.web.per_node_scrapes,
     logLevel: config.log.level,
     logFormat: config.log.format,
     logFailureReminderMs: config.log.failure_reminder,

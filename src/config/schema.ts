@@ -150,6 +150,11 @@ const webSchema = z.strictObject({
   max_concurrent_scrapes: z.number().int().min(1).max(1000).default(10),
   /** Connections open at once; one more is closed as soon as it is accepted. Below the descriptor limit (often 1,024). */
   max_connections: z.number().int().min(1).max(100_000).default(512),
+  /**
+   * Prometheus scrapes each node through /discovery/nodes, as the plugin is scraped: the
+   * telemetry path then serves the exporter's own series only, even with one target.
+   */
+  per_node_scrapes: z.boolean().default(false),
 });
 
 const pollSchema = z.strictObject({

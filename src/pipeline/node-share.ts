@@ -1,4 +1,5 @@
 import { nodeMetrics } from '../collectors/nodes/metrics.js';
+import { overviewMetrics } from '../collectors/overview/metrics.js';
 import { queueMetrics } from '../collectors/queues/metrics.js';
 import { defineMetrics } from '../model/metric-def.js';
 import { deflateLines } from '../model/deflated-lines.js';
@@ -33,8 +34,11 @@ const QUEUE_LABELS = ['vhost', 'queue'] as const;
 /** Where each queue's series go: a queue's `vhost="…",queue="…"` → its node (the leader's, for a replicated one). */
 type QueueNodes = ReadonlyMap<string, string>;
 
-/** Lines of each family, by node. */
-type Split = Map<string, RenderedFamily[]>;
+/** Lines of each family, by node; under REST those on no node's target. */
+type Split = Map<string | typeof REST, RenderedFamily[]>;
+
+/** The share of a part that is on no node's target: the cluster's as a whole (the cluster target serves it). */
+const REST = Symbol('rest');
 
 /**
  * A node's share of a target's snapshot, served as that node's own scrape target (the plugin is
@@ -42,10 +46,12 @@ type Split = Map<string, RenderedFamily[]>;
  * series of the queues rabbitmq_queue_info places on it, its identity and its versions; no series
  * of the exporter's own, none of the cluster's as a whole. Made from the snapshot already
  * rendered, so N node targets ask the broker nothing more than the cluster target; each collector
- * part is split among the nodes once, and the split kept while that part is served.
+ * part is split among the nodes once, and the split kept while that part is served. What is on no
+ * node's target is the rest: scraped beside the node targets, the cluster target serves only that,
+ * so no series is scraped twice.
  */
 export class NodeShares {
-  private readonly shares = new WeakMap<Exposition, Map<string, Exposition>>();
+  private readonly shares = new WeakMap<Exposition, Map<string | typeof REST, Exposition>>();
   private readonly splits = new WeakMap<readonly RenderedFamily[], { queueNodes: QueueNodes; byNode: Split }>();
   private readonly queueNodesOf = new WeakMap<RenderedFamily, QueueNodes>();
 
@@ -70,6 +76,22 @@ export class NodeShares {
     }
     byNode.set(node, share);
     return share;
+  }
+
+  /** What of the snapshot no node target serves, with the exporter's own part: the cluster target's share beside node targets. */
+  rest(exposition: Exposition, ownPart: readonly RenderedFamily[], collectorParts: readonly (readonly RenderedFamily[])[]): Exposition {
+    let byNode = this.shares.get(exposition);
+    const made = byNode?.get(REST);
+    if (made) return made;
+    const queueNodes = this.queueNodes(collectorParts);
+    const parts = collectorParts.map((part) => this.split(part, queueNodes).get(REST) ?? []);
+    const rest = new Exposition([ownPart, ...parts], exposition.validUntil, exposition.builtAt);
+    if (!byNode) {
+      byNode = new Map();
+      this.shares.set(exposition, byNode);
+    }
+    byNode.set(REST, rest);
+    return rest;
   }
 
   private queueNodes(collectorParts: readonly (readonly RenderedFamily[])[]): QueueNodes {
@@ -98,25 +120,32 @@ export class NodeShares {
       const labels = (family.header as { labels?: readonly string[] }).labels ?? [];
       const byLabel = labels.includes(NODE_LABEL);
       const byQueue = !byLabel && QUEUE_LABELS.every((label, i) => labels[i] === label);
-      if (!byLabel && !byQueue) continue;
-      const lines = new Map<string, string[]>();
+      if (!byLabel && !byQueue) {
+        // Each node target has its own build_info: the cluster's as well would count one node more.
+        if (family.header !== overviewMetrics.build) add(byNode, REST, family);
+        continue;
+      }
+      const lines = new Map<string | typeof REST, string[]>();
       for (const line of linesOf(family)) {
-        const node = byLabel ? labelValue(line, NODE_LABEL) : queueNodes.get(queueKey(line) ?? '');
-        if (node === undefined) continue;
+        const node = (byLabel ? labelValue(line, NODE_LABEL) : queueNodes.get(queueKey(line) ?? '')) || REST;
         const own = lines.get(node);
         if (own) own.push(line);
         else lines.set(node, [line]);
       }
       for (const [node, own] of lines) {
-        const families = byNode.get(node) ?? [];
-        byNode.set(node, families);
-        families.push(familyOf(family.header, own));
-        if (family.header === nodeMetrics.build) families.push(familyOf(nodeTargetMetrics.build, own.map((line) => nodeTargetMetrics.build.name + line.slice(family.header.name.length))));
+        add(byNode, node, familyOf(family.header, own));
+        if (node !== REST && family.header === nodeMetrics.build) add(byNode, node, familyOf(nodeTargetMetrics.build, own.map((line) => nodeTargetMetrics.build.name + line.slice(family.header.name.length))));
       }
     }
     this.splits.set(part, { queueNodes, byNode });
     return byNode;
   }
+}
+
+function add(split: Split, node: string | typeof REST, family: RenderedFamily): void {
+  const families = split.get(node);
+  if (families) families.push(family);
+  else split.set(node, [family]);
 }
 
 function findFamily(parts: readonly (readonly RenderedFamily[])[], header: FamilyHeader): RenderedFamily | undefined {

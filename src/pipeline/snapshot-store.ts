@@ -39,8 +39,8 @@ export class SnapshotStore {
   private preferredGzip: Format | undefined;
   /** A scrape asked for this target: from then on, polls are followed by a build in the background. */
   private scraped = false;
-  /** Each published exposition's collector parts, for its nodes' shares. */
-  private readonly collectorParts = new WeakMap<Exposition, readonly (readonly RenderedFamily[])[]>();
+  /** Each published exposition's own part and collector parts, for its nodes' shares. */
+  private readonly partsOf = new WeakMap<Exposition, { own: readonly RenderedFamily[]; collectors: readonly (readonly RenderedFamily[])[] }>();
   private readonly nodeShares = new NodeShares();
 
   constructor(
@@ -93,10 +93,19 @@ export class SnapshotStore {
    */
   async forNodeScrape(node: string, gzipFormat?: Format, now = performance.now()): Promise<Exposition | undefined> {
     const exposition = await this.forScrape(gzipFormat, now);
-    const parts = this.collectorParts.get(exposition) ?? [];
-    const share = this.nodeShares.share(exposition, parts, node, this.profileView?.broker()?.clusterName ?? '');
+    const parts = this.partsOf.get(exposition);
+    const share = parts && this.nodeShares.share(exposition, parts.collectors, node, this.profileView?.broker()?.clusterName ?? '');
     if (share && gzipFormat) await share.gzip(gzipFormat);
     return share;
+  }
+
+  /** For a scrape of the target beside its node targets: what none of them serves (node-share.ts). */
+  async forRestScrape(gzipFormat?: Format, now = performance.now()): Promise<Exposition> {
+    const exposition = await this.forScrape(gzipFormat, now);
+    const parts = this.partsOf.get(exposition);
+    const rest = parts ? this.nodeShares.rest(exposition, parts.own, parts.collectors) : exposition;
+    if (gzipFormat) await rest.gzip(gzipFormat);
+    return rest;
   }
 
   /**
@@ -141,7 +150,8 @@ export class SnapshotStore {
     const processFamilies = withProcess ? await this.processMetrics.families() : [];
     const now = performance.now();
     // One part per collector, the same array object until it polls again: its compression is reused.
-    const parts: (readonly RenderedFamily[])[] = [[...exporterFamilies(this.target, this.client, this.http, now, withProcess, this.naming, this.profileView), ...processFamilies]];
+    const own = [...exporterFamilies(this.target, this.client, this.http, now, withProcess, this.naming, this.profileView), ...processFamilies];
+    const parts: (readonly RenderedFamily[])[] = [own];
     let validUntil = Infinity;
     const collectorParts = this.freshParts(now);
     for (const state of this.target.collectors.values()) {
@@ -149,7 +159,7 @@ export class SnapshotStore {
     }
     parts.push(...collectorParts);
     const exposition = new Exposition(parts, validUntil, Date.now());
-    this.collectorParts.set(exposition, collectorParts);
+    this.partsOf.set(exposition, { own, collectors: collectorParts });
     if (this.preferredGzip) await exposition.gzip(this.preferredGzip);
     this.published = { exposition, version };
     return exposition;

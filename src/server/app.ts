@@ -27,6 +27,13 @@ export interface AppOptions {
   scrapes?: ScrapeBound;
   /** With several targets, what the telemetry path serves: the process's own series (each target is on /probe). */
   ownMetrics?: () => Promise<Exposition>;
+  /**
+   * web.per_node_scrapes: each node is a target of its own (NODE_DISCOVERY_PATH lists them with
+   * the targets), a target's /probe serves what none of its nodes does, and the telemetry path
+   * serves ownMetrics even with one target. Off, node targets are not served: scraped beside the
+   * whole target, they would be counted twice.
+   */
+  perNodeScrapes?: boolean;
 }
 
 /** Where a target's snapshot is served: /probe?target=NAME. */
@@ -35,12 +42,14 @@ export const PROBE_PATH = '/probe';
 /** Prometheus http_sd_configs: one scrape target per node of every target (served on /probe?target=NAME&node=NODE). */
 export const NODE_DISCOVERY_PATH = '/discovery/nodes';
 
+const NODE_TARGETS_OFF = 'node targets are off: set web.per_node_scrapes: true to scrape each node as a target of its own (docs/node-targets.md)';
+
 /** How much of an unknown target name a refusal quotes. */
 const QUOTED_NAME_CHARS = 64;
 
 /** The HTTP side: it reads finished snapshots and never talks to the broker. `targets` is asked on
  * every request: a reload may replace them. */
-export function createApp(targets: () => readonly ServedTarget[], log: Logger, { telemetryPath = '/metrics', guard, reload, scrapes, ownMetrics }: AppOptions = {}): Express {
+export function createApp(targets: () => readonly ServedTarget[], log: Logger, { telemetryPath = '/metrics', guard, reload, scrapes, ownMetrics, perNodeScrapes = false }: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags would hash every multi-megabyte body on every scrape.
@@ -70,8 +79,8 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
   // exporter's own series only, each target's on /probe (the multi-target pattern).
   app.get(telemetryPath, async (req: Request, res: Response) => {
     const all = targets();
-    if (all.length === 1) return serve(req, res, (gzipFormat) => all[0]!.exposition(gzipFormat));
-    if (all.length > 1 && ownMetrics) return serve(req, res, () => ownMetrics());
+    if (all.length === 1 && !(perNodeScrapes && ownMetrics)) return serve(req, res, (gzipFormat) => all[0]!.exposition(gzipFormat));
+    if (all.length >= 1 && ownMetrics) return serve(req, res, () => ownMetrics());
     res.status(503).type('text/plain').send('no target configured\n');
   });
 
@@ -94,7 +103,11 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
       return;
     }
     const node = req.query.node;
-    if (node === undefined) return serve(req, res, (gzipFormat) => target.exposition(gzipFormat));
+    if (node === undefined) return serve(req, res, (gzipFormat) => (perNodeScrapes ? target.restExposition(gzipFormat) : target.exposition(gzipFormat)));
+    if (!perNodeScrapes) {
+      res.status(404).type('text/plain').send(`${NODE_TARGETS_OFF}\n`);
+      return;
+    }
     if (typeof node !== 'string' || node === '') {
       res.status(400).type('text/plain').send(`parameter "node" must be given once, as one node name (${NODE_DISCOVERY_PATH} lists them)\n`);
       return;
@@ -109,19 +122,24 @@ export function createApp(targets: () => readonly ServedTarget[], log: Logger, {
     return serve(req, res, () => Promise.resolve(share));
   });
 
-  // Every node of every target as a target of its own, in the format of Prometheus' http_sd_configs.
+  // Every target, and every node of it as a target of its own, in the format of Prometheus' http_sd_configs.
   app.get(NODE_DISCOVERY_PATH, (req: Request, res: Response) => {
+    if (!perNodeScrapes) {
+      res.status(404).type('text/plain').send(`${NODE_TARGETS_OFF}\n`);
+      return;
+    }
     const address = req.get('host');
     if (!address) {
       res.status(400).type('text/plain').send('no Host header: the discovered targets are addressed as the request addressed this exporter\n');
       return;
     }
-    const groups = targets().flatMap((t) =>
-      t.nodes().map((node) => ({
+    const groups = targets().flatMap((t) => [
+      { targets: [address], labels: { __metrics_path__: PROBE_PATH, __param_target: t.name, instance: t.name } },
+      ...t.nodes().map((node) => ({
         targets: [address],
         labels: { __metrics_path__: PROBE_PATH, __param_target: t.name, __param_node: node, instance: `${t.name}/${node}` },
       })),
-    );
+    ]);
     res.status(200).type('application/json').set('Cache-Control', 'no-store').send(JSON.stringify(groups));
   });
 

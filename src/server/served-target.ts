@@ -13,6 +13,8 @@ export interface ServedTarget {
   exposition(gzipFormat?: Format): Promise<Exposition>;
   /** The cluster's nodes its latest polls list: each is served as a target of its own (node-share.ts). */
   nodes(): readonly string[];
+  /** What of the latest finished exposition no node target serves (the target's share beside its node targets). */
+  restExposition(gzipFormat?: Format): Promise<Exposition>;
   /** A node's share of the latest finished exposition; undefined when the target does not list the node. */
   nodeExposition(node: string, gzipFormat?: Format): Promise<Exposition | undefined>;
   /** For the landing page: asked of every target, so cheap (no copy). */

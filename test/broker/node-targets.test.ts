@@ -45,7 +45,7 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     await publish(ON_SECOND, 3);
     await publish(ON_FIRST, 5);
     exporter = await startExporter({
-      configYaml: `poll:\n  interval: 1s\ntarget:\n  url: ${rabbit1.managementUrl}\n  username: guest\n  password: guest\n`,
+      configYaml: `web:\n  per_node_scrapes: true\npoll:\n  interval: 1s\ntarget:\n  url: ${rabbit1.managementUrl}\n  username: guest\n  password: guest\n`,
     });
     prometheus = await startPrometheus([], '1s', {
       scrapeConfigs: `scrape_configs:
@@ -69,29 +69,32 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     const discovered = await eventually(
       async () => {
         const groups = (await (await fetch(`${exporter!.url}/discovery/nodes`)).json()) as { labels: Record<string, string> }[];
-        return groups.length === 2 ? groups : undefined;
+        return groups.length === 3 ? groups : undefined;
       },
       60_000,
-      'both nodes on /discovery/nodes',
+      'the target and both nodes on /discovery/nodes',
     );
-    expect(discovered.map((g) => g.labels.__param_node).sort()).toEqual([...nodes].sort());
+    expect(discovered.map((g) => g.labels.__param_node).sort()).toEqual([...nodes, undefined].sort());
+    const instances = ['default', ...nodes.map((n) => `default/${n}`)].sort();
     const up = await eventually(
       async () => {
         const result = await prometheus!.query('up{job="rabbitmq-nodes"} == 1');
-        return result.length === 2 ? result : undefined;
+        return result.length === 3 ? result : undefined;
       },
       60_000,
-      'Prometheus to scrape both node targets with up=1',
+      'Prometheus to scrape the target and both node targets with up=1',
     );
-    expect(up.map((s) => s.metric.instance).sort()).toEqual(nodes.map((n) => `default/${n}`).sort());
-    // label_values(rabbitmq_identity_info, rabbitmq_node), as a query.
+    expect(up.map((s) => s.metric.instance).sort()).toEqual(instances);
+    // label_values(rabbitmq_identity_info, rabbitmq_node), as a query: the nodes (the cluster target's identity has no node).
     const identity = await prometheus!.query('group by (rabbitmq_node, rabbitmq_cluster, instance) (rabbitmq_identity_info)');
-    expect(identity.map((s) => [s.metric.instance, s.metric.rabbitmq_node]).sort()).toEqual(nodes.map((n) => [`default/${n}`, n]).sort());
+    expect(identity.map((s) => [s.metric.instance, s.metric.rabbitmq_node ?? '']).sort()).toEqual([['default', ''], ...nodes.map((n) => [`default/${n}`, n])].sort());
+    const nodeValues = await prometheus!.query('group by (rabbitmq_node) (rabbitmq_identity_info{rabbitmq_node!=""})');
+    expect(nodeValues.map((s) => s.metric.rabbitmq_node).sort()).toEqual([...nodes].sort());
     const clusterName = (await (await fetch(`${rabbit1!.managementUrl}/api/cluster-name`, { headers: { authorization: `Basic ${Buffer.from('guest:guest').toString('base64')}` } })).json()) as { name: string };
     expect(new Set(identity.map((s) => s.metric.rabbitmq_cluster))).toEqual(new Set([clusterName.name]));
     // Every sample of each node's scrape accepted.
-    for (const n of nodes) {
-      const check = await checkMetricsWithPromtool(await (await fetch(`${exporter!.url}/probe?target=default&node=${encodeURIComponent(n)}`)).text());
+    for (const path of ['/probe?target=default', ...nodes.map((n) => `/probe?target=default&node=${encodeURIComponent(n)}`)]) {
+      const check = await checkMetricsWithPromtool(await (await fetch(`${exporter!.url}${path}`)).text());
       expect(check.ok, check.output).toBe(true);
     }
   });
@@ -109,10 +112,14 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     );
     expect(series.map((s) => s.metric.rabbitmq_node).sort()).toEqual([...nodes].sort());
     for (const s of series) expect(s.metric.node).toBe(s.metric.rabbitmq_node);
-    // Nothing of the cluster as a whole, nothing of the exporter's own, on a node target.
-    expect(await prometheus!.query('rabbitmq_queues{job="rabbitmq-nodes"}')).toEqual([]);
-    expect(await prometheus!.query('rabbitmq_up{job="rabbitmq-nodes"}')).toEqual([]);
-    expect(await prometheus!.query('{job="rabbitmq-nodes", __name__=~"rabbitmq_exporter_.*"}')).toEqual([]);
+    // Nothing of the cluster as a whole, nothing of the exporter's own, on a node target: on the target itself, once.
+    const onNodes = 'instance=~"default/.+"';
+    expect(await prometheus!.query(`rabbitmq_queues{${onNodes}}`)).toEqual([]);
+    expect(await prometheus!.query(`rabbitmq_up{${onNodes}}`)).toEqual([]);
+    expect(await prometheus!.query(`{${onNodes}, __name__=~"rabbitmq_exporter_.*"}`)).toEqual([]);
+    expect((await prometheus!.query('rabbitmq_up')).map((s) => s.metric.instance)).toEqual(['default']);
+    // A node's series on its own target only: not again on the target's.
+    expect(await prometheus!.query('rabbitmq_process_open_fds{instance="default"}')).toEqual([]);
   });
 
   it("each node's rabbitmq_build_info carries its versions as rabbitmqctl status gives them, and counting them counts the nodes", async () => {
@@ -126,6 +133,7 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     );
     expect(count.value[1]).toBe('2');
     const builds = await prometheus!.query('rabbitmq_build_info');
+    expect(builds).toHaveLength(2);
     const [major, minor] = (await statusVersions(rabbit1!)).rabbitmq.split('.').map(Number) as [number, number];
     const perNodeVersions = major > 4 || (major === 4 && minor >= 3);
     for (const handle of [rabbit1!, rabbit2!]) {

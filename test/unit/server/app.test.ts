@@ -57,7 +57,7 @@ function stubTarget(url = 'http://broker.example:15672', name = 'default') {
 }
 
 /** What src/target.ts hands the server, made of a state and its store. */
-function served<Store extends Pick<SnapshotStore, 'forScrape'> & Partial<Pick<SnapshotStore, 'nodes' | 'forNodeScrape'>>>(state: TargetState, store: Store): ServedTarget & { state: TargetState; store: Store } {
+function served<Store extends Pick<SnapshotStore, 'forScrape'> & Partial<Pick<SnapshotStore, 'nodes' | 'forNodeScrape' | 'forRestScrape'>>>(state: TargetState, store: Store): ServedTarget & { state: TargetState; store: Store } {
   const target: ServedTarget & { state: TargetState; store: Store } = {
     state,
     store,
@@ -68,6 +68,7 @@ function served<Store extends Pick<SnapshotStore, 'forScrape'> & Partial<Pick<Sn
     // The store in place when asked: a test may swap it.
     exposition: (gzipFormat) => target.store.forScrape(gzipFormat),
     nodes: () => target.store.nodes?.() ?? [],
+    restExposition: (gzipFormat) => target.store.forRestScrape?.(gzipFormat) ?? target.store.forScrape(gzipFormat),
     nodeExposition: (node, gzipFormat) => target.store.forNodeScrape?.(node, gzipFormat) ?? Promise.resolve(undefined),
     verdict: () => targetVerdict(state),
     status: () => targetStatus(state),

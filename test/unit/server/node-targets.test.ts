@@ -13,7 +13,8 @@ import type { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { SnapshotStore } from '../../../src/pipeline/snapshot-store.js';
 import { TargetState } from '../../../src/pipeline/target-state.js';
 import { targetStatus, targetVerdict } from '../../../src/pipeline/target-status.js';
-import { createApp, NODE_DISCOVERY_PATH } from '../../../src/server/app.js';
+import { type AppOptions, createApp, NODE_DISCOVERY_PATH } from '../../../src/server/app.js';
+import { Exposition } from '../../../src/pipeline/exposition.js';
 import type { ServedTarget } from '../../../src/server/served-target.js';
 
 const A = 'rabbit@a';
@@ -48,6 +49,7 @@ function target(name: string, cluster: string, nodes: readonly string[], vhostsP
   const overview = new SampleSink();
   overview.add(overviewMetrics.identity, [cluster], 1);
   overview.add(overviewMetrics.queues, [], 7);
+  overview.add(overviewMetrics.build, { rabbitmq_version: '4.3.0', erlang_version: '27.3', management_version: '4.3.0', product_name: 'RabbitMQ', product_version: '4.3.0' }, 1);
   overview.add(overviewMetrics.listener, { node: A, protocol: 'amqp', ip_address: '::', port: '5672' }, 1);
   state.succeeded('overview', overview.finish(), 0.05, 0);
   const sink = new SampleSink();
@@ -71,14 +73,15 @@ function served(state: TargetState, store: SnapshotStore): ServedTarget {
     ready: state.firstPollAttempted,
     exposition: (gzipFormat) => store.forScrape(gzipFormat),
     nodes: () => store.nodes(),
+    restExposition: (gzipFormat) => store.forRestScrape(gzipFormat),
     nodeExposition: (node, gzipFormat) => store.forNodeScrape(node, gzipFormat),
     verdict: () => targetVerdict(state),
     status: () => targetStatus(state),
   };
 }
 
-async function start(targets: ServedTarget[]): Promise<string> {
-  const server = createApp(() => targets, pino({ level: 'silent' })).listen(0, '127.0.0.1');
+async function start(targets: ServedTarget[], options: AppOptions = { perNodeScrapes: true }): Promise<string> {
+  const server = createApp(() => targets, pino({ level: 'silent' }), options).listen(0, '127.0.0.1');
   servers.push(server);
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -89,15 +92,17 @@ function probe(base: string, targetName: string, node: string): string {
 }
 
 describe('node targets', () => {
-  it(`${NODE_DISCOVERY_PATH} lists every node of every target in http_sd format, addressed as the request addressed the exporter`, async () => {
+  it(`${NODE_DISCOVERY_PATH} lists every target and every node of it in http_sd format, addressed as the request addressed the exporter`, async () => {
     const base = await start([target('east', 'cluster-east', [A, ODD]), target('west', 'cluster-west', ['rabbit@w'])]);
     const res = await fetch(`${base}${NODE_DISCOVERY_PATH}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const host = new URL(base).host;
     expect(await res.json()).toEqual([
+      { targets: [host], labels: { __metrics_path__: '/probe', __param_target: 'east', instance: 'east' } },
       { targets: [host], labels: { __metrics_path__: '/probe', __param_target: 'east', __param_node: A, instance: `east/${A}` } },
       { targets: [host], labels: { __metrics_path__: '/probe', __param_target: 'east', __param_node: ODD, instance: `east/${ODD}` } },
+      { targets: [host], labels: { __metrics_path__: '/probe', __param_target: 'west', instance: 'west' } },
       { targets: [host], labels: { __metrics_path__: '/probe', __param_target: 'west', __param_node: 'rabbit@w', instance: 'west/rabbit@w' } },
     ]);
   });
@@ -187,6 +192,41 @@ describe('node targets', () => {
     expect(other).not.toContain('queue="q1"');
     // A queue without a node (its leader unknown) is on no node's target.
     expect(text + other).not.toContain('queue="nowhere"');
+    // The target itself serves what no node does, so nothing is scraped twice.
+    const rest = await (await fetch(`${base}/probe?target=east`)).text();
+    expect(rest).toContain('rabbitmq_queue_running{vhost="/",queue="nowhere"} 1\n');
+    expect(rest).toContain('rabbitmq_queues 7\n');
+    expect(rest).toContain('rabbitmq_identity_info{rabbitmq_cluster="cluster-east"} 1\n');
+    expect(rest).toContain('\nrabbitmq_up 1\n');
+    for (const gone of ['queue="q1"', 'queue="q2"', 'rabbitmq_node_info{', 'rabbitmq_process_open_fds{', 'rabbitmq_listener_info{']) expect(rest).not.toContain(gone);
+    const samplesOf = (body: string) => body.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+    // Every sample of the whole target is on exactly one of them, but for what each node target adds (its identity, its build_info).
+    const added = /^rabbitmq_(identity_info\{rabbitmq_cluster="cluster-east",rabbitmq_node=|build_info\{node=)/;
+    // The cluster's build_info is not on the rest: each node target has its own.
+    const whole = samplesOf((await t.exposition()).body('text').toString('utf8')).filter((line) => !line.startsWith('rabbitmq_build_info{'));
+    expect(rest).not.toContain('rabbitmq_build_info');
+    const split = [...samplesOf(rest), ...samplesOf(text), ...samplesOf(other)].filter((line) => !added.test(line));
+    expect(split.sort()).toEqual(whole.sort());
+  });
+
+  it('off (web.per_node_scrapes false, the default): no node target, no discovery, the target whole on /probe', async () => {
+    const t = target('east', 'cluster-east', [A]);
+    const base = await start([t], {});
+    for (const path of [NODE_DISCOVERY_PATH, `/probe?target=east&node=${encodeURIComponent(A)}`]) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status, path).toBe(404);
+      expect(await res.text(), path).toContain('set web.per_node_scrapes: true');
+    }
+    expect(await (await fetch(`${base}/probe?target=east`)).text()).toContain(`rabbitmq_process_open_fds{node="${A}"} 100\n`);
+    expect(await (await fetch(`${base}/metrics`)).text()).toContain(`rabbitmq_process_open_fds{node="${A}"} 100\n`);
+  });
+
+  it("on, with one target: /metrics serves the exporter's own series only", async () => {
+    const own = Exposition.of([{ header: { name: 'rabbitmq_exporter_test_own', type: 'gauge', help: 'test' }, chunks: [Buffer.from('rabbitmq_exporter_test_own 1\n')], samples: 1 }]);
+    const base = await start([target('east', 'cluster-east', [A])], { perNodeScrapes: true, ownMetrics: async () => own });
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).toContain('rabbitmq_exporter_test_own 1\n');
+    expect(text).not.toContain('rabbitmq_process_open_fds');
   });
 
   it('refuses a node the target does not list (404, with the nodes it lists) and a node asked twice (400)', async () => {
@@ -199,12 +239,13 @@ describe('node targets', () => {
     expect(await twice.text()).toContain('parameter "node" must be given once');
   });
 
-  it('lists no node, and serves none, while the nodes collector has served nothing', async () => {
+  it('lists the target but no node, and serves none, while the nodes collector has served nothing', async () => {
     const state = new TargetState('empty', 'http://broker.example:15672');
     state.register('nodes', 15_000, 45_000);
     const store = new SnapshotStore(state, { requests: 0, bytesRead: 0 }, newHttpCounters(), { families: async () => [] } as unknown as ProcessMetrics);
     const base = await start([served(state, store)]);
-    expect(await (await fetch(`${base}${NODE_DISCOVERY_PATH}`)).json()).toEqual([]);
+    const groups = (await (await fetch(`${base}${NODE_DISCOVERY_PATH}`)).json()) as { labels: Record<string, string> }[];
+    expect(groups.map((g) => g.labels)).toEqual([{ __metrics_path__: '/probe', __param_target: 'empty', instance: 'empty' }]);
     const res = await fetch(probe(base, 'empty', A));
     expect(res.status).toBe(404);
     expect(await res.text()).toContain('its nodes are not known yet');
