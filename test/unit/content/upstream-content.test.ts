@@ -1,0 +1,344 @@
+import { describe, expect, it } from 'vitest';
+import { catalogue } from '../../../src/collectors/catalogue.js';
+import { COLLECTORS } from '../../../src/collectors/registry.js';
+import type { MetricDef } from '../../../src/model/metric-def.js';
+import { nodeTargetMetrics } from '../../../src/pipeline/node-share.js';
+import { UPSTREAM_EXPRESSIONS, type UpstreamExpression } from './upstream-content.js';
+
+/**
+ * Which of the names that public content for rabbitmq_prometheus uses (upstream-content.ts) the
+ * exporter serves, by the catalogue. Every name it does not serve is listed with the reason, and the
+ * lists must stay true: a name served since, or no longer used upstream, fails the test too.
+ */
+
+// Why a name is not served. A reason is one of these kinds; "another name" ones name the exporter's
+// family, which the test checks is served.
+const PLUGIN_ONLY = 'plugin only: ';
+const ANOTHER_NAME = 'another name: served as ';
+const NOT_RABBITMQ = 'not RabbitMQ: ';
+const MADE_BY_PROMETHEUS = 'made by Prometheus: ';
+const REASON_KINDS = [PLUGIN_ONLY, ANOTHER_NAME, NOT_RABBITMQ, MADE_BY_PROMETHEUS];
+const servedAs = (name: string, note?: string): string => `${ANOTHER_NAME}${name}${note ? ` (${note})` : ''}`;
+
+const ERLANG_VM = `${PLUGIN_ONLY}erlang_vm_* has no management API source`;
+const INET_TCP = `${PLUGIN_ONLY}the experimental inet_tcp_metrics distribution carrier (-proto_dist inet_tcp_metrics) serves them on the node's /metrics`;
+const STREAM_ERRORS = `${PLUGIN_ONLY}stream protocol errors per node; the management API counts none`;
+const MESSAGE_SIZE = `${PLUGIN_ONLY}message size histogram; the management API has none`;
+const RAFT = `${PLUGIN_ONLY}Raft log indexes and terms; the management API has none`;
+const PERFTEST = `${NOT_RABBITMQ}PerfTest, the load tool (RabbitMQ-PerfTest and Erlang-Distributions-Compare)`;
+const KUBE_STATE = `${NOT_RABBITMQ}kube-state-metrics`;
+const CADVISOR = `${NOT_RABBITMQ}cAdvisor (the kubelet's container metrics)`;
+const NODE_EXPORTER = `${NOT_RABBITMQ}node_exporter`;
+const PROCESS_FDS = 'prometheus.erl\'s process collector, which the plugin does not serve; the exporter\'s own process_* are its Node process\'s';
+
+/** Every metric name upstream uses that the exporter does not serve today → why. */
+const KNOWN_GAPS: Readonly<Record<string, string>> = {
+  erlang_vm_allocators: ERLANG_VM,
+  erlang_vm_dets_tables: ERLANG_VM,
+  erlang_vm_dist_node_queue_size_bytes: ERLANG_VM,
+  erlang_vm_dist_node_state: ERLANG_VM,
+  erlang_vm_dist_port_memory_bytes: ERLANG_VM,
+  erlang_vm_dist_port_queue_size_bytes: ERLANG_VM,
+  erlang_vm_dist_proc_memory_bytes: ERLANG_VM,
+  erlang_vm_dist_proc_message_queue_len: ERLANG_VM,
+  erlang_vm_dist_proc_reductions: ERLANG_VM,
+  erlang_vm_dist_proc_status: ERLANG_VM,
+  erlang_vm_dist_recv_bytes: servedAs('rabbitmq_node_cluster_link_received_bytes_total', 'cluster_links of /api/nodes, by node and peer'),
+  erlang_vm_dist_recv_cnt: ERLANG_VM,
+  erlang_vm_dist_send_bytes: servedAs('rabbitmq_node_cluster_link_sent_bytes_total', 'cluster_links of /api/nodes, by node and peer'),
+  erlang_vm_dist_send_cnt: ERLANG_VM,
+  erlang_vm_ets_limit: ERLANG_VM,
+  erlang_vm_ets_tables: ERLANG_VM,
+  erlang_vm_memory_bytes_total: ERLANG_VM,
+  erlang_vm_memory_system_bytes_total: ERLANG_VM,
+  erlang_vm_port_count: ERLANG_VM,
+  erlang_vm_port_limit: ERLANG_VM,
+  erlang_vm_process_count: servedAs('rabbitmq_erlang_processes_used', 'proc_used of /api/nodes'),
+  erlang_vm_process_limit: servedAs('rabbitmq_erlang_processes_limit', 'proc_total of /api/nodes'),
+  erlang_vm_statistics_bytes_output_total: ERLANG_VM,
+  erlang_vm_statistics_bytes_received_total: ERLANG_VM,
+  erlang_vm_statistics_context_switches: servedAs('rabbitmq_erlang_scheduler_context_switches_total', 'context_switches of /api/nodes'),
+  erlang_vm_statistics_dirty_cpu_run_queue_length: ERLANG_VM,
+  erlang_vm_statistics_dirty_io_run_queue_length: ERLANG_VM,
+  erlang_vm_statistics_garbage_collection_bytes_reclaimed: servedAs('rabbitmq_erlang_gc_reclaimed_bytes_total', 'gc_bytes_reclaimed of /api/nodes'),
+  erlang_vm_statistics_garbage_collection_number_of_gcs: servedAs('rabbitmq_erlang_gc_runs_total', 'gc_num of /api/nodes'),
+  erlang_vm_statistics_reductions_total: ERLANG_VM,
+  erlang_vm_statistics_run_queues_length: ERLANG_VM,
+  erlang_vm_statistics_run_queues_length_total: ERLANG_VM,
+  erlang_vm_statistics_runtime_milliseconds: ERLANG_VM,
+  inet_tcp_metrics_atom_cache_ref_entries_total_bucket: INET_TCP,
+  inet_tcp_metrics_atom_cache_ref_new_entries_total_bucket: INET_TCP,
+  inet_tcp_metrics_control_message_total: INET_TCP,
+  inet_tcp_metrics_dist_ctrl_get_data_duration_seconds_bucket: INET_TCP,
+  inet_tcp_metrics_dist_ctrl_put_data_duration_seconds_bucket: INET_TCP,
+  inet_tcp_metrics_driver_send_duration_seconds_bucket: INET_TCP,
+  inet_tcp_metrics_fragmented_messages_total_bucket: INET_TCP,
+  inet_tcp_metrics_packet_size_bytes_bucket: INET_TCP,
+  inet_tcp_metrics_packet_size_bytes_sum: INET_TCP,
+  inet_tcp_metrics_packet_type_total: INET_TCP,
+  inet_tcp_metrics_receive_duration_seconds_bucket: INET_TCP,
+  process_max_fds: servedAs('rabbitmq_process_max_fds', `Erlang-BEAM reads ${PROCESS_FDS}`),
+  process_open_fds: servedAs('rabbitmq_process_open_fds', `Erlang-BEAM reads ${PROCESS_FDS}`),
+  rabbitmq_alarms_file_descriptor_limit: `${PLUGIN_ONLY}the management API reports no file descriptor alarm`,
+  rabbitmq_detailed_queue_consumers: servedAs('rabbitmq_queue_consumers', 'the plugin\'s /metrics/per-object name; rabbitmq_detailed_* is its /metrics/detailed'),
+  rabbitmq_detailed_queue_messages: servedAs('rabbitmq_queue_messages', 'the plugin\'s /metrics/per-object name; rabbitmq_detailed_* is its /metrics/detailed'),
+  rabbitmq_global_consumers: servedAs('rabbitmq_consumers', 'the cluster\'s, from /api/overview; the plugin\'s is per node and protocol'),
+  rabbitmq_global_messages_received_confirm_total: `${PLUGIN_ONLY}publishes in confirm mode; the management API counts none apart`,
+  rabbitmq_global_messages_routed_total: servedAs('rabbitmq_node_messages_routed_total', 'read from the plugin by the plugin collector'),
+  rabbitmq_global_publishers: `${PLUGIN_ONLY}publishers per node and protocol; the management API counts stream publishers only (rabbitmq_stream_publishers)`,
+  rabbitmq_global_stream_error_access_refused_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_authentication_failure_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_frame_too_large_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_internal_error_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_precondition_failed_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_publisher_does_not_exist_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_sasl_authentication_failure_loopback_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_sasl_challenge_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_sasl_error_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_sasl_mechanism_not_supported_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_stream_already_exists_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_stream_does_not_exist_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_stream_not_available_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_subscription_id_already_exists_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_subscription_id_does_not_exist_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_unknown_frame_total: STREAM_ERRORS,
+  rabbitmq_global_stream_error_vhost_access_failure_total: STREAM_ERRORS,
+  rabbitmq_message_size_bytes_bucket: MESSAGE_SIZE,
+  rabbitmq_message_size_bytes_count: MESSAGE_SIZE,
+  rabbitmq_message_size_bytes_sum: MESSAGE_SIZE,
+  rabbitmq_raft_commit_index: servedAs('rabbitmq_queue_raft_commit_index', 'per queue and node, read from the plugin\'s /metrics/detailed'),
+  rabbitmq_raft_commit_latency_seconds: servedAs('rabbitmq_queue_raft_commit_latency_seconds', 'per queue and node, read from the plugin\'s /metrics/detailed'),
+  rabbitmq_raft_last_written_index: RAFT,
+  rabbitmq_raft_log_commit_index: RAFT,
+  rabbitmq_raft_log_last_written_index: RAFT,
+  rabbitmq_raft_log_snapshot_index: RAFT,
+  rabbitmq_raft_snapshot_index: RAFT,
+  rabbitmq_raft_term: RAFT,
+  container_cpu_usage_seconds_total: CADVISOR,
+  container_network_receive_bytes_total: CADVISOR,
+  container_network_transmit_bytes_total: CADVISOR,
+  http_request_duration_microseconds: `${NOT_RABBITMQ}kbudde/rabbitmq_exporter's own Go HTTP client metric (rabbitmq-exporter_vs_rabbitmq-prometheus)`,
+  kube_deployment_status_replicas_unavailable: KUBE_STATE,
+  kube_persistentvolumeclaim_labels: KUBE_STATE,
+  kube_persistentvolumeclaim_status_phase: KUBE_STATE,
+  kube_pod_container_status_restarts_total: KUBE_STATE,
+  kube_statefulset_labels: KUBE_STATE,
+  kube_statefulset_replicas: KUBE_STATE,
+  kube_statefulset_status_replicas_ready: KUBE_STATE,
+  node_cpu_seconds_total: NODE_EXPORTER,
+  node_network_info: NODE_EXPORTER,
+  node_network_receive_bytes_total: NODE_EXPORTER,
+  node_network_transmit_bytes_total: NODE_EXPORTER,
+  perftest_confirm_latency_seconds: PERFTEST,
+  perftest_confirmed: PERFTEST,
+  perftest_consumed: PERFTEST,
+  perftest_latency_seconds: PERFTEST,
+  perftest_nacked: PERFTEST,
+  perftest_published: PERFTEST,
+  perftest_returned: PERFTEST,
+};
+
+/**
+ * Series Prometheus itself makes, there beside any target: not the exporter's to serve. The
+ * outputs of upstream's own recording rules (their `where` is `record <name>`) count likewise.
+ */
+const PROMETHEUS_MADE: Readonly<Record<string, string>> = {
+  ALERTS: 'Prometheus\'s series of pending and firing alerts',
+  ALERTS_FOR_STATE: 'Prometheus\'s series of when each active alert became active',
+  scrape_duration_seconds: 'Prometheus adds it to every target\'s scrape',
+};
+
+/** Labels Prometheus puts on every series of a target, so an exporter need not serve them. */
+const TARGET_LABELS: Readonly<Record<string, string>> = {
+  instance: 'target label: the address scraped',
+  job: 'target label: the scrape job',
+  namespace: 'target label from Kubernetes discovery (Prometheus Operator ServiceMonitor/PodMonitor)',
+  pod: 'target label from Kubernetes discovery (Prometheus Operator ServiceMonitor/PodMonitor)',
+  service: 'target label from Kubernetes discovery (Prometheus Operator ServiceMonitor)',
+  container: 'target label from Kubernetes discovery (Prometheus Operator ServiceMonitor/PodMonitor)',
+  endpoint: 'target label from Kubernetes discovery (Prometheus Operator ServiceMonitor: the port\'s name)',
+};
+
+/** rabbitmq_identity_info's labels, which upstream joins onto every series with group_left. */
+const IDENTITY_LABELS = ['rabbitmq_node', 'rabbitmq_cluster', 'rabbitmq_cluster_permanent_id'];
+/** Labels of histogram buckets and summary quantiles. */
+const BUCKET_LABELS = ['le', 'quantile'];
+
+const ALERT_LABELS = `${MADE_BY_PROMETHEUS}a label of ALERTS, ALERTS_FOR_STATE or the recording rules made from them (the alert's name, state and own labels)`;
+const KUBE_LABEL = `${NOT_RABBITMQ}a label of kube-state-metrics' series`;
+const ERLANG_VM_LABEL = `${PLUGIN_ONLY}a label of erlang_vm_* series`;
+const INET_TCP_LABEL = `${PLUGIN_ONLY}a label of inet_tcp_metrics_* series`;
+
+/** Every label upstream uses that no served family of the expression carries (and not a target, identity or bucket label) → why. */
+const KNOWN_LABEL_GAPS: Readonly<Record<string, string>> = {
+  alert_state_numeric: ALERT_LABELS,
+  alertname: ALERT_LABELS,
+  alertstate: ALERT_LABELS,
+  rulesgroup: ALERT_LABELS,
+  severity: ALERT_LABELS,
+  alloc: ERLANG_VM_LABEL,
+  kind: ERLANG_VM_LABEL,
+  peer: ERLANG_VM_LABEL,
+  type: ERLANG_VM_LABEL,
+  usage: ERLANG_VM_LABEL,
+  dst_node: INET_TCP_LABEL,
+  src_node: INET_TCP_LABEL,
+  traffic_direction: INET_TCP_LABEL,
+  deployment: KUBE_LABEL,
+  label_app_kubernetes_io_component: KUBE_LABEL,
+  label_app_kubernetes_io_name: KUBE_LABEL,
+  persistentvolumeclaim: `${NOT_RABBITMQ}a label of kube-state-metrics' series (and of the alerts made from them)`,
+  phase: KUBE_LABEL,
+  statefulset: KUBE_LABEL,
+  mode: `${NOT_RABBITMQ}a label of node_exporter's node_cpu_seconds_total`,
+  name: `${NOT_RABBITMQ}a label of cAdvisor's container series`,
+  protocol: `${PLUGIN_ONLY}the plugin's rabbitmq_global_* are per protocol; the exporter's (from /api/overview) are the cluster's, without it`,
+  queue: `${ANOTHER_NAME}rabbitmq_queue_messages and the other per-queue families, which carry it; upstream reads it from rabbitmq_detailed_queue_* and the plugin's per-queue rabbitmq_raft_*`,
+  vhost: `${ANOTHER_NAME}rabbitmq_queue_messages and the other per-queue families, which carry it; upstream reads it from rabbitmq_detailed_queue_*`,
+  prometheus_client_version: `${PLUGIN_ONLY}a label of the plugin's rabbitmq_build_info: the version of its Prometheus client library`,
+  rabbitmq_endpoint: `${PLUGIN_ONLY}the plugin's rabbitmq_identity_info tells its endpoints apart (aggregated, per-object, detailed, memory-breakdown); the exporter's has no such label, so a matcher rabbitmq_endpoint="aggregated" finds nothing`,
+};
+
+// ---- what the catalogue serves
+
+const defs: readonly MetricDef[] = catalogue(COLLECTORS);
+const nodeTargetDefs: ReadonlySet<MetricDef> = new Set(Object.values(nodeTargetMetrics));
+
+/** The names a family answers to, each with the family serving it: its own, a counter's without `_total` (OpenMetrics), a histogram's series, its rate gauge's. */
+function namesOf(def: MetricDef): [string, MetricDef][] {
+  const names: [string, MetricDef][] = [[def.name, def]];
+  if (def.type === 'counter') names.push([def.name.replace(/_total$/, ''), def]);
+  // The catalogue has no histogram today (MetricType is gauge | counter); should one come, its series count.
+  if ((def.type as string) === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.push([`${def.name}${suffix}`, def]);
+  if (def.rate) names.push(...namesOf(def.rate));
+  return names;
+}
+
+/** Served on node targets: node-labelled, queue-labelled (placed by rabbitmq_queue_info's node), or added to each node's share. */
+function onNodeTargets(def: MetricDef): boolean {
+  return def.labels.includes('node') || (def.labels[0] === 'vhost' && def.labels[1] === 'queue') || nodeTargetDefs.has(def);
+}
+
+/** Metric name → the families serving it (rabbitmq_identity_info and rabbitmq_build_info: the cluster target's and the node targets'). */
+const servingDefs = new Map<string, MetricDef[]>();
+for (const def of [...defs, ...nodeTargetDefs]) {
+  for (const [name, serving] of namesOf(def)) {
+    const list = servingDefs.get(name) ?? [];
+    if (!list.includes(serving)) list.push(serving);
+    servingDefs.set(name, list);
+  }
+}
+
+/** Outputs of upstream's own recording rules. */
+const RECORDED = new Set(UPSTREAM_EXPRESSIONS.filter((e) => e.where.startsWith('record ')).map((e) => e.where.slice('record '.length)));
+
+type Availability = 'node targets' | 'cluster target only' | 'prometheus' | undefined;
+
+function availability(name: string): Availability {
+  const list = servingDefs.get(name);
+  if (list) return list.some(onNodeTargets) ? 'node targets' : 'cluster target only';
+  if (name in PROMETHEUS_MADE || RECORDED.has(name)) return 'prometheus';
+  return undefined;
+}
+
+const exporterServes = (name: string): boolean => servingDefs.has(name);
+
+/** A label needs nothing of the exporter (target, identity, bucket label) or a served family of the expression carries it. */
+function labelIsFine(label: string, expression: UpstreamExpression): boolean {
+  if (label in TARGET_LABELS || IDENTITY_LABELS.includes(label) || BUCKET_LABELS.includes(label)) return true;
+  return expression.metrics.some((metric) => (servingDefs.get(metric) ?? []).some((def) => def.labels.includes(label)));
+}
+
+// ---- coverage
+
+interface Coverage {
+  readonly expressions: number;
+  readonly anywhere: number;
+  readonly onNodeTargets: number;
+}
+
+function coverage(expressions: readonly UpstreamExpression[]): Coverage {
+  const withMetrics = expressions.filter((e) => e.metrics.length > 0);
+  const all = (e: UpstreamExpression, ok: (a: Availability) => boolean): boolean => e.metrics.every((m) => ok(availability(m)));
+  return {
+    expressions: withMetrics.length,
+    anywhere: withMetrics.filter((e) => all(e, (a) => a !== undefined)).length,
+    onNodeTargets: withMetrics.filter((e) => all(e, (a) => a === 'node targets' || a === 'prometheus')).length,
+  };
+}
+
+const isErlangVm = (e: UpstreamExpression): boolean => e.metrics.some((m) => m.startsWith('erlang_vm_'));
+const everything = coverage(UPSTREAM_EXPRESSIONS);
+const withoutErlangVm = coverage(UPSTREAM_EXPRESSIONS.filter((e) => !isErlangVm(e)));
+const describeCoverage = (c: Coverage): string => `${c.anywhere}/${c.expressions} anywhere, ${c.onNodeTargets}/${c.expressions} on node targets`;
+
+/**
+ * Ratchets: how many expressions the exporter serves every metric of, today. Raise them as
+ * coverage grows; a change that lowers a figure fails.
+ */
+const FLOOR = { anywhere: 141, onNodeTargets: 89 };
+const FLOOR_WITHOUT_ERLANG_VM = { anywhere: 141, onNodeTargets: 89 };
+
+const usedMetrics = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.metrics));
+const usedLabels = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.labels));
+const sorted = (names: Iterable<string>): string[] => [...names].sort();
+
+describe('public content for rabbitmq_prometheus (upstream-content.ts)', () => {
+  it('is names only, each entry distinct and with a source at a commit', () => {
+    const identifier = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+    const keys = new Set<string>();
+    for (const e of UPSTREAM_EXPRESSIONS) {
+      expect(e.source).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}:\S+$/);
+      expect(e.where).toMatch(/^(panel \d+ |templating variable |annotation |alert |record )/);
+      expect(e.metrics.length + e.labels.length, `${e.source} ${e.where}`).toBeGreaterThan(0);
+      for (const name of [...e.metrics, ...e.labels]) expect(name).toMatch(identifier);
+      keys.add(JSON.stringify([e.source, e.where, e.metrics, e.labels]));
+    }
+    expect(keys.size).toBe(UPSTREAM_EXPRESSIONS.length);
+  });
+
+  it('every metric name used upstream is served, made by Prometheus, or a known gap', () => {
+    expect(sorted([...usedMetrics].filter((m) => availability(m) === undefined && !(m in KNOWN_GAPS)))).toEqual([]);
+  });
+
+  it('no known gap is served, made by Prometheus, or unused upstream', () => {
+    expect(sorted(Object.keys(KNOWN_GAPS).filter(exporterServes)), 'served now: take them out of KNOWN_GAPS').toEqual([]);
+    expect(sorted(Object.keys(KNOWN_GAPS).filter((m) => availability(m) === 'prometheus')), 'made by Prometheus').toEqual([]);
+    expect(sorted(Object.keys(KNOWN_GAPS).filter((m) => !usedMetrics.has(m))), 'not used upstream').toEqual([]);
+    expect(sorted(Object.keys(PROMETHEUS_MADE).filter((m) => exporterServes(m) || !usedMetrics.has(m)))).toEqual([]);
+  });
+
+  it('each reason is of a known kind, and a family it names is served', () => {
+    for (const [name, reason] of [...Object.entries(KNOWN_GAPS), ...Object.entries(KNOWN_LABEL_GAPS)]) {
+      expect(REASON_KINDS.some((kind) => reason.startsWith(kind)), `${name}: ${reason}`).toBe(true);
+      const servedName = reason.startsWith(ANOTHER_NAME) ? reason.slice(ANOTHER_NAME.length).split(' ')[0]! : undefined;
+      if (servedName) expect(exporterServes(servedName), `${name}: ${servedName}`).toBe(true);
+    }
+    for (const name of Object.keys(KNOWN_GAPS)) {
+      if (name.startsWith('erlang_vm_')) expect([PLUGIN_ONLY, ANOTHER_NAME].some((kind) => KNOWN_GAPS[name]!.startsWith(kind)), name).toBe(true);
+    }
+  });
+
+  it('every label used upstream is a target, identity or bucket label, carried by a served family of its expression, or a known gap', () => {
+    const unexplained = new Set<string>();
+    for (const e of UPSTREAM_EXPRESSIONS) for (const label of e.labels) if (!labelIsFine(label, e) && !(label in KNOWN_LABEL_GAPS)) unexplained.add(label);
+    expect(sorted(unexplained)).toEqual([]);
+  });
+
+  it('no known label gap is fine wherever it is used, or unused upstream', () => {
+    const needed = new Set<string>();
+    for (const e of UPSTREAM_EXPRESSIONS) for (const label of e.labels) if (!labelIsFine(label, e)) needed.add(label);
+    expect(sorted(Object.keys(KNOWN_LABEL_GAPS).filter((l) => usedLabels.has(l) && !needed.has(l))), 'fine now: take them out of KNOWN_LABEL_GAPS').toEqual([]);
+    expect(sorted(Object.keys(KNOWN_LABEL_GAPS).filter((l) => !usedLabels.has(l))), 'not used upstream').toEqual([]);
+  });
+
+  describe(`coverage: of all expressions ${describeCoverage(everything)}; without erlang_vm_* ${describeCoverage(withoutErlangVm)}`, () => {
+    it('does not drop below the ratchet', () => {
+      console.log(`upstream expressions with every metric served: all ${describeCoverage(everything)}; without erlang_vm_* ${describeCoverage(withoutErlangVm)}`);
+      expect(everything.anywhere).toBeGreaterThanOrEqual(FLOOR.anywhere);
+      expect(everything.onNodeTargets).toBeGreaterThanOrEqual(FLOOR.onNodeTargets);
+      expect(withoutErlangVm.anywhere).toBeGreaterThanOrEqual(FLOOR_WITHOUT_ERLANG_VM.anywhere);
+      expect(withoutErlangVm.onNodeTargets).toBeGreaterThanOrEqual(FLOOR_WITHOUT_ERLANG_VM.onNodeTargets);
+    });
+  });
+});
