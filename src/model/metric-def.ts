@@ -83,6 +83,8 @@ export interface MetricDef {
   readonly source?: MetricSource;
   /** Its names under other naming profiles. */
   readonly names?: NamingProfiles;
+  /** The option of its collector (`collectors.<owner>.<option>`) that turns it on, when it is off by default. */
+  readonly option?: string;
 }
 
 export interface MetricSpec {
@@ -97,6 +99,8 @@ export interface MetricSpec {
   names?: NamingProfiles;
   /** The names of the `rate` gauge under other naming profiles. */
   rateNames?: NamingProfiles;
+  /** The option of its collector that turns it on, when it is off by default (dashboards say so where it has no data). */
+  option?: string;
 }
 
 const NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -121,6 +125,7 @@ export function defineMetrics<K extends string>(
       ...(spec.rate ? { rate: rateDef(spec, owner) } : {}),
       ...(spec.source ? { source: spec.source } : {}),
       ...(spec.names ? { names: spec.names } : {}),
+      ...(spec.option ? { option: spec.option } : {}),
     };
     assertConventions(def);
     if (def.rate) assertConventions(def.rate);
@@ -162,6 +167,7 @@ function rateDef(spec: MetricSpec & { name: string }, owner: string): MetricDef 
     owner,
     polledBy: owner,
     ...(spec.rateNames ? { names: spec.rateNames } : {}),
+    ...(spec.option ? { option: spec.option } : {}),
   };
 }
 

@@ -19,6 +19,7 @@ import { exporterMetrics } from '../../src/collectors/exporter/metrics.js';
 import { overviewMetrics } from '../../src/collectors/overview/metrics.js';
 import { queueMetrics } from '../../src/collectors/queues/metrics.js';
 import { vhostMetrics } from '../../src/collectors/vhosts/metrics.js';
+import { noValueText } from './off-by-default.js';
 import { series } from './promql.js';
 
 /** Every panel queries the data source the `datasource` variable picks. */
@@ -103,6 +104,8 @@ export class Layout {
 
   private add(panel: TimeseriesBuilder | StatBuilder | TableBuilder, targets: Target[]): this {
     for (const [i, t] of targets.entries()) panel.withTarget(query(t, i));
+    const noValue = noValueText(targets.map((t) => t.expr));
+    if (noValue) panel.noValue(noValue);
     this.builder.withPanel(panel);
     return this;
   }

@@ -25,12 +25,12 @@ export const channelMetrics = defineMetrics('channels', {
     help: `Prefetch limits of the channels for new consumers (prefetch_count; 0 means unlimited and adds nothing). ${SUM} Consumers without a limit: rabbitmq_consumers_by_prefetch{prefetch="unlimited"}.`,
   },
 
-  unackedPerChannel: { source: { field: 'messages_unacknowledged' }, name: 'rabbitmq_channel_messages_unacked', type: g, labels: CH, help: `Messages delivered on the channel and not yet acknowledged. ${PER_CHANNEL}` },
-  unconfirmedPerChannel: { source: { field: 'messages_unconfirmed' }, name: 'rabbitmq_channel_messages_unconfirmed', type: g, labels: CH, help: `Messages published on the channel and not yet confirmed. ${PER_CHANNEL}` },
-  uncommittedPerChannel: { source: { field: 'messages_uncommitted' }, name: 'rabbitmq_channel_messages_uncommitted', type: g, labels: CH, help: `Messages received in a transaction not yet committed. ${PER_CHANNEL}` },
-  acksUncommittedPerChannel: { source: { field: 'acks_uncommitted' }, name: 'rabbitmq_channel_acks_uncommitted', type: g, labels: CH, help: `Acknowledgements received in a transaction not yet committed. ${PER_CHANNEL}` },
-  prefetchPerChannel: { source: { field: 'prefetch_count' }, name: 'rabbitmq_channel_prefetch', type: g, labels: CH, help: `Prefetch limit of the channel for new consumers (prefetch_count; 0 is unlimited). ${PER_CHANNEL}` },
-  consumersPerChannel: { source: { field: 'consumer_count' }, name: 'rabbitmq_channel_consumers', type: g, labels: CH, help: `Consumers on the channel (consumer_count). ${PER_CHANNEL}` },
+  unackedPerChannel: { source: { field: 'messages_unacknowledged' }, option: 'per_channel', name: 'rabbitmq_channel_messages_unacked', type: g, labels: CH, help: `Messages delivered on the channel and not yet acknowledged. ${PER_CHANNEL}` },
+  unconfirmedPerChannel: { source: { field: 'messages_unconfirmed' }, option: 'per_channel', name: 'rabbitmq_channel_messages_unconfirmed', type: g, labels: CH, help: `Messages published on the channel and not yet confirmed. ${PER_CHANNEL}` },
+  uncommittedPerChannel: { source: { field: 'messages_uncommitted' }, option: 'per_channel', name: 'rabbitmq_channel_messages_uncommitted', type: g, labels: CH, help: `Messages received in a transaction not yet committed. ${PER_CHANNEL}` },
+  acksUncommittedPerChannel: { source: { field: 'acks_uncommitted' }, option: 'per_channel', name: 'rabbitmq_channel_acks_uncommitted', type: g, labels: CH, help: `Acknowledgements received in a transaction not yet committed. ${PER_CHANNEL}` },
+  prefetchPerChannel: { source: { field: 'prefetch_count' }, option: 'per_channel', name: 'rabbitmq_channel_prefetch', type: g, labels: CH, help: `Prefetch limit of the channel for new consumers (prefetch_count; 0 is unlimited). ${PER_CHANNEL}` },
+  consumersPerChannel: { source: { field: 'consumer_count' }, option: 'per_channel', name: 'rabbitmq_channel_consumers', type: g, labels: CH, help: `Consumers on the channel (consumer_count). ${PER_CHANNEL}` },
 });
 
 /** A field of a channel's message_stats and its three families. */
@@ -76,6 +76,7 @@ function statSpecs() {
       help: `${what} per second on the vhost's open channels, as the management API computes it over its sampling window (sum of message_stats.${field}_details.rate).`,
     };
     specs[`${field}:counter`] = {
+      option: 'per_channel',
       source: { field: `message_stats.${field}` },
       name: `rabbitmq_channel_${suffix}_total`,
       type: 'counter',

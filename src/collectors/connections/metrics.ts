@@ -76,21 +76,21 @@ export const connectionMetrics = defineMetrics('connections', {
   },
 
   byPeerHost: {
-    name: 'rabbitmq_connections_by_peer_host',
+    option: 'by_peer_host', name: 'rabbitmq_connections_by_peer_host',
     names: { kbudde: { name: 'rabbitmq_connection_status', labels: ['cluster', 'vhost', 'node', 'peer_host', 'user', 'state', 'self'] } },
     type: g,
     labels: PEER_STATE,
     help: 'Open client connections by client host (peer_host), vhost, user, node and state. Only with by_peer_host: one series per client host and state, mind the cardinality with many client hosts.',
   },
-  peerChannels: { name: 'rabbitmq_connections_by_peer_host_channels', names: kbuddePeer('rabbitmq_connection_channels'), type: g, labels: PEER, help: `Channels open on the connections (sum of their channels field). ${BY_PEER}` },
-  peerIncomingBytes: { name: 'rabbitmq_connections_by_peer_host_incoming_bytes', names: kbuddePeer('rabbitmq_connection_received_bytes'), type: g, labels: PEER, help: `Bytes received by the broker on the open connections since each opened (recv_oct). ${BY_PEER} ${NOT_A_COUNTER}` },
-  peerOutgoingBytes: { name: 'rabbitmq_connections_by_peer_host_outgoing_bytes', names: kbuddePeer('rabbitmq_connection_send_bytes'), type: g, labels: PEER, help: `Bytes sent by the broker on the open connections since each opened (send_oct). ${BY_PEER} ${NOT_A_COUNTER}` },
-  peerIncomingPackets: { name: 'rabbitmq_connections_by_peer_host_incoming_packets', names: kbuddePeer('rabbitmq_connection_received_packets'), type: g, labels: PEER, help: `Packets received on the open connections since each opened (recv_cnt). ${BY_PEER} ${NOT_A_COUNTER}` },
-  peerOutgoingPackets: { name: 'rabbitmq_connections_by_peer_host_outgoing_packets', names: kbuddePeer('rabbitmq_connection_send_packets'), type: g, labels: PEER, help: `Packets sent on the open connections since each opened (send_cnt). ${BY_PEER} ${NOT_A_COUNTER}` },
-  peerSendPending: { name: 'rabbitmq_connections_by_peer_host_send_pending_bytes', names: kbuddePeer('rabbitmq_connection_send_pending'), type: g, labels: PEER, help: `Bytes queued in the sockets of the connections, waiting to be sent (send_pend). ${BY_PEER}` },
+  peerChannels: { option: 'by_peer_host', name: 'rabbitmq_connections_by_peer_host_channels', names: kbuddePeer('rabbitmq_connection_channels'), type: g, labels: PEER, help: `Channels open on the connections (sum of their channels field). ${BY_PEER}` },
+  peerIncomingBytes: { option: 'by_peer_host', name: 'rabbitmq_connections_by_peer_host_incoming_bytes', names: kbuddePeer('rabbitmq_connection_received_bytes'), type: g, labels: PEER, help: `Bytes received by the broker on the open connections since each opened (recv_oct). ${BY_PEER} ${NOT_A_COUNTER}` },
+  peerOutgoingBytes: { option: 'by_peer_host', name: 'rabbitmq_connections_by_peer_host_outgoing_bytes', names: kbuddePeer('rabbitmq_connection_send_bytes'), type: g, labels: PEER, help: `Bytes sent by the broker on the open connections since each opened (send_oct). ${BY_PEER} ${NOT_A_COUNTER}` },
+  peerIncomingPackets: { option: 'by_peer_host', name: 'rabbitmq_connections_by_peer_host_incoming_packets', names: kbuddePeer('rabbitmq_connection_received_packets'), type: g, labels: PEER, help: `Packets received on the open connections since each opened (recv_cnt). ${BY_PEER} ${NOT_A_COUNTER}` },
+  peerOutgoingPackets: { option: 'by_peer_host', name: 'rabbitmq_connections_by_peer_host_outgoing_packets', names: kbuddePeer('rabbitmq_connection_send_packets'), type: g, labels: PEER, help: `Packets sent on the open connections since each opened (send_cnt). ${BY_PEER} ${NOT_A_COUNTER}` },
+  peerSendPending: { option: 'by_peer_host', name: 'rabbitmq_connections_by_peer_host_send_pending_bytes', names: kbuddePeer('rabbitmq_connection_send_pending'), type: g, labels: PEER, help: `Bytes queued in the sockets of the connections, waiting to be sent (send_pend). ${BY_PEER}` },
 
   byClient: {
-    name: 'rabbitmq_connections_by_client',
+    option: 'by_client', name: 'rabbitmq_connections_by_client',
     type: g,
     labels: ['vhost', 'user', 'client_product', 'client_version', 'client_platform'],
     help:
@@ -101,21 +101,21 @@ export const connectionMetrics = defineMetrics('connections', {
   },
 
   info: {
-    name: 'rabbitmq_connection_info',
+    option: 'per_connection', name: 'rabbitmq_connection_info',
     type: g,
     labels: ['connection', 'vhost', 'user', 'node', 'protocol', 'type', 'peer_host', 'client_name', 'client_product', 'client_version', 'auth_mechanism', 'ssl'],
     help: 'One open connection and its metadata (client_name is the name the client gave, client_product and client_version its client_properties); value 1. Only with per_connection.',
   },
   state: {
-    name: 'rabbitmq_connection_state',
+    option: 'per_connection', name: 'rabbitmq_connection_state',
     type: g,
     labels: ['connection', 'vhost', 'user', 'state'],
     help: 'The state of an open connection (running, flow, blocking, blocked, ...); value 1. Only with per_connection.',
   },
-  connChannels: { source: { field: 'channels' }, name: 'rabbitmq_connection_channels', type: g, labels: CONN, help: 'Channels open on the connection. Only with per_connection.' },
+  connChannels: { source: { field: 'channels' }, option: 'per_connection', name: 'rabbitmq_connection_channels', type: g, labels: CONN, help: 'Channels open on the connection. Only with per_connection.' },
   connIncomingBytes: {
     source: { field: 'recv_oct' },
-    name: 'rabbitmq_connection_incoming_bytes_total',
+    option: 'per_connection', name: 'rabbitmq_connection_incoming_bytes_total',
     type: c,
     labels: CONN,
     rate: true,
@@ -123,17 +123,17 @@ export const connectionMetrics = defineMetrics('connections', {
   },
   connOutgoingBytes: {
     source: { field: 'send_oct' },
-    name: 'rabbitmq_connection_outgoing_bytes_total',
+    option: 'per_connection', name: 'rabbitmq_connection_outgoing_bytes_total',
     type: c,
     labels: CONN,
     rate: true,
     help: 'Bytes sent by the broker on the connection (send_oct). Only with per_connection.',
   },
-  connIncomingPackets: { source: { field: 'recv_cnt' }, name: 'rabbitmq_connection_incoming_packets_total', type: c, labels: CONN, help: 'Packets received on the connection (recv_cnt). Only with per_connection.' },
-  connOutgoingPackets: { source: { field: 'send_cnt' }, name: 'rabbitmq_connection_outgoing_packets_total', type: c, labels: CONN, help: 'Packets sent on the connection (send_cnt). Only with per_connection.' },
+  connIncomingPackets: { source: { field: 'recv_cnt' }, option: 'per_connection', name: 'rabbitmq_connection_incoming_packets_total', type: c, labels: CONN, help: 'Packets received on the connection (recv_cnt). Only with per_connection.' },
+  connOutgoingPackets: { source: { field: 'send_cnt' }, option: 'per_connection', name: 'rabbitmq_connection_outgoing_packets_total', type: c, labels: CONN, help: 'Packets sent on the connection (send_cnt). Only with per_connection.' },
   connSendPending: {
     source: { field: 'send_pend' },
-    name: 'rabbitmq_connection_send_pending_bytes',
+    option: 'per_connection', name: 'rabbitmq_connection_send_pending_bytes',
     type: g,
     labels: CONN,
     help: 'Bytes queued in the connection\'s socket, waiting to be sent (send_pend). Only with per_connection.',
@@ -141,7 +141,7 @@ export const connectionMetrics = defineMetrics('connections', {
   connConnectedAt: {
     // Milliseconds since the epoch.
     source: { field: 'connected_at', scale: 0.001 },
-    name: 'rabbitmq_connection_connected_at_timestamp_seconds',
+    option: 'per_connection', name: 'rabbitmq_connection_connected_at_timestamp_seconds',
     type: g,
     labels: CONN,
     help: 'When the connection was opened (Unix time, from connected_at). Only with per_connection.',

@@ -6,31 +6,31 @@ const FROM = 'Counted over every quorum queue of the vhost in the queue list of 
 /** Issue 26, signal 5: where quorum queues' leaders and replicas are, and which lack members. */
 export const quorumMetrics = defineMetrics('queues', {
   leaders: {
-    name: 'rabbitmq_quorum_queue_leaders',
+    option: 'quorum_placement', name: 'rabbitmq_quorum_queue_leaders',
     type: g,
     labels: ['vhost', 'node'],
     help: `Quorum queues whose leader is on the node (their leader field), per vhost; 0 for a node that holds replicas of the vhost's quorum queues but leads none (after a restart leaders stay where they moved until rebalanced). ${FROM}`,
   },
   replicas: {
-    name: 'rabbitmq_quorum_queue_replicas',
+    option: 'quorum_placement', name: 'rabbitmq_quorum_queue_replicas',
     type: g,
     labels: ['vhost', 'node'],
     help: `Quorum queue replicas (members) hosted by the node, per vhost. ${FROM}`,
   },
   withoutLeader: {
-    name: 'rabbitmq_quorum_queues_without_leader',
+    option: 'quorum_placement', name: 'rabbitmq_quorum_queues_without_leader',
     type: g,
     labels: ['vhost'],
     help: `Quorum queues whose record names no leader (empty or absent leader field). ${FROM}`,
   },
   belowQuorum: {
-    name: 'rabbitmq_quorum_queues_below_quorum',
+    option: 'quorum_placement', name: 'rabbitmq_quorum_queues_below_quorum',
     type: g,
     labels: ['vhost'],
     help: `Quorum queues with fewer members online than a majority of their members (online < floor(members / 2) + 1): they accept no writes until members return. ${FROM}`,
   },
   belowTarget: {
-    name: 'rabbitmq_quorum_queues_below_target_size',
+    option: 'quorum_placement', name: 'rabbitmq_quorum_queues_below_target_size',
     type: g,
     labels: ['vhost'],
     help:

@@ -15,6 +15,21 @@ describe('catalogue', () => {
     expect(defs.length).toBeGreaterThanOrEqual(Object.keys(exporterMetrics).length + 100);
   });
 
+  it("a family off by default names the option of its collector that turns it on, an option the collector has, named in its help", () => {
+    const optionsOf = (owner: string) => Object.keys((COLLECTORS.find((c) => c.name === owner)?.optionsSchema as { shape?: object } | undefined)?.shape ?? {});
+    const offByDefault = defs.filter((d) => /\bOnly with\b|collectors\.queues\.families/.test(d.help));
+    expect(offByDefault.length).toBeGreaterThan(60);
+    for (const def of offByDefault) expect(def.option, def.name).toBeDefined();
+    // A _per_second gauge shares its family's option; its help is its family's.
+    const rates = new Set(defs.flatMap((d) => (d.rate ? [d.rate] : [])));
+    for (const def of defs.filter((d) => d.option !== undefined)) {
+      expect(optionsOf(def.owner), def.name).toContain(def.option);
+      if (rates.has(def)) continue;
+      // Its help says so, by the option's name.
+      expect(def.help, def.name).toContain(def.option);
+    }
+  });
+
   it('has unique names', () => {
     const names = defs.map((d) => d.name);
     const duplicates = names.filter((n, i) => names.indexOf(n) !== i);
