@@ -85,6 +85,8 @@ export interface MetricDef {
   readonly names?: NamingProfiles;
   /** The option of its collector (`collectors.<owner>.<option>`) that turns it on, when it is off by default. */
   readonly option?: string;
+  /** Named as another exporter names it (MetricSpec.relayed). */
+  readonly relayed?: boolean;
 }
 
 export interface MetricSpec {
@@ -101,6 +103,11 @@ export interface MetricSpec {
   rateNames?: NamingProfiles;
   /** The option of its collector that turns it on, when it is off by default (dashboards say so where it has no data). */
   option?: string;
+  /**
+   * Served under the name another exporter gives it (rabbitmq_prometheus's erlang_vm_*), for the
+   * dashboards written for that one: a gauge may then end in `_total`, as the plugin names some.
+   */
+  relayed?: boolean;
 }
 
 const NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -126,6 +133,7 @@ export function defineMetrics<K extends string>(
       ...(spec.source ? { source: spec.source } : {}),
       ...(spec.names ? { names: spec.names } : {}),
       ...(spec.option ? { option: spec.option } : {}),
+      ...(spec.relayed ? { relayed: true } : {}),
     };
     assertConventions(def);
     if (def.rate) assertConventions(def.rate);
@@ -186,7 +194,7 @@ export function assertConventions(def: MetricDef): void {
   if (def.type === 'counter' && !def.name.endsWith('_total')) {
     throw new Error(`counter ${def.name} must end in _total`);
   }
-  if (def.type === 'gauge' && def.name.endsWith('_total')) {
+  if (def.type === 'gauge' && def.name.endsWith('_total') && !def.relayed) {
     throw new Error(`gauge ${def.name} must not end in _total`);
   }
   for (const label of def.labels) {

@@ -66,6 +66,31 @@ describeWithBroker('the plugin source with statistics on: both sources agree, a 
     );
   });
 
+  it("relays the node's Erlang VM families as its plugin serves them, with erlang_vm: its limits and processor counts equal the plugin's", async () => {
+    const relaying = await startExporter({
+      configYaml: `poll:\n  interval: 1s\ntarget:\n  url: ${broker.managementUrl}\n  username: guest\n  password: guest\ncollectors:\n${pluginConfig([`urls: [${broker.prometheusUrl}]`, 'erlang_vm: true'])}`,
+    });
+    try {
+      const plugin = samples(await (await fetch(`${broker.prometheusUrl}/metrics`)).text());
+      // Figures that stay put while the node runs, in every version's names.
+      const steady = ['erlang_vm_process_limit', 'erlang_vm_port_limit', 'erlang_vm_ets_limit', 'erlang_vm_atom_limit', 'erlang_vm_logical_processors', 'erlang_vm_schedulers'].filter((name) => plugin.has(name));
+      expect(steady.length).toBeGreaterThanOrEqual(4);
+      const text = await eventually(async () => {
+        const { text: t } = await relaying.metrics();
+        return t.includes('\nerlang_vm_process_limit{') ? t : undefined;
+      }, 60_000, 'erlang_vm_process_limit relayed');
+      const served = samples(text);
+      for (const name of steady) expect(served.get(`${name}{node="${broker.nodeName}"}`), name).toBe(plugin.get(name));
+      // And what changes, there: the node's memory by kind, in either version's name.
+      expect([...served.keys()].filter((k) => /^erlang_vm_memory_bytes(_total)?\{kind="(processes|system)",node=/.test(k))).toHaveLength(2);
+      // promtool's only complaints are of the plugin's own names before 4.3 (as of the plugin's /metrics itself); 4.3's pass.
+      const complaints = (await checkMetricsWithPromtool(text)).output.split('\n').filter((line) => line.trim() !== '');
+      for (const line of complaints) expect(line).toMatch(/^erlang_vm_[a-z0-9_]+ /);
+    } finally {
+      await relaying.stop();
+    }
+  }, 120_000);
+
   it('serves the queue counters from the API, equal to what the plugin counts, and the plugin\'s own series per node', async () => {
     const series = (name: string) => `${name}{vhost="/",queue="${queue}"}`;
     for (const [name, counter, want] of [['rabbitmq_queue_messages_published_total', 'published', 5], ['rabbitmq_queue_messages_acked_total', 'acked', 3], ['rabbitmq_queue_get_ack_total', 'get_ack', 3]] as const) {

@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { parseVersion } from '../../broker/broker-info.js';
 import { metricsOf } from '../../model/metric-def.js';
 import type { SampleSink } from '../../model/sample-sink.js';
-import type { Collector } from '../kit/collector.js';
+import type { CollectContext, Collector } from '../kit/collector.js';
 import { logOnce } from '../kit/log-once.js';
 import { carried } from '../kit/carried.js';
 import { pluginEndpoints } from './endpoints.js';
+import { erlangVmMetrics } from './erlang-vm-metrics.js';
 import { pluginMetrics as M } from './metrics.js';
 import { type NodeScrape, scrapeNode } from './node-scrape.js';
 import { type NodeCounters, QueueCounterMemory, queueCounterFamilies, writeQueueCounters } from './queue-counters.js';
@@ -26,6 +27,12 @@ const options = z.strictObject({
   families: z.array(z.enum(PLUGIN_FAMILIES)).default([...PLUGIN_FAMILIES]),
   /** The node's global counters from `/metrics`: dead-lettered by reason, received, routed, confirmed per protocol. */
   global: z.boolean().default(true),
+  /**
+   * The node's Erlang VM families from `/metrics` (erlang_vm_*), relayed under the plugin's names
+   * for its Erlang dashboards: some 90 families a node, named as the plugin names them, which is
+   * not as Prometheus' naming rules would (promtool check metrics says so, of the plugin's too).
+   */
+  erlang_vm: z.boolean().default(false),
   /** Nodes scraped at once. */
   concurrency: z.number().int().min(1).max(64).default(4),
   /** Largest answer of one node accepted, in bytes; a larger one fails that node alone. */
@@ -35,10 +42,10 @@ type PluginOptions = z.infer<typeof options>;
 
 export const pluginCollector: Collector<PluginOptions> = {
   name: 'plugin',
-  description: 'GET /api/nodes (unless urls are given), then each node\'s rabbitmq_prometheus: GET /metrics/detailed?family=... and GET /metrics. Off by default.',
+  description: 'GET /api/nodes (unless urls are given), then each node\'s rabbitmq_prometheus: GET /metrics/detailed?family=... and GET /metrics (its global counters, and its Erlang VM families relayed as erlang_vm_*). Off by default.',
   defaultEnabled: false,
   defaultIntervalMultiplier: 2,
-  metrics: metricsOf(M),
+  metrics: [...metricsOf(M), ...metricsOf(erlangVmMetrics)],
   optionsSchema: options,
   async collect(ctx) {
     const { sink, options: o } = ctx;
@@ -49,7 +56,7 @@ export const pluginCollector: Collector<PluginOptions> = {
     const families = [...o.families, ...(queueCounters ? queueCounterFamilies(major) : [])];
     const endpoints = await pluginEndpoints(ctx, o);
     const limit = pLimit(o.concurrency);
-    const plan = { families, global: o.global, cap: { bytes: o.max_answer_bytes, name: CAP_SETTING } };
+    const plan = { families, global: o.global || o.erlang_vm, cap: { bytes: o.max_answer_bytes, name: CAP_SETTING } };
     const scrapes = await Promise.all(endpoints.map((endpoint) => limit(() => scrapeNode(ctx, endpoint, plan))));
     const answered: { node: string; detailed?: PluginExposition; global?: PluginExposition }[] = [];
     const seen = new Set<string>();
@@ -68,7 +75,10 @@ export const pluginCollector: Collector<PluginOptions> = {
       seen.add(scrape.node);
       answered.push(scrape);
     }
-    for (const node of answered) writeNodeRows(sink, node);
+    for (const node of answered) {
+      writeNodeRows(sink, { ...node, global: o.global ? node.global : undefined });
+      if (o.erlang_vm) relayErlangVm(ctx, node.node, node.global);
+    }
     sink.add(M.queueCountersServed, {}, queueCounters ? 1 : 0);
     if (queueCounters) writeQueueCounters(sink, queueCountersOf(scrapes, ctx.carryOver), major, carried(ctx.carryOver, 'queue-counters', () => new QueueCounterMemory()));
   },
@@ -103,6 +113,27 @@ function duplicateOf(scrape: NodeScrape) {
 }
 
 const DEAD_LETTER_REASONS = ['expired', 'rejected', 'maxlen', 'delivery_limit'] as const;
+
+const ERLANG_VM = metricsOf(erlangVmMetrics);
+
+/**
+ * The node's erlang_vm_* samples as its plugin serves them, with its name as `node`; a label a
+ * sample lacks is empty. A sample with a label its row does not know is left out (logged once):
+ * without that label, series that differ by it would be served as one.
+ */
+function relayErlangVm(ctx: CollectContext<PluginOptions>, node: string, global: PluginExposition | undefined): void {
+  if (!global) return;
+  for (const def of ERLANG_VM) {
+    for (const sample of global.samples.get(def.name) ?? []) {
+      const unknown = Object.keys(sample.labels).filter((label) => !def.labels.includes(label));
+      if (unknown.length > 0) {
+        logOnce(ctx, 'warn', `plugin:erlang_vm:${def.name}:${unknown.join(',')}`, { node, family: def.name, labels: unknown }, 'an Erlang VM sample of rabbitmq_prometheus has labels the exporter does not relay: those samples are left out');
+        continue;
+      }
+      ctx.sink.add(def, def.labels.map((label) => (label === 'node' ? node : (sample.labels[label] ?? ''))), sample.value);
+    }
+  }
+}
 
 /** The rows only the plugin has, from one node's answers. */
 function writeNodeRows(sink: SampleSink, { node, detailed, global }: { node: string; detailed?: PluginExposition; global?: PluginExposition }): void {

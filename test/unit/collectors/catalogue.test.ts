@@ -51,7 +51,19 @@ describe('catalogue', () => {
     }
   });
 
-  it.each(defs.map((d) => [d.name, d] as const))('%s follows the naming conventions', (name, def) => {
+  it('the only families named as another exporter names them are the Erlang VM families the plugin collector relays, each with its node', () => {
+    const relayed = defs.filter((d) => d.relayed);
+    expect(relayed.length).toBeGreaterThan(80);
+    for (const def of relayed) {
+      expect(def.owner, def.name).toBe('plugin');
+      expect(def.name).toMatch(/^erlang_vm_[a-z0-9_]+$/);
+      expect(def.labels.at(-1), def.name).toBe('node');
+      expect(def.option, def.name).toBe('erlang_vm');
+      if (def.type === 'counter') expect(def.name.endsWith('_total'), def.name).toBe(true);
+    }
+  });
+
+  it.each(defs.filter((d) => !d.relayed).map((d) => [d.name, d] as const))('%s follows the naming conventions', (name, def) => {
     expect(name).toMatch(/^rabbitmq_[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
     if (def.type === 'counter') expect(name.endsWith('_total')).toBe(true);
     else expect(name.endsWith('_total')).toBe(false);

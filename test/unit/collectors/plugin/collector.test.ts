@@ -105,7 +105,7 @@ describe('plugin collector', () => {
     const statsOff = 'plugin-4.0.x-stats-disabled';
     const text = answer(statsOff, 'collector-detailed.prom');
     const api = cluster({ [`https://lb-1:15691/metrics/detailed?${QUERY_4}`]: text, [`https://lb-2:15691/metrics/detailed?${QUERY_4}`]: text });
-    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.0.x-stats-disabled'), options: { urls: ['https://lb-1:15691', 'https://lb-2:15691/'], global: false } });
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.0.x-stats-disabled'), options: { urls: ['https://lb-1:15691', 'https://lb-2:15691/'], global: false, erlang_vm: false } });
     expect(run.value('rabbitmq_queue_messages_published_total', { vhost: '/', queue: 'px.classic' })).toBe(7);
     expect(run.value('rabbitmq_exporter_plugin_node_failure_info', { node: 'lb-2:15691', reason: 'duplicate_node' })).toBe(1);
     expect(run.requests.map((r) => r.path)).not.toContain('/api/nodes');
@@ -117,7 +117,7 @@ describe('plugin collector', () => {
     const broker = brokerFrom('rabbitmq-3.10.8-stats-disabled');
     const poll = async (text: string) => {
       const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_3}`]: text }, ['rabbit@node-a']);
-      return (await runCollector(pluginCollector, { api, broker, memory, options: { global: false } })).value('rabbitmq_queue_messages_acked_total', { vhost: '/', queue: 'q' });
+      return (await runCollector(pluginCollector, { api, broker, memory, options: { global: false, erlang_vm: false } })).value('rabbitmq_queue_messages_acked_total', { vhost: '/', queue: 'q' });
     };
     expect(await poll(channelText([['<0.1.0>', 5], ['<0.2.0>', 4]]))).toBe(9);
     // The first channel closed: its 5 leave the plugin's answer, not the counter.
@@ -133,7 +133,7 @@ describe('plugin collector', () => {
     const text = (v: number) => `# TYPE rabbitmq_detailed_queue_messages_acked_total counter\nrabbitmq_detailed_queue_messages_acked_total{vhost="/",queue="q"} ${v}\n`;
     const poll = async (a: string | Error, b: string | Error) => {
       const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_4}`]: a, [`http://node-b:15692/metrics/detailed?${QUERY_4}`]: b });
-      return (await runCollector(pluginCollector, { api, broker, memory, options: { global: false } })).value('rabbitmq_queue_messages_acked_total', { vhost: '/', queue: 'q' });
+      return (await runCollector(pluginCollector, { api, broker, memory, options: { global: false, erlang_vm: false } })).value('rabbitmq_queue_messages_acked_total', { vhost: '/', queue: 'q' });
     };
     expect(await poll(text(3), text(4))).toBe(7);
     expect(await poll(text(5), new ManagementError('timeout', '/metrics/detailed', 'no complete answer within 10 ms'))).toBe(9);
@@ -143,7 +143,7 @@ describe('plugin collector', () => {
   it('serves the queue counters under kbudde\'s names too, with the labels no plugin answer has left empty', async () => {
     const statsOff = 'plugin-4.3.x-stats-disabled';
     const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_4}`]: answer(statsOff, 'collector-detailed.prom') }, ['rabbit@node-a']);
-    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.3.x-stats-disabled'), options: { global: false }, profile: { names: kbuddeNames, clusterName: 'c', node: 'rabbit@node-a' } });
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.3.x-stats-disabled'), options: { global: false, erlang_vm: false }, profile: { names: kbuddeNames, clusterName: 'c', node: 'rabbit@node-a' } });
     expect(run.family('rabbitmq_queue_messages_published_total').find((s) => s.labels.queue === 'px.classic')).toEqual({
       name: 'rabbitmq_queue_messages_published_total',
       labels: { cluster: 'c', vhost: '/', queue: 'px.classic', durable: '', policy: '', self: '0' },
@@ -153,5 +153,46 @@ describe('plugin collector', () => {
 
   it('refuses a plugin URL with credentials in it', () => {
     expect(() => pluginCollector.optionsSchema!.parse({ urls: ['http://user:secret@mq:15692'] })).toThrow(/carries no credentials/);
+  });
+
+  describe.each(['3.10.x', '4.0.x', '4.3.x'])("relays the node's erlang_vm_* families of RabbitMQ %s as the plugin serves them", (version) => {
+    const dir = `plugin-${version}`;
+    const text = answer(dir, 'metrics.prom');
+    const api = () => cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: answer(dir, 'auth_attempt_metrics.prom'), 'http://node-a:15692/metrics': text }, ['rabbit@node-a']);
+    const broker = brokerFrom(`rabbitmq-${version === '3.10.x' ? '3.10.8' : version}`);
+    /** The plugin's typed erlang_vm_* samples, as `name{labels} value` with the node's name added. */
+    const recorded = (node: string) => {
+      const typed = new Set([...text.matchAll(/^# TYPE (erlang_vm_\S+) (gauge|counter)$/gm)].map((m) => m[1]!));
+      return text.split('\n').filter((line) => typed.has(line.replace(/[{ ].*$/, ''))).map((line) => {
+        const [series, value] = [line.slice(0, line.lastIndexOf(' ')), line.slice(line.lastIndexOf(' ') + 1)];
+        const open = series.indexOf('{');
+        const name = open === -1 ? series : series.slice(0, open);
+        const labels = open === -1 ? '' : `${series.slice(open + 1, -1)},`;
+        return `${name}{${labels}node="${node}"} ${Number(value)}`;
+      });
+    };
+
+    it('every typed sample, value for value, with node; none of the untyped ones', async () => {
+      const run = await runCollector(pluginCollector, { api: api(), broker, options: { erlang_vm: true } });
+      const node = run.family('rabbitmq_exporter_plugin_node_up')[0]!.labels.node!;
+      const served = run.text.split('\n').filter((line) => line.startsWith('erlang_vm_')).map((line) => line.replace(/ (\S+)$/, (_, v) => ` ${Number(v)}`));
+      const want = recorded(node);
+      expect(want.length).toBeGreaterThan(100);
+      // Labels in the plugin's order and the row's may differ: compare as sets of name{sorted labels} value.
+      const canonical = (line: string) => {
+        const m = /^([^{ ]+)(?:\{(.*)\})? (\S+)$/.exec(line)!;
+        const labels = (m[2] ?? '').match(/[a-z_]+="(?:[^"\\]|\\.)*"/g) ?? [];
+        return `${m[1]}{${labels.filter((l) => !l.endsWith('=""')).sort().join(',')}} ${m[3]}`;
+      };
+      expect(served.map(canonical).sort()).toEqual(want.map(canonical).sort());
+      expect(run.text).not.toMatch(/^erlang_vm_(smp_support|threads|time_correction)/m);
+    });
+
+    it('erlang_vm: false (the default) relays none, and asks for /metrics only for the global counters', async () => {
+      const run = await runCollector(pluginCollector, { api: api(), broker });
+      expect(run.text).not.toContain('\nerlang_vm_');
+      const off = await runCollector(pluginCollector, { api: api(), broker, options: { erlang_vm: false, global: false } });
+      expect(off.requests.map((r) => r.path)).not.toContain('http://node-a:15692/metrics');
+    });
   });
 });
