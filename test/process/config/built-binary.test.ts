@@ -9,7 +9,9 @@ import { REPO_ROOT } from '../../support/fixtures.js';
 // Paths inside the testdata files are relative to the repository root, where vitest runs.
 const td = (name: string) => `test/unit/config/testdata/${name}`;
 
-describe('the built binary', () => {
+// Each test starts a whole Node process loading the exporter's modules: on a machine the rest of
+// the suite keeps busy, more than vitest's default 5 s (hash-password.test.ts timed out so).
+describe('the built binary', { timeout: 60_000 }, () => {
   const main = join(REPO_ROOT, 'dist/src/main.js');
   beforeAll(() => {
     if (!existsSync(main)) {
