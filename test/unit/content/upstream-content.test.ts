@@ -1,8 +1,11 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { catalogue } from '../../../src/collectors/catalogue.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import type { MetricDef } from '../../../src/model/metric-def.js';
 import { nodeTargetMetrics } from '../../../src/pipeline/node-share.js';
+import { REPO_ROOT } from '../../support/fixtures.js';
 import { UPSTREAM_EXPRESSIONS, type UpstreamExpression } from './upstream-content.js';
 
 /**
@@ -305,5 +308,50 @@ describe('public content for rabbitmq_prometheus (upstream-content.ts)', () => {
       expect(withoutErlangVm.anywhere).toBeGreaterThanOrEqual(FLOOR_WITHOUT_ERLANG_VM.anywhere);
       expect(withoutErlangVm.onNodeTargets).toBeGreaterThanOrEqual(FLOOR_WITHOUT_ERLANG_VM.onNodeTargets);
     });
+  });
+});
+
+// ---- docs/plugin-migration.md's section, from the same figures
+
+const MIGRATION_PAGE = 'docs/plugin-migration.md';
+const SECTION = /(<!-- upstream-coverage: [^>]*-->\n)[\s\S]*?(<!-- \/upstream-coverage -->)/;
+
+/** Each source file's figures, then the names not served, by reason. */
+function coverageSection(): string {
+  const bySource = new Map<string, UpstreamExpression[]>();
+  for (const e of UPSTREAM_EXPRESSIONS) {
+    const [repo, path] = [e.source.slice(0, e.source.indexOf('@')), e.source.slice(e.source.indexOf(':') + 1)];
+    const key = `${repo} \`${path}\``;
+    bySource.set(key, [...(bySource.get(key) ?? []), e]);
+  }
+  const rows = [...bySource].sort(([a], [b]) => a.localeCompare(b)).map(([source, expressions]) => {
+    const c = coverage(expressions);
+    return `| ${source} | ${c.expressions} | ${c.anywhere} | ${c.onNodeTargets} |`;
+  });
+  const reasons = new Map<string, string[]>();
+  for (const [name, reason] of Object.entries(KNOWN_GAPS)) reasons.set(reason, [...(reasons.get(reason) ?? []), name]);
+  const gaps = [...reasons].sort(([a], [b]) => a.localeCompare(b)).map(([reason, names]) => `- ${reason}: ${names.sort().map((n) => `\`${n}\``).join(', ')}`);
+  return [
+    `In all: ${everything.expressions} expressions with a metric; ${everything.anywhere} served, ${everything.onNodeTargets} on node targets (without \`erlang_vm_*\`: ${withoutErlangVm.anywhere} and ${withoutErlangVm.onNodeTargets} of ${withoutErlangVm.expressions}).`,
+    '',
+    '| source | expressions | served | on node targets |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    'Not served, by reason:',
+    '',
+    ...gaps,
+    '',
+  ].join('\n');
+}
+
+describe(MIGRATION_PAGE, () => {
+  it('holds the coverage this test computes (UPDATE_DOCS=1 rewrites it)', () => {
+    const path = join(REPO_ROOT, MIGRATION_PAGE);
+    const page = readFileSync(path, 'utf8');
+    expect(page).toMatch(SECTION);
+    const wanted = page.replace(SECTION, (_, open: string, close: string) => `${open}${coverageSection()}${close}`);
+    if (process.env.UPDATE_DOCS === '1') writeFileSync(path, wanted);
+    expect(page, `${MIGRATION_PAGE} is out of date: UPDATE_DOCS=1 npx vitest run --project unit test/unit/content`).toBe(wanted);
   });
 });
