@@ -63,35 +63,26 @@ export class NodeShares {
 
   /** The node's share; undefined when the snapshot does not list the node. */
   share(exposition: Exposition, collectorParts: readonly (readonly RenderedFamily[])[], node: string, cluster: string): Exposition | undefined {
-    let byNode = this.shares.get(exposition);
-    const made = byNode?.get(node);
+    const made = this.shares.get(exposition)?.get(node);
     if (made) return made;
     if (!this.nodes(collectorParts).includes(node)) return undefined;
-    const queueNodes = this.queueNodes(collectorParts);
-    const parts = collectorParts.map((part) => this.split(part, queueNodes).get(node) ?? []);
-    const share = new Exposition([identityPart(cluster, node), ...parts], exposition.validUntil, exposition.builtAt);
-    if (!byNode) {
-      byNode = new Map();
-      this.shares.set(exposition, byNode);
-    }
-    byNode.set(node, share);
-    return share;
+    return this.made(exposition, collectorParts, node, identityPart(cluster, node));
   }
 
   /** What of the snapshot no node target serves, with the exporter's own part: the cluster target's share beside node targets. */
   rest(exposition: Exposition, ownPart: readonly RenderedFamily[], collectorParts: readonly (readonly RenderedFamily[])[]): Exposition {
-    let byNode = this.shares.get(exposition);
-    const made = byNode?.get(REST);
-    if (made) return made;
+    return this.shares.get(exposition)?.get(REST) ?? this.made(exposition, collectorParts, REST, ownPart);
+  }
+
+  /** The exposition of `first`, then each collector part's lines for `key`; kept with the snapshot it is made of. */
+  private made(exposition: Exposition, collectorParts: readonly (readonly RenderedFamily[])[], key: string | typeof REST, first: readonly RenderedFamily[]): Exposition {
     const queueNodes = this.queueNodes(collectorParts);
-    const parts = collectorParts.map((part) => this.split(part, queueNodes).get(REST) ?? []);
-    const rest = new Exposition([ownPart, ...parts], exposition.validUntil, exposition.builtAt);
-    if (!byNode) {
-      byNode = new Map();
-      this.shares.set(exposition, byNode);
-    }
-    byNode.set(REST, rest);
-    return rest;
+    const parts = collectorParts.map((part) => this.split(part, queueNodes).get(key) ?? []);
+    const share = new Exposition([first, ...parts], exposition.validUntil, exposition.builtAt);
+    const byKey = this.shares.get(exposition) ?? new Map<string | typeof REST, Exposition>();
+    this.shares.set(exposition, byKey);
+    byKey.set(key, share);
+    return share;
   }
 
   private queueNodes(collectorParts: readonly (readonly RenderedFamily[])[]): QueueNodes {

@@ -153,9 +153,11 @@ export class SnapshotStore {
     const own = [...exporterFamilies(this.target, this.client, this.http, now, withProcess, this.naming, this.profileView), ...processFamilies];
     const parts: (readonly RenderedFamily[])[] = [own];
     let validUntil = Infinity;
-    const collectorParts = this.freshParts(now);
+    const collectorParts: (readonly RenderedFamily[])[] = [];
     for (const state of this.target.collectors.values()) {
-      if (this.target.isFresh(state, now)) validUntil = Math.min(validUntil, (state.lastSuccessMonotonicMs as number) + state.maxAgeMs + 1);
+      if (!this.target.isFresh(state, now)) continue;
+      collectorParts.push(state.families);
+      validUntil = Math.min(validUntil, (state.lastSuccessMonotonicMs as number) + state.maxAgeMs + 1);
     }
     parts.push(...collectorParts);
     const exposition = new Exposition(parts, validUntil, Date.now());
