@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { parseVersion } from '../../broker/broker-info.js';
-import { metricsOf } from '../../model/metric-def.js';
+import { type MetricDef, metricsOf } from '../../model/metric-def.js';
 import type { SampleSink } from '../../model/sample-sink.js';
 import type { CollectContext, Collector } from '../kit/collector.js';
 import { logOnce } from '../kit/log-once.js';
@@ -25,7 +25,7 @@ const options = z.strictObject({
   scheme: z.enum(['http', 'https']).default('http'),
   /** Detailed families read for what only the plugin counts: auth attempts, Raft. */
   families: z.array(z.enum(PLUGIN_FAMILIES)).default([...PLUGIN_FAMILIES]),
-  /** The node's global counters from `/metrics`: dead-lettered by reason, received, routed, confirmed per protocol. */
+  /** The node's global counters and gauges from `/metrics` (GLOBAL_ROWS, and dead-lettered by reason). */
   global: z.boolean().default(true),
   /**
    * The node's Erlang VM families from `/metrics` (erlang_vm_*), relayed under the plugin's names
@@ -112,6 +112,33 @@ function duplicateOf(scrape: NodeScrape) {
   return { reason: 'duplicate_node', detail: `${scrape.endpoint.base} is answered by node ${scrape.node}, which another URL already answered` };
 }
 
+/** The plugin's per-node families of GET /metrics served as they are, node added, and the row of each. */
+export const GLOBAL_ROWS: readonly (readonly [string, MetricDef])[] = [
+  ['rabbitmq_global_messages_received_total', M.received],
+  ['rabbitmq_global_messages_received_confirm_total', M.receivedConfirm],
+  ['rabbitmq_global_messages_routed_total', M.routed],
+  ['rabbitmq_global_messages_confirmed_total', M.confirmed],
+  ['rabbitmq_global_messages_unroutable_returned_total', M.unroutableReturned],
+  ['rabbitmq_global_messages_unroutable_dropped_total', M.unroutableDropped],
+  ['rabbitmq_global_messages_delivered_total', M.delivered],
+  ['rabbitmq_global_messages_delivered_consume_manual_ack_total', M.deliveredConsumeManualAck],
+  ['rabbitmq_global_messages_delivered_consume_auto_ack_total', M.deliveredConsumeAutoAck],
+  ['rabbitmq_global_messages_delivered_get_manual_ack_total', M.deliveredGetManualAck],
+  ['rabbitmq_global_messages_delivered_get_auto_ack_total', M.deliveredGetAutoAck],
+  ['rabbitmq_global_messages_get_empty_total', M.getEmpty],
+  ['rabbitmq_global_messages_redelivered_total', M.redelivered],
+  ['rabbitmq_global_messages_acknowledged_total', M.acknowledged],
+  ['rabbitmq_global_publishers', M.publishers],
+  ['rabbitmq_global_consumers', M.consumers],
+];
+
+/** The same for the families of GET /metrics/detailed. */
+const DETAILED_ROWS: readonly (readonly [string, MetricDef])[] = [
+  ['rabbitmq_detailed_auth_attempts_total', M.authAttempts],
+  ['rabbitmq_detailed_auth_attempts_succeeded_total', M.authSucceeded],
+  ['rabbitmq_detailed_auth_attempts_failed_total', M.authFailed],
+];
+
 const DEAD_LETTER_REASONS = ['expired', 'rejected', 'maxlen', 'delivery_limit'] as const;
 
 const ERLANG_VM = metricsOf(erlangVmMetrics);
@@ -144,15 +171,10 @@ function writeNodeRows(sink: SampleSink, { node, detailed, global }: { node: str
     each(global, `rabbitmq_global_messages_dead_lettered_${reason}_total`, (l, v) => sink.add(M.deadLettered, { node, queue_type: l.queue_type ?? '', dead_letter_strategy: l.dead_letter_strategy ?? '', reason }, v));
   }
   each(global, 'rabbitmq_global_messages_dead_lettered_confirmed_total', (l, v) => sink.add(M.deadLetteredConfirmed, { node, queue_type: l.queue_type ?? '', dead_letter_strategy: l.dead_letter_strategy ?? '' }, v));
-  const perProtocol = [
-    [global, 'rabbitmq_global_messages_received_total', M.received],
-    [global, 'rabbitmq_global_messages_routed_total', M.routed],
-    [global, 'rabbitmq_global_messages_confirmed_total', M.confirmed],
-    [detailed, 'rabbitmq_detailed_auth_attempts_total', M.authAttempts],
-    [detailed, 'rabbitmq_detailed_auth_attempts_succeeded_total', M.authSucceeded],
-    [detailed, 'rabbitmq_detailed_auth_attempts_failed_total', M.authFailed],
-  ] as const;
-  for (const [exposition, family, row] of perProtocol) each(exposition, family, (l, v) => sink.add(row, { node, protocol: l.protocol ?? '' }, v));
+  // The node's label is its name; the others are the plugin's own (empty where a sample lacks one).
+  const labelled = (row: MetricDef, l: Readonly<Record<string, string>>) => Object.fromEntries(row.labels.map((label) => [label, label === 'node' ? node : (l[label] ?? '')]));
+  for (const [family, row] of GLOBAL_ROWS) each(global, family, (l, v) => sink.add(row, labelled(row, l), v));
+  for (const [family, row] of DETAILED_ROWS) each(detailed, family, (l, v) => sink.add(row, labelled(row, l), v));
   // Raft series of queues only (the metadata store's carry module and ra_system instead); the commit
   // index was raft_log_commit_index before 4.0, the commit latency raft_entry_commit_latency_seconds
   // before 4.2 (its release notes, "Ra Metric Changes").

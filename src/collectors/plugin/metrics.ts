@@ -3,6 +3,8 @@ import { defineMetrics } from '../../model/metric-def.js';
 const c = 'counter' as const;
 const g = 'gauge' as const;
 const NODE_PROTOCOL = ['node', 'protocol'] as const;
+const NODE_PROTOCOL_QUEUE_TYPE = ['node', 'protocol', 'queue_type'] as const;
+const BY_QUEUE_TYPE = 'by protocol and the queue type delivering (rabbit_classic_queue, rabbit_quorum_queue, ...): rabbitmq_prometheus\'s';
 
 /**
  * What only rabbitmq_prometheus counts, per node. Each row's help names the plugin family it is
@@ -16,6 +18,19 @@ export const pluginMetrics = defineMetrics('plugin', {
   received: { name: 'rabbitmq_node_messages_received_total', type: c, labels: NODE_PROTOCOL, help: 'Messages received from publishers on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_global_messages_received_total (GET /metrics).' },
   routed: { name: 'rabbitmq_node_messages_routed_total', type: c, labels: NODE_PROTOCOL, help: 'Messages the node routed to queues or streams, by protocol: rabbitmq_prometheus\'s rabbitmq_global_messages_routed_total (GET /metrics).' },
   confirmed: { name: 'rabbitmq_node_messages_confirmed_total', type: c, labels: NODE_PROTOCOL, help: 'Messages the node confirmed to publishers, by protocol: rabbitmq_prometheus\'s rabbitmq_global_messages_confirmed_total (GET /metrics).' },
+  receivedConfirm: { name: 'rabbitmq_node_messages_received_confirm_total', type: c, labels: NODE_PROTOCOL, help: 'Messages received from publishers in confirm mode on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_global_messages_received_confirm_total (GET /metrics).' },
+  unroutableReturned: { name: 'rabbitmq_node_messages_unroutable_returned_total', type: c, labels: NODE_PROTOCOL, help: 'Mandatory messages the node returned to publishers as unroutable, by protocol: rabbitmq_prometheus\'s rabbitmq_global_messages_unroutable_returned_total (GET /metrics).' },
+  unroutableDropped: { name: 'rabbitmq_node_messages_unroutable_dropped_total', type: c, labels: NODE_PROTOCOL, help: 'Messages the node dropped as unroutable, by protocol: rabbitmq_prometheus\'s rabbitmq_global_messages_unroutable_dropped_total (GET /metrics).' },
+  delivered: { name: 'rabbitmq_node_messages_delivered_total', type: c, labels: NODE_PROTOCOL_QUEUE_TYPE, help: `Messages delivered to consumers and basic.get on the node, any ack mode, ${BY_QUEUE_TYPE} rabbitmq_global_messages_delivered_total (GET /metrics).` },
+  deliveredConsumeManualAck: { name: 'rabbitmq_node_messages_delivered_consume_manual_ack_total', type: c, labels: NODE_PROTOCOL_QUEUE_TYPE, help: `Messages delivered to consumers in manual-ack mode on the node, ${BY_QUEUE_TYPE} rabbitmq_global_messages_delivered_consume_manual_ack_total (GET /metrics).` },
+  deliveredConsumeAutoAck: { name: 'rabbitmq_node_messages_delivered_consume_auto_ack_total', type: c, labels: NODE_PROTOCOL_QUEUE_TYPE, help: `Messages delivered to consumers in auto-ack mode on the node, ${BY_QUEUE_TYPE} rabbitmq_global_messages_delivered_consume_auto_ack_total (GET /metrics).` },
+  deliveredGetManualAck: { name: 'rabbitmq_node_messages_delivered_get_manual_ack_total', type: c, labels: NODE_PROTOCOL_QUEUE_TYPE, help: `Messages fetched with basic.get in manual-ack mode on the node, ${BY_QUEUE_TYPE} rabbitmq_global_messages_delivered_get_manual_ack_total (GET /metrics).` },
+  deliveredGetAutoAck: { name: 'rabbitmq_node_messages_delivered_get_auto_ack_total', type: c, labels: NODE_PROTOCOL_QUEUE_TYPE, help: `Messages fetched with basic.get in auto-ack mode on the node, ${BY_QUEUE_TYPE} rabbitmq_global_messages_delivered_get_auto_ack_total (GET /metrics).` },
+  getEmpty: { name: 'rabbitmq_node_messages_get_empty_total', type: c, labels: NODE_PROTOCOL_QUEUE_TYPE, help: `basic.get calls on the node that found the queue empty, ${BY_QUEUE_TYPE} rabbitmq_global_messages_get_empty_total (GET /metrics).` },
+  redelivered: { name: 'rabbitmq_node_messages_redelivered_total', type: c, labels: NODE_PROTOCOL_QUEUE_TYPE, help: `Messages the node delivered again after a requeue, ${BY_QUEUE_TYPE} rabbitmq_global_messages_redelivered_total (GET /metrics).` },
+  acknowledged: { name: 'rabbitmq_node_messages_acknowledged_total', type: c, labels: NODE_PROTOCOL_QUEUE_TYPE, help: `Messages consumers acknowledged on the node, ${BY_QUEUE_TYPE} rabbitmq_global_messages_acknowledged_total (GET /metrics).` },
+  publishers: { name: 'rabbitmq_node_publishers', type: g, labels: NODE_PROTOCOL, help: 'Publishers on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_global_publishers (GET /metrics; RabbitMQ 3.13 and later).' },
+  consumers: { name: 'rabbitmq_node_consumers', type: g, labels: NODE_PROTOCOL, help: 'Consumers on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_global_consumers (GET /metrics; RabbitMQ 3.13 and later).' },
   authAttempts: { name: 'rabbitmq_node_auth_attempts_total', type: c, labels: NODE_PROTOCOL, help: 'Authentication attempts on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_detailed_auth_attempts_total (family auth_attempt_metrics).' },
   authSucceeded: { name: 'rabbitmq_node_auth_attempts_succeeded_total', type: c, labels: NODE_PROTOCOL, help: 'Successful authentication attempts on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_detailed_auth_attempts_succeeded_total (family auth_attempt_metrics).' },
   authFailed: { name: 'rabbitmq_node_auth_attempts_failed_total', type: c, labels: NODE_PROTOCOL, help: 'Failed authentication attempts on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_detailed_auth_attempts_failed_total (family auth_attempt_metrics).' },

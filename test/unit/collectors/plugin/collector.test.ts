@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../../src/broker/errors.js';
-import { pluginCollector } from '../../../../src/collectors/plugin/collector.js';
+import { GLOBAL_ROWS, pluginCollector } from '../../../../src/collectors/plugin/collector.js';
 import { brokerApiAnswering } from '../../../support/fake-broker-api.js';
 import { REPO_ROOT } from '../../../support/fixtures.js';
 import { brokerFrom, runCollector } from '../../../support/run-collector.js';
@@ -67,6 +67,24 @@ describe('plugin collector', () => {
       // the metadata store's rows (raft_cluster, ra_system) are not a queue's.
       expect(run.family('rabbitmq_queue_raft_commit_latency_seconds').map(({ labels, value }) => ({ labels, value }))).toEqual([{ labels: { node, vhost: '/', queue: 'px.quorum' }, value: commitLatency }]);
     });
+  });
+
+  it.each(['3.10.x', '4.0.x', '4.3.x'])('serves every sample of the node\'s global families (GLOBAL_ROWS) with its value, recorded on RabbitMQ %s', async (version) => {
+    const dir = `plugin-${version}`;
+    const text = answer(dir, 'metrics.prom');
+    const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: answer(dir, 'auth_attempt_metrics.prom'), 'http://node-a:15692/metrics': text }, ['rabbit@node-a']);
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom(version === '3.10.x' ? 'rabbitmq-3.10.8' : `rabbitmq-${version}`) });
+    const node = run.family('rabbitmq_exporter_plugin_node_up')[0]!.labels.node!;
+    for (const [family, row] of GLOBAL_ROWS) {
+      // The recorded lines, read apart from the collector's parser: name{labels} value.
+      const lines = text.split('\n').filter((line) => line.startsWith(`${family}{`) || line.startsWith(`${family} `));
+      for (const line of lines) {
+        const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+        expect(run.value(row.name, { ...labels, node }), line).toBe(Number(line.slice(line.lastIndexOf(' ') + 1)));
+      }
+      expect(lines.length, `${family} recorded`).toBeGreaterThan(0);
+      expect(run.family(row.name).length, row.name).toBe(lines.length);
+    }
   });
 
   it('with statistics on, leaves the queue counters to the queue collector', async () => {
