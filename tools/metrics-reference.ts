@@ -1,7 +1,7 @@
 import { catalogue } from '../src/collectors/catalogue.js';
 import { COLLECTORS } from '../src/collectors/registry.js';
 import type { MetricDef } from '../src/model/metric-def.js';
-import { nodeTargetMetrics } from '../src/pipeline/node-share.js';
+import { NODE_TARGET_FAMILIES } from '../src/pipeline/node-share.js';
 import { ProcessMetrics } from '../src/pipeline/process-metrics.js';
 
 /** Where the reference is written, relative to the repository root. */
@@ -44,8 +44,9 @@ export async function metricsReference(): Promise<string> {
   }
   sections.push(
     '### Node targets\n\nA node\'s target (`/probe?target=NAME&node=NODE`, listed by `/discovery/nodes`: [docs/node-targets.md](node-targets.md)) ' +
-      'serves every family above with a `node` label, that node\'s series only, and these two; nothing of the exporter\'s own.\n\n' +
-      `${header}\n${Object.values(nodeTargetMetrics).map((d) => row(d, rateOf)).join('\n')}`,
+      'serves every family above with a `node` label, that node\'s series only, and these: its identity and versions, and, where the snapshot has the family they are summed from, ' +
+      'the node\'s part of figures the cluster target has for the cluster as a whole, under rabbitmq_prometheus\' names (the cluster target then leaves out its own of the same name); nothing of the exporter\'s own.\n\n' +
+      `${header}\n${NODE_TARGET_FAMILIES.map((d) => row(d, rateOf)).join('\n')}`,
   );
   const processNames = await new ProcessMetrics().names();
   sections.push(

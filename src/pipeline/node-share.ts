@@ -1,10 +1,11 @@
 import { nodeMetrics } from '../collectors/nodes/metrics.js';
 import { overviewMetrics } from '../collectors/overview/metrics.js';
 import { queueMetrics } from '../collectors/queues/metrics.js';
-import { defineMetrics } from '../model/metric-def.js';
+import { defineMetrics, type MetricDef } from '../model/metric-def.js';
 import { deflateLines } from '../model/deflated-lines.js';
 import { type BodyChunk, chunkText, type FamilyHeader, renderLabels, type RenderedFamily } from '../model/text-format.js';
 import { Exposition } from './exposition.js';
+import { NODE_TOTALS, type NodeTotal } from './node-totals.js';
 
 /**
  * The two families a node target adds to its share: what rabbitmq_prometheus serves on every
@@ -24,6 +25,9 @@ export const nodeTargetMetrics = defineMetrics('nodes', {
     help: 'On a node target: the node\'s versions, as rabbitmq_node_build_info; value 1 (the cluster target\'s is the versions /api/overview reports).',
   },
 });
+
+/** Every family a node target adds to the collectors' own: its identity and versions, and the node's totals. */
+export const NODE_TARGET_FAMILIES: readonly MetricDef[] = [...Object.values(nodeTargetMetrics), ...NODE_TOTALS.map((total) => total.def)];
 
 /** The label a series belongs to a node by. */
 const NODE_LABEL = 'node';
@@ -78,7 +82,15 @@ export class NodeShares {
   private made(exposition: Exposition, collectorParts: readonly (readonly RenderedFamily[])[], key: string | typeof REST, first: readonly RenderedFamily[]): Exposition {
     const queueNodes = this.queueNodes(collectorParts);
     const parts = collectorParts.map((part) => this.split(part, queueNodes).get(key) ?? []);
-    const share = new Exposition([first, ...parts], exposition.validUntil, exposition.builtAt);
+    const totals = NODE_TOTALS.filter((total) => collectorParts.some((part) => part.some((family) => family.header === total.from)));
+    let shareParts: (readonly RenderedFamily[])[];
+    if (key === REST) {
+      const replaced = new Set(totals.flatMap((total) => (total.replaces ? [total.replaces] : [])));
+      shareParts = [first, ...parts.map((families) => families.filter((family) => !replaced.has(family.header as MetricDef)))];
+    } else {
+      shareParts = [first, totals.flatMap((total) => nodeTotal(total, parts)), ...parts];
+    }
+    const share = new Exposition(shareParts, exposition.validUntil, exposition.builtAt);
     const byKey = this.shares.get(exposition) ?? new Map<string | typeof REST, Exposition>();
     this.shares.set(exposition, byKey);
     byKey.set(key, share);
@@ -131,6 +143,28 @@ export class NodeShares {
     this.splits.set(part, { queueNodes, byNode });
     return byNode;
   }
+}
+
+/**
+ * A node's part of a figure: the node's lines of `total.from` summed by the labels `total.def`
+ * keeps; one series of 0 for a figure without labels when the node has none of its lines (no
+ * connections on the node), as the plugin serves it.
+ */
+function nodeTotal(total: NodeTotal, nodeParts: readonly (readonly RenderedFamily[])[]): RenderedFamily[] {
+  const sums = new Map<string, number>();
+  for (const part of nodeParts) {
+    for (const family of part) {
+      if (family.header !== total.from) continue;
+      for (const line of linesOf(family)) {
+        const labels = renderLabels(total.def.labels, total.def.labels.map((label) => labelValue(line, label) ?? ''));
+        sums.set(labels, (sums.get(labels) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+      }
+    }
+  }
+  if (sums.size === 0 && total.def.labels.length === 0) sums.set('', 0);
+  if (sums.size === 0) return [];
+  const lines = [...sums].map(([labels, value]) => `${total.def.name}${labels} ${value}`);
+  return [{ header: total.def, chunks: [Buffer.from(`${lines.join('\n')}\n`)], samples: lines.length }];
 }
 
 function add(split: Split, node: string | typeof REST, family: RenderedFamily): void {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogue } from '../../../src/collectors/catalogue.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import type { MetricDef } from '../../../src/model/metric-def.js';
-import { nodeTargetMetrics } from '../../../src/pipeline/node-share.js';
+import { NODE_TARGET_FAMILIES } from '../../../src/pipeline/node-share.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
 import { UPSTREAM_EXPRESSIONS, type UpstreamExpression } from './upstream-content.js';
 
@@ -56,10 +56,6 @@ const KNOWN_GAPS: Readonly<Record<string, string>> = {
   rabbitmq_alarms_file_descriptor_limit: `${PLUGIN_ONLY}the management API reports no file descriptor alarm`,
   rabbitmq_detailed_queue_consumers: servedAs('rabbitmq_queue_consumers', 'the plugin\'s /metrics/per-object name; rabbitmq_detailed_* is its /metrics/detailed'),
   rabbitmq_detailed_queue_messages: servedAs('rabbitmq_queue_messages', 'the plugin\'s /metrics/per-object name; rabbitmq_detailed_* is its /metrics/detailed'),
-  rabbitmq_global_consumers: servedAs('rabbitmq_consumers', 'the cluster\'s, from /api/overview; the plugin\'s is per node and protocol'),
-  rabbitmq_global_messages_received_confirm_total: `${PLUGIN_ONLY}publishes in confirm mode; the management API counts none apart`,
-  rabbitmq_global_messages_routed_total: servedAs('rabbitmq_node_messages_routed_total', 'read from the plugin by the plugin collector'),
-  rabbitmq_global_publishers: `${PLUGIN_ONLY}publishers per node and protocol; the management API counts stream publishers only (rabbitmq_stream_publishers)`,
   rabbitmq_global_stream_error_access_refused_total: STREAM_ERRORS,
   rabbitmq_global_stream_error_authentication_failure_total: STREAM_ERRORS,
   rabbitmq_global_stream_error_frame_too_large_total: STREAM_ERRORS,
@@ -170,7 +166,7 @@ const KNOWN_LABEL_GAPS: Readonly<Record<string, string>> = {
 // ---- what the catalogue serves
 
 const defs: readonly MetricDef[] = catalogue(COLLECTORS);
-const nodeTargetDefs: ReadonlySet<MetricDef> = new Set(Object.values(nodeTargetMetrics));
+const nodeTargetDefs: ReadonlySet<MetricDef> = new Set(NODE_TARGET_FAMILIES);
 
 /** The names a family answers to, each with the family serving it: its own, a counter's without `_total` (OpenMetrics), a histogram's series, its rate gauge's. */
 function namesOf(def: MetricDef): [string, MetricDef][] {
@@ -244,8 +240,8 @@ const describeCoverage = (c: Coverage): string => `${c.anywhere}/${c.expressions
  * Ratchets: how many expressions the exporter serves every metric of, today. Raise them as
  * coverage grows; a change that lowers a figure fails.
  */
-const FLOOR = { anywhere: 228, onNodeTargets: 176 };
-const FLOOR_WITHOUT_ERLANG_VM = { anywhere: 141, onNodeTargets: 89 };
+const FLOOR = { anywhere: 236, onNodeTargets: 213 };
+const FLOOR_WITHOUT_ERLANG_VM = { anywhere: 149, onNodeTargets: 126 };
 
 const usedMetrics = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.metrics));
 const usedLabels = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.labels));

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectionMetrics } from '../../../src/collectors/connections/metrics.js';
 import { nodeMetrics } from '../../../src/collectors/nodes/metrics.js';
+import { pluginMetrics } from '../../../src/collectors/plugin/metrics.js';
 import { overviewMetrics } from '../../../src/collectors/overview/metrics.js';
 import { queueMetrics } from '../../../src/collectors/queues/metrics.js';
 import { defineMetrics } from '../../../src/model/metric-def.js';
@@ -49,6 +51,10 @@ function target(name: string, cluster: string, nodes: readonly string[], vhostsP
   const overview = new SampleSink();
   overview.add(overviewMetrics.identity, [cluster], 1);
   overview.add(overviewMetrics.queues, [], 7);
+  overview.add(overviewMetrics.connections, [], 5);
+  overview.add(overviewMetrics.channels, [], 9);
+  overview.add(overviewMetrics.received, [], 100);
+  overview.add(overviewMetrics.delivered, [], 50);
   overview.add(overviewMetrics.build, { rabbitmq_version: '4.3.0', erlang_version: '27.3', management_version: '4.3.0', product_name: 'RabbitMQ', product_version: '4.3.0' }, 1);
   overview.add(overviewMetrics.listener, { node: A, protocol: 'amqp', ip_address: '::', port: '5672' }, 1);
   state.succeeded('overview', overview.finish(), 0.05, 0);
@@ -207,6 +213,51 @@ describe('node targets', () => {
     expect(rest).not.toContain('rabbitmq_build_info');
     const split = [...samplesOf(rest), ...samplesOf(text), ...samplesOf(other)].filter((line) => !added.test(line));
     expect(split.sort()).toEqual(whole.sort());
+  });
+
+  it("serves the node's part of the cluster-wide figures, under the plugin's names, and the cluster target then leaves out the whole", async () => {
+    const C = 'rabbit@c';
+    const t = target('east', 'cluster-east', [A, 'rabbit@b', C]);
+    const without = target('west', 'cluster-west', [A]);
+    t.state.register('connections', 15_000, 45_000);
+    t.state.register('plugin', 15_000, 45_000);
+    const connections = new SampleSink();
+    const group = (vhost: string, node: string, state: string) => ({ vhost, user: 'app', protocol: 'AMQP 0-9-1', node, state });
+    connections.add(connectionMetrics.byState, group('/', A, 'running'), 2);
+    connections.add(connectionMetrics.byState, group('/', A, 'blocked'), 1);
+    connections.add(connectionMetrics.byState, group('/', 'rabbit@b', 'running'), 2);
+    connections.add(connectionMetrics.channels, group('/', A, 'running'), 4);
+    connections.add(connectionMetrics.channels, group('/', A, 'blocked'), 1);
+    connections.add(connectionMetrics.channels, group('/', 'rabbit@b', 'running'), 4);
+    t.state.succeeded('connections', connections.finish(), 0.1, 0);
+    const plugin = new SampleSink();
+    plugin.add(pluginMetrics.received, { node: A, protocol: 'amqp091' }, 60);
+    plugin.add(pluginMetrics.received, { node: A, protocol: 'amqp10' }, 1);
+    plugin.add(pluginMetrics.received, { node: 'rabbit@b', protocol: 'amqp091' }, 39);
+    plugin.add(pluginMetrics.delivered, { node: A, protocol: 'amqp091', queue_type: 'rabbit_quorum_queue' }, 7);
+    t.state.succeeded('plugin', plugin.finish(), 0.1, 0);
+    const base = await start([t, without]);
+    const rest = async (name = 'east') => (await (await fetch(`${base}/probe?target=${name}`)).text()).split('\n');
+    const sampleOf = async (node: string, name: string, targetName = 'east') => (await (await fetch(probe(base, targetName, node))).text()).split('\n').filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`));
+    // Without the families they are summed from, the cluster target keeps the cluster's.
+    expect(await rest('west')).toEqual(expect.arrayContaining(['rabbitmq_connections 5', 'rabbitmq_channels 9', 'rabbitmq_global_messages_received_total 100']));
+    expect(await sampleOf(A, 'rabbitmq_connections', 'west')).toEqual([]);
+
+
+    expect(await sampleOf(A, 'rabbitmq_connections')).toEqual(['rabbitmq_connections 3']);
+    expect(await sampleOf('rabbit@b', 'rabbitmq_connections')).toEqual(['rabbitmq_connections 2']);
+    // A node without connections has 0, as the plugin serves it there.
+    expect(await sampleOf(C, 'rabbitmq_connections')).toEqual(['rabbitmq_connections 0']);
+    expect(await sampleOf(A, 'rabbitmq_channels')).toEqual(['rabbitmq_channels 5']);
+    expect((await sampleOf(A, 'rabbitmq_global_messages_received_total')).sort()).toEqual(['rabbitmq_global_messages_received_total{protocol="amqp091"} 60', 'rabbitmq_global_messages_received_total{protocol="amqp10"} 1']);
+    expect(await sampleOf('rabbit@b', 'rabbitmq_global_messages_received_total')).toEqual(['rabbitmq_global_messages_received_total{protocol="amqp091"} 39']);
+    expect(await sampleOf(A, 'rabbitmq_global_messages_delivered_total')).toEqual(['rabbitmq_global_messages_delivered_total{protocol="amqp091",queue_type="rabbit_quorum_queue"} 7']);
+    // A figure with labels is served only where the node has lines of it.
+    expect(await sampleOf(C, 'rabbitmq_global_messages_received_total')).toEqual([]);
+    const lines = await rest();
+    for (const gone of ['rabbitmq_connections', 'rabbitmq_channels', 'rabbitmq_global_messages_received_total', 'rabbitmq_global_messages_delivered_total']) expect(lines.filter((line) => line.startsWith(`${gone} `)), gone).toEqual([]);
+    // What no node target sums is left to the cluster target.
+    expect(lines).toEqual(expect.arrayContaining(['rabbitmq_queues 7']));
   });
 
   it('off (web.per_node_scrapes false, the default): no node target, no discovery, the target whole on /probe', async () => {

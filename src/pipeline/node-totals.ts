@@ -1,0 +1,46 @@
+import { connectionMetrics } from '../collectors/connections/metrics.js';
+import { overviewMetrics } from '../collectors/overview/metrics.js';
+import { GLOBAL_ROWS } from '../collectors/plugin/collector.js';
+import { defineMetrics, type MetricDef, type MetricSpec } from '../model/metric-def.js';
+
+/**
+ * A figure rabbitmq_prometheus serves on every node for that node alone, which the cluster target
+ * has for the cluster as a whole: on a node target, the node's part, summed from a family the
+ * snapshot has per node (`from`, by `node`), under the plugin's name and without `node` (the
+ * target is the node). Where the snapshot has `from`, `replaces` (the cluster's whole) is left off
+ * the cluster target beside the node targets, so a sum over every target of a cluster counts each
+ * thing once.
+ */
+export interface NodeTotal {
+  readonly def: MetricDef;
+  readonly from: MetricDef;
+  readonly replaces?: MetricDef;
+}
+
+const ON_NODE = 'On a node target, for that node alone';
+
+const counts = defineMetrics('nodes', {
+  connections: { name: 'rabbitmq_connections', type: 'gauge', help: `${ON_NODE}: open client connections on the node, summed from rabbitmq_connections_by_state (the cluster target's is the cluster's, from /api/overview).` },
+  channels: { name: 'rabbitmq_channels', type: 'gauge', help: `${ON_NODE}: channels open on the node's connections, summed from rabbitmq_connections_channels (the cluster target's is the cluster's, from /api/overview).` },
+});
+
+/** The overview's cluster-wide row of the same name as a plugin family, if it has one. */
+const overviewRow = (name: string): MetricDef | undefined => Object.values(overviewMetrics).find((def) => def.name === name);
+
+/** The plugin collector's per-node rows under the plugin's own names: what its dashboards query per node. */
+const pluginNamed: NodeTotal[] = GLOBAL_ROWS.map(([family, row]) => {
+  const spec: MetricSpec & { name: string } = {
+    name: family,
+    type: row.type,
+    labels: row.labels.filter((label) => label !== 'node'),
+    help: `${ON_NODE}: the plugin collector's ${row.name}, under rabbitmq_prometheus' own name.`,
+  };
+  const replaces = overviewRow(family);
+  return { def: defineMetrics('nodes', { row: spec }).row, from: row, ...(replaces ? { replaces } : {}) };
+});
+
+export const NODE_TOTALS: readonly NodeTotal[] = [
+  { def: counts.connections, from: connectionMetrics.byState, replaces: overviewMetrics.connections },
+  { def: counts.channels, from: connectionMetrics.channels, replaces: overviewMetrics.channels },
+  ...pluginNamed,
+];
