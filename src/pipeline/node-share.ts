@@ -29,6 +29,9 @@ export const nodeTargetMetrics = defineMetrics('nodes', {
 /** Every family a node target adds to the collectors' own: its identity and versions, and the node's totals. */
 export const NODE_TARGET_FAMILIES: readonly MetricDef[] = [...Object.values(nodeTargetMetrics), ...NODE_TOTALS.map((total) => total.def)];
 
+/** The exporter's own families' names begin so: never on a node's target. */
+const OWN_PREFIX = 'rabbitmq_exporter_';
+
 /** The label a series belongs to a node by. */
 const NODE_LABEL = 'node';
 
@@ -121,7 +124,8 @@ export class NodeShares {
     const byNode: Split = new Map();
     for (const family of part) {
       const labels = (family.header as { labels?: readonly string[] }).labels ?? [];
-      const byLabel = labels.includes(NODE_LABEL);
+      // The exporter's own series about a node (how its plugin answered) are not the node's.
+      const byLabel = labels.includes(NODE_LABEL) && !family.header.name.startsWith(OWN_PREFIX);
       const byQueue = !byLabel && QUEUE_LABELS.every((label, i) => labels[i] === label);
       if (!byLabel && !byQueue) {
         // Each node target has its own build_info: the cluster's as well would count one node more.

@@ -3,7 +3,9 @@
 // variable query of RabbitMQ-Overview (label_values(rabbitmq_identity_info, rabbitmq_node)) must
 // return both nodes, the per-node join of the upstream content (on(instance, job)
 // group_left(rabbitmq_node) rabbitmq_identity_info) one series per node, each node's versions
-// rabbitmqctl's, and "count the nodes" (sum(rabbitmq_build_info)) two.
+// rabbitmqctl's, "count the nodes" (sum(rabbitmq_build_info)) two, and each node's connections,
+// channels and received messages its own plugin's.
+import amqp from 'amqplib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startBroker, type BrokerHandle } from '../harness/broker/broker.js';
 import { joinCluster } from '../harness/broker/cluster.js';
@@ -12,6 +14,7 @@ import { startExporter, type ExporterProcess } from '../harness/exporter-process
 import { checkMetricsWithPromtool } from '../harness/promtool.js';
 import { prometheusAvailable, startPrometheus, type PrometheusProcess } from '../support/prometheus-process.js';
 import { managementApi } from './support/management-api.js';
+import { pluginConfig } from './support/plugin-readings.js';
 import { describeWithBroker } from './support/with-broker.js';
 
 /** A quorum queue declared through the second node's API (its leader is the declaring node), a classic queue on the first. */
@@ -30,6 +33,7 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
   let exporter: ExporterProcess | undefined;
   let prometheus: PrometheusProcess | undefined;
   let nodes: string[];
+  const connections: amqp.ChannelModel[] = [];
 
   beforeAll(async () => {
     if (!prometheusAvailable()) throw new Error("prometheus is not installed (.ci/run installs Debian's prometheus package)");
@@ -45,7 +49,7 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     await publish(ON_SECOND, 3);
     await publish(ON_FIRST, 5);
     exporter = await startExporter({
-      configYaml: `web:\n  per_node_scrapes: true\npoll:\n  interval: 1s\ntarget:\n  url: ${rabbit1.managementUrl}\n  username: guest\n  password: guest\n`,
+      configYaml: `web:\n  per_node_scrapes: true\npoll:\n  interval: 1s\ntarget:\n  url: ${rabbit1.managementUrl}\n  username: guest\n  password: guest\ncollectors:\n${pluginConfig([`urls: [${rabbit1.prometheusUrl}, ${rabbit2.prometheusUrl}]`])}`,
     });
     prometheus = await startPrometheus([], '1s', {
       scrapeConfigs: `scrape_configs:
@@ -58,6 +62,7 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
   }, 400_000);
 
   afterAll(async () => {
+    for (const connection of connections) await connection.close().catch(() => undefined);
     await prometheus?.stop();
     await exporter?.stop();
     // The joined node first: the seed owns the shared epmd.
@@ -177,5 +182,50 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     expect(byNode).toEqual(ready);
     const [onSecond] = await prometheus!.query(`rabbitmq_queue_messages_ready{queue="${ON_SECOND}", job="rabbitmq-nodes"}`);
     expect(onSecond?.metric.instance).toBe(`default/${rabbit2!.nodeName}`);
+  });
+
+  it("each node target's connections, channels and received messages are that node's plugin's own, and summed over the targets the cluster's", async () => {
+    // Two connections of two channels each on the first node, one of one channel on the second, which publishes 4 messages.
+    for (const [handle, channels] of [[rabbit1!, 2], [rabbit1!, 2], [rabbit2!, 1]] as const) {
+      const connection = await amqp.connect({ protocol: 'amqp', hostname: '127.0.0.1', port: handle.amqpPort, username: 'guest', password: 'guest' });
+      connections.push(connection);
+      for (let i = 0; i < channels; i++) {
+        const channel = await connection.createConfirmChannel();
+        if (handle === rabbit2) {
+          for (let m = 0; m < 4; m++) channel.sendToQueue(ON_FIRST, Buffer.from('x'));
+          await channel.waitForConfirms();
+        }
+      }
+    }
+    /** What the node's plugin itself serves: each family's lines summed. */
+    const pluginOwn = async (handle: BrokerHandle) => {
+      const text = await (await fetch(`${handle.prometheusUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text();
+      const sum = (family: string) => text.split('\n').filter((l) => l.startsWith(`${family} `) || l.startsWith(`${family}{`)).reduce((total, l) => total + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+      return { rabbitmq_connections: sum('rabbitmq_connections'), rabbitmq_channels: sum('rabbitmq_channels'), rabbitmq_global_messages_received_total: sum('rabbitmq_global_messages_received_total') };
+    };
+    const byNode = async (family: string) =>
+      new Map((await prometheus!.query(`sum by (rabbitmq_node) (${family} * on(instance, job) group_left(rabbitmq_node) rabbitmq_identity_info)`)).map((s) => [s.metric.rabbitmq_node!, Number(s.value[1])]));
+    const agreed = await eventually(
+      async () => {
+        const seen: Record<string, unknown> = {};
+        for (const handle of [rabbit1!, rabbit2!]) {
+          const own = await pluginOwn(handle);
+          const served: Record<string, number | undefined> = {};
+          for (const family of Object.keys(own)) served[family] = (await byNode(family)).get(handle.nodeName);
+          seen[handle.nodeName] = { plugin: own, exporter: served };
+          if (JSON.stringify(served) !== JSON.stringify(own)) return undefined;
+        }
+        return seen;
+      },
+      60_000,
+      "each node target's rabbitmq_connections, rabbitmq_channels and rabbitmq_global_messages_received_total to be its plugin's",
+    );
+    expect(agreed[rabbit1!.nodeName]).toMatchObject({ plugin: { rabbitmq_connections: 2, rabbitmq_channels: 4 } });
+    expect(agreed[rabbit2!.nodeName]).toMatchObject({ plugin: { rabbitmq_connections: 1, rabbitmq_channels: 1 } });
+    // The cluster target leaves its whole out beside them: summed over every target, each connection counts once.
+    const overview = await managementApi(rabbit1!)<{ object_totals: { connections: number } }>('GET', '/api/overview');
+    expect(overview.object_totals.connections).toBe(3);
+    expect((await prometheus!.query('sum(rabbitmq_connections)')).map((s) => s.value[1])).toEqual(['3']);
+    expect(await prometheus!.query('rabbitmq_connections{instance="default"}')).toEqual([]);
   });
 });

@@ -235,6 +235,7 @@ describe('node targets', () => {
     plugin.add(pluginMetrics.received, { node: A, protocol: 'amqp10' }, 1);
     plugin.add(pluginMetrics.received, { node: 'rabbit@b', protocol: 'amqp091' }, 39);
     plugin.add(pluginMetrics.delivered, { node: A, protocol: 'amqp091', queue_type: 'rabbit_quorum_queue' }, 7);
+    plugin.add(pluginMetrics.nodeUp, { node: A }, 1);
     t.state.succeeded('plugin', plugin.finish(), 0.1, 0);
     const base = await start([t, without]);
     const rest = async (name = 'east') => (await (await fetch(`${base}/probe?target=${name}`)).text()).split('\n');
@@ -258,6 +259,9 @@ describe('node targets', () => {
     for (const gone of ['rabbitmq_connections', 'rabbitmq_channels', 'rabbitmq_global_messages_received_total', 'rabbitmq_global_messages_delivered_total']) expect(lines.filter((line) => line.startsWith(`${gone} `)), gone).toEqual([]);
     // What no node target sums is left to the cluster target.
     expect(lines).toEqual(expect.arrayContaining(['rabbitmq_queues 7']));
+    // The exporter's own series about a node stay with the exporter's, not on the node's target.
+    expect(lines).toContain(`rabbitmq_exporter_plugin_node_up{node="${A}"} 1`);
+    expect(await sampleOf(A, 'rabbitmq_exporter_plugin_node_up')).toEqual([]);
   });
 
   it('off (web.per_node_scrapes false, the default): no node target, no discovery, the target whole on /probe', async () => {
