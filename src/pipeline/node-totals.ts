@@ -1,6 +1,7 @@
 import { connectionMetrics } from '../collectors/connections/metrics.js';
 import { overviewMetrics } from '../collectors/overview/metrics.js';
 import { GLOBAL_ROWS } from '../collectors/plugin/collector.js';
+import { queueMetrics } from '../collectors/queues/metrics.js';
 import { defineMetrics, type MetricDef, type MetricSpec } from '../model/metric-def.js';
 
 /**
@@ -22,6 +23,7 @@ const ON_NODE = 'On a node target, for that node alone';
 const counts = defineMetrics('nodes', {
   connections: { name: 'rabbitmq_connections', type: 'gauge', help: `${ON_NODE}: open client connections on the node, summed from rabbitmq_connections_by_state (the cluster target's is the cluster's, from /api/overview).` },
   channels: { name: 'rabbitmq_channels', type: 'gauge', help: `${ON_NODE}: channels open on the node's connections, summed from rabbitmq_connections_channels (the cluster target's is the cluster's, from /api/overview).` },
+  queues: { name: 'rabbitmq_queues', type: 'gauge', help: `${ON_NODE}: queues on the node (a quorum or stream queue's leader), from rabbitmq_node_queues (the cluster target's is the cluster's, from /api/overview).` },
 });
 
 /** The overview's cluster-wide row of the same name as a plugin family, if it has one. */
@@ -42,5 +44,6 @@ const pluginNamed: NodeTotal[] = GLOBAL_ROWS.map(([family, row]) => {
 export const NODE_TOTALS: readonly NodeTotal[] = [
   { def: counts.connections, from: connectionMetrics.byState, replaces: overviewMetrics.connections },
   { def: counts.channels, from: connectionMetrics.channels, replaces: overviewMetrics.channels },
+  { def: counts.queues, from: queueMetrics.nodeQueues, replaces: overviewMetrics.queues },
   ...pluginNamed,
 ];

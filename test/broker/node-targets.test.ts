@@ -184,7 +184,7 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     expect(onSecond?.metric.instance).toBe(`default/${rabbit2!.nodeName}`);
   });
 
-  it("each node target's connections, channels and received messages are that node's plugin's own, and summed over the targets the cluster's", async () => {
+  it("each node target's connections, channels, queues and received messages are that node's plugin's own, and summed over the targets the cluster's", async () => {
     // Two connections of two channels each on the first node, one of one channel on the second, which publishes 4 messages.
     for (const [handle, channels] of [[rabbit1!, 2], [rabbit1!, 2], [rabbit2!, 1]] as const) {
       const connection = await amqp.connect({ protocol: 'amqp', hostname: '127.0.0.1', port: handle.amqpPort, username: 'guest', password: 'guest' });
@@ -201,7 +201,7 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     const pluginOwn = async (handle: BrokerHandle) => {
       const text = await (await fetch(`${handle.prometheusUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text();
       const sum = (family: string) => text.split('\n').filter((l) => l.startsWith(`${family} `) || l.startsWith(`${family}{`)).reduce((total, l) => total + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-      return { rabbitmq_connections: sum('rabbitmq_connections'), rabbitmq_channels: sum('rabbitmq_channels'), rabbitmq_global_messages_received_total: sum('rabbitmq_global_messages_received_total') };
+      return { rabbitmq_connections: sum('rabbitmq_connections'), rabbitmq_channels: sum('rabbitmq_channels'), rabbitmq_queues: sum('rabbitmq_queues'), rabbitmq_global_messages_received_total: sum('rabbitmq_global_messages_received_total') };
     };
     const byNode = async (family: string) =>
       new Map((await prometheus!.query(`sum by (rabbitmq_node) (${family} * on(instance, job) group_left(rabbitmq_node) rabbitmq_identity_info)`)).map((s) => [s.metric.rabbitmq_node!, Number(s.value[1])]));
@@ -218,7 +218,7 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
         return seen;
       },
       60_000,
-      "each node target's rabbitmq_connections, rabbitmq_channels and rabbitmq_global_messages_received_total to be its plugin's",
+      "each node target's rabbitmq_connections, rabbitmq_channels, rabbitmq_queues and rabbitmq_global_messages_received_total to be its plugin's",
     );
     expect(agreed[rabbit1!.nodeName]).toMatchObject({ plugin: { rabbitmq_connections: 2, rabbitmq_channels: 4 } });
     expect(agreed[rabbit2!.nodeName]).toMatchObject({ plugin: { rabbitmq_connections: 1, rabbitmq_channels: 1 } });

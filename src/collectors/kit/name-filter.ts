@@ -68,6 +68,11 @@ export class NameFilter {
     return this.names && [...this.names];
   }
 
+  /** No names, no patterns: every name matches. */
+  get matchesEvery(): boolean {
+    return !this.names && !this.include && !this.exclude;
+  }
+
   matches(name: string): boolean {
     if (this.names && !this.names.has(name)) return false;
     if (this.include && !this.include.test(name)) return false;

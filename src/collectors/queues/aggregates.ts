@@ -14,8 +14,19 @@ import type { StatsSums } from './stats-tier.js';
  */
 export class QueueAggregates {
   private readonly tally = new Tally();
+  /** Queues per node (a classic queue's node, a replicated one's leader); undefined when not every queue of the cluster is fetched. */
+  private readonly perNode: Map<string, number> | undefined;
+
+  /** `everyQueue`: the poll fetches every queue of the cluster (no vhost filter, no share, no filter on the broker). */
+  constructor(everyQueue = false) {
+    this.perNode = everyQueue ? new Map() : undefined;
+  }
 
   add(queue: QueueRecord): void {
+    if (this.perNode) {
+      const node = scalarLabel(queue.leader ?? queue.node);
+      if (node) this.perNode.set(node, (this.perNode.get(node) ?? 0) + 1);
+    }
     const ready = toSampleValue(queue.messages_ready);
     const consumers = toSampleValue(queue.consumers);
     this.tally.add([queue.vhost as string, scalarLabel(queue.type) || 'classic'], {
@@ -45,6 +56,7 @@ export class QueueAggregates {
   async emit(sink: SampleSink, held?: StatsSums): Promise<void> {
     // Thousands of vhosts: ten series each, with turns of the event loop between.
     const turns = new Turns();
+    for (const [node, count] of this.perNode ?? []) sink.add(M.nodeQueues, [node], count);
     for (const group of this.tally) {
       await turns.maybeYield();
       const labels = group.labels;

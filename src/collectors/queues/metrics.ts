@@ -128,6 +128,12 @@ export const queueMetrics = defineMetrics('queues', {
   bytesLimitTimeToFull: { option: 'signals', name: 'rabbitmq_queue_bytes_limit_time_to_full_seconds', type: g, labels: Q, help: 'Signals: seconds until message_bytes_ready reaches max-length-bytes at its growth over the last collectors.queues.signals_window statistics polls (as of the last one); 0 at the limit, +Inf when not growing, absent before two statistics polls, without a limit or statistics. Only with the signals option.' },
 
   statisticsAge: { name: 'rabbitmq_queue_statistics_age_seconds', type: g, unit: 'seconds', help: 'Age of the per-queue statistics served (message_stats, rates, bytes, memory, utilisation, head timestamp, idle since) at the queue collector\'s last poll: they are fetched every collectors.queues.stats_every polls and served unchanged in between; 0 when that poll fetched them.' },
+  nodeQueues: {
+    name: 'rabbitmq_node_queues',
+    type: g,
+    labels: ['node'],
+    help: 'Queues per node: a classic queue\'s node, a quorum or stream queue\'s leader, as rabbitmq_queue_info gives it; counts every queue of the cluster. Served only while the collector fetches every queue (no collectors.queues.vhosts filter, no sharding, filter_on_broker off) and reads their nodes (collectors.queues.info on, the default); on a node target it is rabbitmq_queues.',
+  },
   vhostQueues: { name: 'rabbitmq_vhost_queues', type: g, labels: VT, help: 'Queues per vhost and type; counts every queue of the watched vhosts, filtered or capped or not.' },
   vhostQueueMessages: { name: 'rabbitmq_vhost_queue_messages', type: g, labels: VT, help: 'Messages in the queues of a vhost and type (sum of rabbitmq_queue_messages, over all queues).' },
   vhostQueueMessagesReady: { name: 'rabbitmq_vhost_queue_messages_ready', type: g, labels: VT, help: 'Ready messages in the queues of a vhost and type.' },

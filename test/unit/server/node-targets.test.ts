@@ -237,11 +237,16 @@ describe('node targets', () => {
     plugin.add(pluginMetrics.delivered, { node: A, protocol: 'amqp091', queue_type: 'rabbit_quorum_queue' }, 7);
     plugin.add(pluginMetrics.nodeUp, { node: A }, 1);
     t.state.succeeded('plugin', plugin.finish(), 0.1, 0);
+    t.state.register('queues', 15_000, 45_000);
+    const queues = new SampleSink();
+    queues.add(queueMetrics.nodeQueues, [A], 4);
+    queues.add(queueMetrics.nodeQueues, ['rabbit@b'], 3);
+    t.state.succeeded('queues', queues.finish(), 0.1, 0);
     const base = await start([t, without]);
     const rest = async (name = 'east') => (await (await fetch(`${base}/probe?target=${name}`)).text()).split('\n');
     const sampleOf = async (node: string, name: string, targetName = 'east') => (await (await fetch(probe(base, targetName, node))).text()).split('\n').filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`));
     // Without the families they are summed from, the cluster target keeps the cluster's.
-    expect(await rest('west')).toEqual(expect.arrayContaining(['rabbitmq_connections 5', 'rabbitmq_channels 9', 'rabbitmq_global_messages_received_total 100']));
+    expect(await rest('west')).toEqual(expect.arrayContaining(['rabbitmq_connections 5', 'rabbitmq_channels 9', 'rabbitmq_queues 7', 'rabbitmq_global_messages_received_total 100']));
     expect(await sampleOf(A, 'rabbitmq_connections', 'west')).toEqual([]);
 
 
@@ -250,15 +255,16 @@ describe('node targets', () => {
     // A node without connections has 0, as the plugin serves it there.
     expect(await sampleOf(C, 'rabbitmq_connections')).toEqual(['rabbitmq_connections 0']);
     expect(await sampleOf(A, 'rabbitmq_channels')).toEqual(['rabbitmq_channels 5']);
+    expect(await sampleOf('rabbit@b', 'rabbitmq_queues')).toEqual(['rabbitmq_queues 3']);
     expect((await sampleOf(A, 'rabbitmq_global_messages_received_total')).sort()).toEqual(['rabbitmq_global_messages_received_total{protocol="amqp091"} 60', 'rabbitmq_global_messages_received_total{protocol="amqp10"} 1']);
     expect(await sampleOf('rabbit@b', 'rabbitmq_global_messages_received_total')).toEqual(['rabbitmq_global_messages_received_total{protocol="amqp091"} 39']);
     expect(await sampleOf(A, 'rabbitmq_global_messages_delivered_total')).toEqual(['rabbitmq_global_messages_delivered_total{protocol="amqp091",queue_type="rabbit_quorum_queue"} 7']);
     // A figure with labels is served only where the node has lines of it.
     expect(await sampleOf(C, 'rabbitmq_global_messages_received_total')).toEqual([]);
     const lines = await rest();
-    for (const gone of ['rabbitmq_connections', 'rabbitmq_channels', 'rabbitmq_global_messages_received_total', 'rabbitmq_global_messages_delivered_total']) expect(lines.filter((line) => line.startsWith(`${gone} `)), gone).toEqual([]);
-    // What no node target sums is left to the cluster target.
-    expect(lines).toEqual(expect.arrayContaining(['rabbitmq_queues 7']));
+    for (const gone of ['rabbitmq_connections', 'rabbitmq_channels', 'rabbitmq_queues', 'rabbitmq_global_messages_received_total', 'rabbitmq_global_messages_delivered_total']) expect(lines.filter((line) => line.startsWith(`${gone} `)), gone).toEqual([]);
+    // What no node target has is left to the cluster target.
+    expect(lines).toContain('rabbitmq_identity_info{rabbitmq_cluster="cluster-east"} 1');
     // The exporter's own series about a node stay with the exporter's, not on the node's target.
     expect(lines).toContain(`rabbitmq_exporter_plugin_node_up{node="${A}"} 1`);
     expect(await sampleOf(A, 'rabbitmq_exporter_plugin_node_up')).toEqual([]);

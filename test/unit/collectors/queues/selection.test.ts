@@ -40,6 +40,23 @@ describe('queues: filters and the cap', () => {
     expect(names(onlyFlags)).toEqual(['billing', 'orders.a', 'orders.c', 'orders.tmp']);
   });
 
+  it('rabbitmq_node_queues counts every queue per node (a replicated queue at its leader), filtered and capped or not; absent unless every queue is fetched', async () => {
+    const placed: Q[] = [
+      { ...MIXED[0]!, node: 'rabbit@a' },
+      { ...MIXED[1]!, node: 'rabbit@a' },
+      { ...MIXED[2]!, node: 'rabbit@b' },
+      { ...MIXED[3]!, type: 'quorum', node: 'rabbit@a', leader: 'rabbit@b' },
+      { ...MIXED[4]!, node: undefined, leader: undefined },
+    ];
+    const perNode = (r: RunResult) => Object.fromEntries(r.family('rabbitmq_node_queues').map((sample) => [sample.labels.node, sample.value]));
+    const r = await run({ '/api/queues': listRoute(placed) }, { per_vhost: false, max_queues: 1, queues: { include: '^orders\\.' } }).result;
+    // The queue without a node counts on none.
+    expect(perNode(r)).toEqual({ 'rabbit@a': 2, 'rabbit@b': 2 });
+    const someVhosts = await run({ '/api/queues': listRoute(placed) }, { per_vhost: false, vhosts: { include: '^vh0$' } }).result;
+    expect(someVhosts.family('rabbitmq_node_queues')).toEqual([]);
+    expect(someVhosts.value('rabbitmq_vhost_queues', { vhost: 'vh0', type: 'classic' })).toBe(4);
+  });
+
   it('max_queues caps the per-queue series and counts what it cut; aggregates cover all', async () => {
     const r = await run({ '/api/queues': listRoute(MIXED) }, { per_vhost: false, max_queues: 2, rank_by: 'none' }).result;
     expect(names(r)).toEqual(['orders.a', 'orders.b']);
