@@ -98,7 +98,9 @@ const INFO_READERS: Record<string, InfoReader> = {
   type: (q) => printedLabel(q.type),
   durable: (q) => printedLabel(q.durable),
   auto_delete: (q) => printedLabel(q.auto_delete),
-  exclusive: (q) => printedLabel(q.exclusive),
+  // A quorum or stream queue is never exclusive (the broker refuses the declaration); the
+  // counts-only list answers null for theirs, the statistics list false: one series, not two.
+  exclusive: (q) => (q.exclusive == null && (q.type === 'quorum' || q.type === 'stream') ? 'false' : printedLabel(q.exclusive)),
   policy: (q) => printedLabel(q.policy),
   operator_policy: (q) => printedLabel(q.operator_policy),
   node: (q) => printedLabel(q.leader ?? q.node),

@@ -128,8 +128,8 @@ describe('queues: totals mode (disable_stats=true&enable_queue_totals=true)', ()
     expect(r.value('rabbitmq_queue_members', q0)).toBe(1);
     expect(r.value('rabbitmq_queue_members_online', q0)).toBe(1);
     expect(r.value('rabbitmq_queue_running', q0)).toBe(1);
-    // exclusive is null for quorum queues in this mode: an empty label, not "null".
-    expect(r.family('rabbitmq_queue_info').find((s) => s.labels.queue === 'q0')?.labels).toMatchObject({ exclusive: '', node: 'rabbit@vm' });
+    // exclusive is null for quorum queues in this mode: "false", as the statistics list says (never "null").
+    expect(r.family('rabbitmq_queue_info').find((s) => s.labels.queue === 'q0')?.labels).toMatchObject({ exclusive: 'false', node: 'rabbit@vm' });
     for (const absent of ['rabbitmq_queue_process_memory_bytes', 'rabbitmq_queue_messages_bytes', 'rabbitmq_queue_messages_published_total', 'rabbitmq_vhost_queue_messages_bytes', 'rabbitmq_queue_statistics_age_seconds']) {
       expect(series(r, absent), absent).toBe(0);
     }

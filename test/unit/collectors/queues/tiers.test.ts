@@ -27,6 +27,21 @@ describe('queues: counters across polls', () => {
   });
 });
 
+describe('queues: rabbitmq_queue_info across the tiers', () => {
+  it("keeps each queue's labels from a statistics poll to the counts-only polls (quorum queues: exclusive null in the counts-only list, false in the statistics one)", async () => {
+    const memory = new Map<string, unknown>();
+    const api = fakeApi({ '/api/queues': (query: Record<string, string>) => listRoute(query.disable_stats === 'true' ? TOTALS : FULL)(query), '/api/consumers': () => CONSUMERS });
+    const poll = () => runCollector(queuesCollector, { api, options: { per_vhost: false }, memory });
+    const infoOf = (r: RunResult) => new Map(r.family('rabbitmq_queue_info').map((sample) => [sample.labels.queue, sample.labels]));
+    const statistics = infoOf(await poll());
+    const countsOnly = infoOf(await poll());
+    expect(TOTALS.filter((q) => q.type === 'quorum' && q.exclusive === null)).toHaveLength(21);
+    expect(countsOnly.size).toBe(100);
+    for (const [queue, labels] of statistics) expect(countsOnly.get(queue), queue).toEqual(labels);
+    expect(countsOnly.get(TOTALS.find((q) => q.type === 'quorum')!.name as string)?.exclusive).toBe('false');
+  });
+});
+
 describe('queues: tiers of freshness (stats_every)', () => {
   afterEach(() => {
     vi.useRealTimers();
