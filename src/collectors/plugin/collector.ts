@@ -1,10 +1,12 @@
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { parseVersion } from '../../broker/broker-info.js';
+import { duration } from '../../config/schema.js';
 import { type MetricDef, metricsOf } from '../../model/metric-def.js';
 import type { SampleSink } from '../../model/sample-sink.js';
 import type { CollectContext, Collector } from '../kit/collector.js';
 import { logOnce } from '../kit/log-once.js';
+import { partTimeoutMs, partsCutOff } from '../kit/optional-part.js';
 import { carried } from '../kit/carried.js';
 import { pluginEndpoints } from './endpoints.js';
 import { erlangVmMetrics } from './erlang-vm-metrics.js';
@@ -33,6 +35,8 @@ const options = z.strictObject({
    * not as Prometheus' naming rules would (promtool check metrics says so, of the plugin's too).
    */
   erlang_vm: z.boolean().default(false),
+  /** One node's requests, from when they are sent (default: a third of the poll's timeout): a node that never answers fails alone, before the poll's deadline. */
+  node_timeout: duration.refine((ms) => ms > 0, 'must be longer than 0').optional(),
   /** Nodes scraped at once. */
   concurrency: z.number().int().min(1).max(64).default(4),
   /** Largest answer of one node accepted, in bytes; a larger one fails that node alone. */
@@ -56,7 +60,9 @@ export const pluginCollector: Collector<PluginOptions> = {
     const families = [...o.families, ...(queueCounters ? queueCounterFamilies(major) : [])];
     const endpoints = await pluginEndpoints(ctx, o);
     const limit = pLimit(o.concurrency);
-    const plan = { families, global: o.global || o.erlang_vm, cap: { bytes: o.max_answer_bytes, name: CAP_SETTING } };
+    // Each node's requests end at their own deadline, and all of them before the poll's.
+    const limits = { timeoutMs: partTimeoutMs(ctx, o.node_timeout), signal: partsCutOff(ctx) };
+    const plan = { families, global: o.global || o.erlang_vm, cap: { bytes: o.max_answer_bytes, name: CAP_SETTING }, limits };
     const scrapes = await Promise.all(endpoints.map((endpoint) => limit(() => scrapeNode(ctx, endpoint, plan))));
     const answered: { node: string; detailed?: PluginExposition; global?: PluginExposition }[] = [];
     const seen = new Set<string>();

@@ -1,5 +1,6 @@
 import { ManagementError } from '../../broker/errors.js';
-import type { CollectContext } from '../kit/collector.js';
+import type { CollectContext, RequestLimits } from '../kit/collector.js';
+import { failureReason } from '../kit/optional-part.js';
 import type { PluginEndpoint } from './endpoints.js';
 import { parsePluginText, PluginTextError, type PluginExposition } from './text-parser.js';
 
@@ -14,6 +15,8 @@ export interface ScrapePlan {
   /** Also read the node's global counters from `/metrics`. */
   readonly global: boolean;
   readonly cap: { bytes: number; name: string };
+  /** The node's requests' own deadline, and the cut-off that ends them before the poll's. */
+  readonly limits?: RequestLimits;
 }
 
 /**
@@ -24,7 +27,7 @@ export async function scrapeNode(ctx: Pick<CollectContext, 'api' | 'signal'>, en
   const getText = ctx.api.getText;
   if (!getText) throw new Error('this target reads only the management API: rabbitmq_prometheus cannot be read');
   try {
-    const read = async (path: string) => parsePluginText(await getText(`${endpoint.base}${path}`, plan.cap));
+    const read = async (path: string) => parsePluginText(await getText(`${endpoint.base}${path}`, plan.cap, plan.limits));
     const query = plan.families.map((family) => `family=${encodeURIComponent(family)}`).join('&');
     const [detailed, global] = await Promise.all([
       plan.families.length > 0 ? read(`/metrics/detailed?${query}`) : undefined,
@@ -34,7 +37,7 @@ export async function scrapeNode(ctx: Pick<CollectContext, 'api' | 'signal'>, en
     return { endpoint, node, detailed, global };
   } catch (error) {
     if (ctx.signal.aborted) throw error;
-    if (error instanceof ManagementError) return { endpoint, node: endpoint.node, failure: { reason: error.reason, detail: error.message } };
+    if (error instanceof ManagementError) return { endpoint, node: endpoint.node, failure: { reason: failureReason(error, plan.limits?.signal), detail: error.message } };
     if (error instanceof PluginTextError) return { endpoint, node: endpoint.node, failure: { reason: 'malformed_text', detail: `${endpoint.base}: ${error.message}` } };
     throw error;
   }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../../src/broker/errors.js';
 import { GLOBAL_ROWS, pluginCollector } from '../../../../src/collectors/plugin/collector.js';
-import { brokerApiAnswering } from '../../../support/fake-broker-api.js';
+import { brokerApiAnswering, STALL } from '../../../support/fake-broker-api.js';
 import { REPO_ROOT } from '../../../support/fixtures.js';
 import { brokerFrom, runCollector } from '../../../support/run-collector.js';
 import { kbuddeNames } from '../../../../src/profiles/kbudde/names.js';
@@ -17,8 +17,8 @@ const QUERY_4 = 'family=auth_attempt_metrics&family=ra_metrics&family=queue_deli
 const QUERY_3 = 'family=auth_attempt_metrics&family=ra_metrics&family=channel_queue_metrics&family=channel_queue_exchange_metrics';
 const QUERY_ON = 'family=auth_attempt_metrics&family=ra_metrics';
 
-/** A broker of two nodes, each answering at its plugin URL with `answers[url]` (text, or an error to throw). */
-function cluster(answers: Record<string, string | Error>, nodes = ['rabbit@node-a', 'rabbit@node-b']) {
+/** A broker of two nodes, each answering at its plugin URL with `answers[url]` (text, an error to throw, or STALL: no answer). */
+function cluster(answers: Record<string, string | Error | typeof STALL>, nodes = ['rabbit@node-a', 'rabbit@node-b']) {
   return brokerApiAnswering((url) => {
     if (url === '/api/nodes') return nodes.map((name) => ({ name, running: true }));
     const found = answers[url];
@@ -110,6 +110,23 @@ describe('plugin collector', () => {
     expect(run.family('rabbitmq_exporter_plugin_node_failure_info')).toEqual([{ name: 'rabbitmq_exporter_plugin_node_failure_info', labels: { node: 'rabbit@node-b', reason: 'network' }, value: 1 }]);
     expect(run.value('rabbitmq_queue_messages_published_total', { vhost: '/', queue: 'px.classic' })).toBe(7);
     expect(run.logs.some((l) => l.msg === 'rabbitmq_prometheus of a node failed: its plugin series are missing')).toBe(true);
+  });
+
+  it('a node that accepts but never answers fails alone, at its own deadline inside the poll\'s', async () => {
+    const statsOff = 'plugin-4.3.x-stats-disabled';
+    const api = cluster({
+      [`http://node-a:15692/metrics/detailed?${QUERY_4}`]: answer(statsOff, 'collector-detailed.prom'),
+      'http://node-a:15692/metrics': answer(statsOff, 'metrics.prom'),
+      [`http://node-b:15692/metrics/detailed?${QUERY_4}`]: STALL,
+      'http://node-b:15692/metrics': STALL,
+    });
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.3.x-stats-disabled'), limits: { timeoutMs: 900, maxAgeMs: 10_000 } });
+    expect(run.value('rabbitmq_exporter_plugin_node_up', { node: 'rabbit@node-b' })).toBe(0);
+    // Its own deadline (a third of the poll's) ended it: "timeout", not the cut-off before the poll's ("poll_deadline").
+    expect(run.value('rabbitmq_exporter_plugin_node_failure_info', { node: 'rabbit@node-b', reason: 'timeout' })).toBe(1);
+    expect(run.value('rabbitmq_queue_messages_published_total', { vhost: '/', queue: 'px.classic' })).toBe(7);
+    const onNodeA = run.family('rabbitmq_exporter_plugin_node_up').find((s) => s.labels.node !== 'rabbit@node-b');
+    expect(onNodeA?.value).toBe(1);
   });
 
   it('an answer that is not the text format fails that node as malformed_text', async () => {
