@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patternProblem } from './safe-pattern.js';
 
 /**
  * Which names a collector keeps (`collectors.<x>.vhosts`, `collectors.queues.queues`,
@@ -26,11 +27,8 @@ const patterns = z
     for (const key of ['include', 'exclude'] as const) {
       const pattern = value[key];
       if (pattern === undefined) continue;
-      try {
-        new RegExp(pattern, 'u');
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `not a valid regular expression: ${(error as Error).message}` });
-      }
+      const problem = patternProblem(pattern);
+      if (problem) ctx.addIssue({ code: 'custom', path: [key], message: `${JSON.stringify(pattern)}: ${problem}` });
     }
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { patternProblem } from '../kit/safe-pattern.js';
 
 /** `collectors.queues.families.rules[]`: a named regular expression that puts queues in a family. */
 const familyRuleSchema = z.strictObject({
@@ -6,11 +7,8 @@ const familyRuleSchema = z.strictObject({
   name: z.string().min(1, 'a family needs a name'),
   /** A search on the queue's name (anchor it yourself: `^orders\\.`); the first rule that matches wins. */
   match: z.string().superRefine((pattern, ctx) => {
-    try {
-      new RegExp(pattern, 'u');
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(error as Error).message}` });
-    }
+    const problem = patternProblem(pattern);
+    if (problem) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(pattern)}: ${problem}` });
   }),
   /** Serve its queues' per-queue series too (default: the families' per_queue). */
   per_queue: z.boolean().optional(),

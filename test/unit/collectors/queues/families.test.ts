@@ -148,6 +148,15 @@ describe('families configuration', () => {
     expect(message).toMatch(/not a valid regular expression/);
   });
 
+  it('refuses a pattern that backtracks exponentially, naming its key (collectors.queues.queues.include and a family rule alike)', () => {
+    const rule = problem([], {}, "collectors:\n  queues:\n    families:\n      rules:\n        - name: orders\n          match: '^(a+)+$'\n");
+    expect(rule).toMatch(/collectors\.queues\.families\.rules(\.0|\[0\])\.match/);
+    expect(rule).toMatch(/exponential time/);
+    const include = problem([], {}, "collectors:\n  queues:\n    queues:\n      include: '^(a|aa)*$'\n");
+    expect(include).toMatch(/collectors\.queues\.queues\.include/);
+    expect(include).toMatch(/exponential time/);
+  });
+
   it('names an unknown key and a rule without a name', () => {
     expect(problem([], {}, 'collectors:\n  queues:\n    families:\n      strip: true\n')).toMatch(/collectors\.queues\.families.*strip/);
     expect(problem([], {}, "collectors:\n  queues:\n    families:\n      rules:\n        - name: ''\n          match: x\n")).toMatch(/collectors\.queues\.families\.rules(\.0|\[0\])\.name.*a family needs a name/);
