@@ -79,6 +79,23 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
     await conn.close();
     await ok('DELETE', path);
   });
+  it("a quorum queue's rabbitmq_queue_info keeps its labels from the statistics poll to the counts-only ones", async () => {
+    const queue = 'tier-info-qq';
+    const path = `/api/queues/%2F/${queue}`;
+    await ok('PUT', path, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+    // What the broker itself answers in the two lists: the flip the exporter must not pass on.
+    const raw = async (query: string) => (await ok<{ name: string; exclusive: unknown }[]>('GET', `/api/queues/%2F?${query}`)).find((q) => q.name === queue)?.exclusive;
+    expect(await raw('columns=name,exclusive')).toBe(false);
+    expect([null, undefined, false]).toContain(await raw('disable_stats=true&enable_queue_totals=true'));
+    const memory = new Map<string, unknown>();
+    const info = async () => (await collect({ per_vhost: false, queues: { include: `^${queue}$` } }, memory)).family('rabbitmq_queue_info').map((sample) => sample.labels);
+    const statistics = await info();
+    expect(statistics).toHaveLength(1);
+    expect(statistics[0]!.exclusive).toBe('false');
+    for (let i = 1; i <= 3; i++) expect(await info(), `counts-only poll ${i}`).toEqual(statistics);
+    await ok('DELETE', path);
+  });
+
   it('max_queues keeps the deepest queues by rabbitmqctl, and always_serve ones; the aggregates count every queue', async () => {
     const depths: Record<string, number> = { 'rank-a': 2, 'rank-b': 9, 'rank-c': 0, 'rank-d': 5, 'rank-e': 1 };
     const conn = await connect();

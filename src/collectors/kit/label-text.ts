@@ -22,5 +22,10 @@ export function scalarLabel(value: unknown): string {
  */
 export function printedLabel(value: unknown): string {
   if (value === null || value === undefined) return '';
-  return typeof value === 'string' ? value : String(value);
+  if (typeof value === 'string') return value;
+  // As String() prints them, without calling a method of the answer: a table with a `toString`
+  // key (a queue argument anyone may set) would make String() throw and fail the whole poll.
+  if (Array.isArray(value)) return value.map(printedLabel).join(',');
+  if (typeof value === 'object') return '[object Object]';
+  return String(value);
 }

@@ -12,4 +12,10 @@ describe('label text: one function per meaning', () => {
   it('printedLabel prints anything but absent and null', () => {
     expect(values.map(printedLabel)).toEqual(['q', '5', 'true', '', '', 'a,b', '[object Object]']);
   });
+  it('printedLabel prints a table with toString or valueOf keys (JSON from the broker) without calling them', () => {
+    const poisoned = JSON.parse('[{"toString": 1}, {"valueOf": "x", "toString": {}}, [null, "a", [1, 2]]]') as unknown[];
+    expect(poisoned.map(printedLabel)).toEqual(['[object Object]', '[object Object]', ',a,1,2']);
+    expect(printedLabel(poisoned)).toBe('[object Object],[object Object],,a,1,2');
+    expect(() => String(poisoned[0])).toThrow();
+  });
 });

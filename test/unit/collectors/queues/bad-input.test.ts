@@ -36,6 +36,15 @@ describe('queues: bad input', () => {
     if (check) expect(check, check.output).toEqual({ ok: true, output: '' });
   });
 
+  it('serves a queue whose argument is a table with a toString key, and every other queue', async () => {
+    const poisoned = JSON.parse('{"x-dead-letter-exchange": {"toString": 1}, "x-max-length": [{"valueOf": 2}]}') as Record<string, unknown>;
+    const r = await run({ '/api/queues': [{ ...base, vhost: '/', name: 'poisoned', messages: 5, arguments: poisoned }, { ...base, vhost: '/', name: 'plain', messages: 6 }] }, { per_vhost: false }).result;
+    expect(r.value('rabbitmq_queue_messages', { vhost: '/', queue: 'poisoned' })).toBe(5);
+    expect(r.value('rabbitmq_queue_messages', { vhost: '/', queue: 'plain' })).toBe(6);
+    const info = r.family('rabbitmq_queue_info').find((s) => s.labels.queue === 'poisoned')!.labels;
+    expect(info.x_dead_letter_exchange).toBe('[object Object]');
+  });
+
   it('skips records without a string name or vhost', async () => {
     const r = await run({ '/api/queues': ODD }, { per_vhost: false }).result;
     expect(series(r, 'rabbitmq_queue_info')).toBe(4);
