@@ -12,23 +12,29 @@ const SUFFIX_BYTES = 13;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+/** C0 controls but tab and newline (which the text format escapes), and DEL: a raw CR, ESC or NUL would reach every reader of /metrics. */
+const CONTROL = '[\\u0000-\\u0008\\u000b-\\u001f\\u007f]';
+/** What a served value may not hold: replaced with U+FFFD, the value then marked with its hash. */
+const UNSERVABLE = new RegExp(`${LONE_SURROGATE.source}|${CONTROL}`);
+const UNSERVABLES = new RegExp(UNSERVABLE.source, 'g');
 
 /**
  * A label value Prometheus can store and that stays distinct from every other one. Values of at
  * most MAX_LABEL_VALUE_BYTES UTF-8 bytes that are well-formed Unicode are served as they are.
- * Others (longer, or holding a lone UTF-16 surrogate, which JSON can carry but UTF-8 cannot) are
- * served as their longest prefix of at most 243 bytes ending on a whole character, lone
- * surrogates replaced with U+FFFD, then `~` and the first 12 hex digits of the SHA-256 of the
+ * Others (longer, or holding a lone UTF-16 surrogate, which JSON can carry but UTF-8 cannot, or
+ * a control character other than tab and newline) are served as their longest prefix of at most
+ * 243 bytes ending on a whole character, lone surrogates and controls replaced with U+FFFD,
+ * then `~` and the first 12 hex digits of the SHA-256 of the
  * whole value's UTF-8 bytes (a lone surrogate as its 3-byte WTF-8 sequence): at most 256 bytes,
  * and two long names that share their first 243 bytes still differ. See docs/reliability.md.
  */
 export function boundedLabelValue(value: string): string {
   // A UTF-16 code unit is at most 3 UTF-8 bytes: short strings need no byte count.
   const short = value.length * 3 <= MAX_LABEL_VALUE_BYTES || Buffer.byteLength(value, 'utf8') <= MAX_LABEL_VALUE_BYTES;
-  const wellFormed = !LONE_SURROGATE.test(value);
-  if (short && wellFormed) return value;
-  const hash = createHash('sha256').update(wellFormed ? Buffer.from(value, 'utf8') : wtf8(value)).digest('hex').slice(0, 12);
-  return `${utf8Prefix(value.replace(LONE_SURROGATES, '\uFFFD'), MAX_LABEL_VALUE_BYTES - SUFFIX_BYTES)}~${hash}`;
+  const servable = !UNSERVABLE.test(value);
+  if (short && servable) return value;
+  const hash = createHash('sha256').update(LONE_SURROGATE.test(value) ? wtf8(value) : Buffer.from(value, 'utf8')).digest('hex').slice(0, 12);
+  return `${utf8Prefix(value.replace(UNSERVABLES, '\uFFFD'), MAX_LABEL_VALUE_BYTES - SUFFIX_BYTES)}~${hash}`;
 }
 
 /** The longest prefix of a well-formed string that fits `maxBytes` UTF-8 bytes, never half a character. */

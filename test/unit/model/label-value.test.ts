@@ -55,6 +55,18 @@ describe('boundedLabelValue', () => {
     expect(boundedLabelValue('q\uD83D\uDC07')).toBe('q🐇');
     for (const value of [high, low]) expect(Buffer.from(Buffer.from(value, 'utf8').toString('utf8')).equals(Buffer.from(value, 'utf8'))).toBe(true);
   });
+
+  it('a control character (NUL, CR, ESC, DEL...) becomes U+FFFD plus the hash; tab and newline stay (the format escapes the newline)', () => {
+    for (const control of ['\u0000', '\r', '\u001b', '\u007f', '\u0008', '\u000b']) {
+      const name = `q${control}[31m`;
+      expect(boundedLabelValue(name), JSON.stringify(name)).toBe(`q\uFFFD[31m~${sha(Buffer.from(name, 'utf8'))}`);
+    }
+    expect(boundedLabelValue('a\tb\nc')).toBe('a\tb\nc');
+    expect(boundedLabelValue('q\r')).not.toBe(boundedLabelValue('q\u001b'));
+    // Rendered, no raw control reaches the exposition.
+    const rendered = renderLabels(['queue'], ['x\u001b[2J\r\u0000']);
+    expect([...rendered].filter((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)).toEqual([]);
+  });
 });
 
 describe('the rendered exposition', () => {
