@@ -80,7 +80,7 @@ export const queuesCollector: Collector<QueueOptions> = {
     const blocks = QueueLabelBlocks.in(ctx.carryOver);
     const rates = rateSelection(options.rates);
     const withDetails = plan.mode !== 'totals' && options.details;
-    const aggregates = new QueueAggregates(vhostFilter.matchesEvery && !ctx.share && !options.filter_on_broker);
+    const aggregates = new QueueAggregates(vhostFilter.matchesEvery && (ctx.share?.whole ?? true) && !options.filter_on_broker);
     const placement = options.quorum_placement ? new QuorumPlacement() : undefined;
     const families = options.families ? QueueFamilies.in(ctx.carryOver, options.families, recorder !== undefined) : undefined;
     const reader = new VhostReader(ctx, 'queues', { what: 'queues', vhostsSetting: 'collectors.queues.vhosts', timeoutMs: options.vhost_timeout });

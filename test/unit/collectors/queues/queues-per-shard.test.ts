@@ -35,6 +35,20 @@ describe('the queues collector on a shard', () => {
     });
   }
 
+  it('rabbitmq_node_queues (every queue per node) is served by the one shard of an unsharded target, by no shard of a sharded one', async () => {
+    const withNode = () =>
+      brokerApiAnswering((path) => {
+        if (path === '/api/vhosts') return VHOSTS.map((name) => ({ name }));
+        const vhost = /^\/api\/queues\/([^/]+)$/.exec(path)?.[1];
+        if (vhost !== undefined) return [{ vhost: decodeURIComponent(vhost), name: 'q', node: 'rabbit@a', messages: 1, state: 'running' }];
+        throw new Error(`unexpected request ${path}`);
+      });
+    const nodeQueues = async (share: TargetShare) => (await runCollector(queuesCollector, { api: withNode(), share })).family('rabbitmq_node_queues').map((s) => [s.labels.node, s.value]);
+    expect(await nodeQueues(new TargetShare({ shard: 0, totalShards: 1 }, 'prod'))).toEqual([['rabbit@a', VHOSTS.length]]);
+    // Each shard counts its own vhosts' queues only: neither count is the node's.
+    for (const shard of [0, 1]) expect(await nodeQueues(new TargetShare({ shard, totalShards: 2 }, 'prod'))).toEqual([]);
+  });
+
   it('reading the whole list (per_vhost: false), a shard leaves the other vhosts out before they become series', async () => {
     const share = new TargetShare({ shard: 0, totalShards: 2 }, 'prod');
     const asked: string[] = [];
