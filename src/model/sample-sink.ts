@@ -300,7 +300,9 @@ export class SampleSink implements DropCounter, SampleWriter, BlockWriter {
       servedLabels = this.relabeling!.labelsOf(family, renderedLabels, record, served);
       if (family.scale !== undefined && value !== undefined) value = scaledValue(value, family.scale);
     }
-    if (value === undefined) {
+    // A counter is a finite count from 0 up: NaN, an infinity (1e999 parses as one) or a negative
+    // value from the broker would break every rate() over it.
+    if (value === undefined || (def.type === 'counter' && !(value >= 0 && value < Infinity))) {
       this.skipped++;
       return false;
     }

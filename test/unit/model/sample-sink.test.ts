@@ -57,13 +57,21 @@ describe('SampleSink', () => {
     );
   });
 
-  it('NaN and infinities are samples, rendered the Prometheus way', () => {
+  it('NaN and infinities are samples of a gauge, rendered the Prometheus way', () => {
     const sink = new SampleSink();
     sink.add(M.g, ['nan'], NaN);
     sink.add(M.g, ['inf'], Infinity);
     sink.add(M.g, ['-inf'], -Infinity);
     expect(sink.skipped).toBe(0);
     expect(text(sink)).toBe('rabbitmq_test_value{k="nan"} NaN\nrabbitmq_test_value{k="inf"} +Inf\nrabbitmq_test_value{k="-inf"} -Inf\n');
+  });
+
+  it('on a counter, NaN, an infinity (1e999 parses as one) and a negative value are skipped: a counter counts from 0 up', () => {
+    const sink = new SampleSink();
+    for (const raw of [NaN, Infinity, -Infinity, '1e999', -1]) expect(sink.add(M.c, [], raw), String(raw)).toBe(false);
+    expect(sink.skipped).toBe(5);
+    expect(sink.add(M.c, [], '12')).toBe(true);
+    expect(text(sink)).toBe('rabbitmq_test_things_total 12\n');
   });
 
   it('a label count mismatch throws, naming the family', () => {

@@ -136,6 +136,14 @@ describe('plugin collector', () => {
     expect(run.logs.find((l) => l.reason === 'malformed_text')?.detail).toBe('http://node-a:15692: line 1: a sample line must start with a metric name, not "<html>oops</html>"');
   });
 
+  it('an empty answer (HTTP 200, no text) fails that node as malformed_text, not as a node that is up', async () => {
+    const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: '', 'http://node-a:15692/metrics': '' }, ['rabbit@node-a']);
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.3.x') });
+    expect(run.value('rabbitmq_exporter_plugin_node_up', { node: 'rabbit@node-a' })).toBe(0);
+    expect(run.value('rabbitmq_exporter_plugin_node_failure_info', { node: 'rabbit@node-a', reason: 'malformed_text' })).toBe(1);
+    expect(run.logs.find((l) => l.reason === 'malformed_text')?.detail).toMatch(/answered no sample at all/);
+  });
+
   it('two URLs answered by one node (a load balancer) count its queues once', async () => {
     const statsOff = 'plugin-4.0.x-stats-disabled';
     const text = answer(statsOff, 'collector-detailed.prom');
