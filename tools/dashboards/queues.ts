@@ -7,7 +7,9 @@ import { DASHBOARD_SCOPE, matcherText, scoped, scopedRate } from './promql.js';
 import { queueReadySlope, queuesGrowing } from './recording-rules.js';
 
 const V = { vhost: '=~$vhost' };
-const ONE = { vhost: '=~$vhost', queue: '=~$queue' };
+// The queue variable takes one value, which Grafana puts in as it is: matched with =, not =~,
+// or a dot in a queue's name (orders.v1) would match any character (ordersXv1).
+const ONE = { vhost: '=~$vhost', queue: '$queue' };
 
 export const queuesDashboard: DashboardSpec = {
   uid: 'rabbitmq-exporter-queues',

@@ -23,7 +23,7 @@ interface Panel {
 interface Dashboard {
   uid?: string;
   __inputs?: unknown;
-  templating?: { list?: { type: string; name: string; query?: unknown; datasource?: { uid?: string } }[] };
+  templating?: { list?: { type: string; name: string; query?: unknown; datasource?: { uid?: string }; multi?: boolean; includeAll?: boolean }[] };
   panels?: Panel[];
   links?: { type?: string; tags?: string[] }[];
 }
@@ -91,6 +91,10 @@ export function lintDashboard(dashboard: Dashboard, context: LintContext): strin
         if (m[2] !== '$__rate_interval') problems.push(`${where(p)} ${t.refId}: ${m[1]}() over [${m[2]}], not [$__rate_interval]`);
       }
       for (const name of metricNames(expr)) if (!context.knownMetrics.has(name)) problems.push(`${where(p)} ${t.refId}: unknown metric ${name}`);
+      // Grafana puts a single value in as it is: as a regex, a dot in a name (orders.v1) matches any character.
+      for (const v of vars.filter((x) => x.type === 'query' && !x.multi && !x.includeAll)) {
+        if (new RegExp(`[=!]~"\\$${v.name}"`).test(expr)) problems.push(`${where(p)} ${t.refId}: matches the single-value variable $${v.name} as a regex (=~), not with =`);
+      }
     }
   }
   for (const name of ['$vhost', '$queue']) {
