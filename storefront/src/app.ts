@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createAuthenticator, type AuthConfig, WWW_AUTHENTICATE } from './auth.js';
 import { parseIfMatch, preconditionHolds } from './etag.js';
-import { acceptsJson, drainRequest, headerValue, isJsonContentType, readBody } from './http.js';
+import { acceptsJson, drainRequest, headerCount, headerValue, isJsonContentType, readBody } from './http.js';
 import { JsonNumber, JsonObject, JsonSyntaxError, parseJson, stringifyJson, type JsonValue } from './json.js';
 import type { StorefrontMetrics } from './metrics.js';
 import { DEFAULT_SCRYPT, hashNeedsUpgrade, hashPassword, type ScryptParams, verifyPassword } from './password.js';
@@ -197,6 +197,13 @@ export function createHandler(options: HandlerOptions): (req: IncomingMessage, r
       metrics.observe(method, route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
 
+    // Node keeps the first of two Authorization headers and drops the other: which one the client
+    // meant is unknown, so neither is taken.
+    if (headerCount(req.rawHeaders, 'authorization') > 1) {
+      drainRequest(req);
+      sendError(res, 400, 'send one Authorization header, not several');
+      return;
+    }
     if (!authenticated(headerValue(req.headers.authorization))) {
       drainRequest(req);
       sendError(res, 401, 'send a valid API token: Authorization: Bearer <token>', { headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } });

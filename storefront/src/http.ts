@@ -92,6 +92,13 @@ export function drainRequest(req: IncomingMessage): void {
   req.resume();
 }
 
+/** How many times a request carries the header `name` (lower case), as the client sent it. */
+export function headerCount(rawHeaders: readonly string[], name: string): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) count++;
+  return count;
+}
+
 export function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }

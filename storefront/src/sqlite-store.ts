@@ -206,7 +206,17 @@ export class SqliteTransactionStore implements TransactionStore {
   }
 
   private immediate<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = fn();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      // On a full disk (and I/O errors) SQLite has rolled back already: a ROLLBACK then fails with
+      // "cannot rollback - no transaction is active", which libsql's transaction() threw in place of why.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw err;
+    }
   }
 
   private decode(id: bigint, row: Row): StoredRecord {

@@ -2,6 +2,7 @@
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it, expect } from 'vitest';
 import { createAuthenticator } from '../src/auth.js';
@@ -79,6 +80,29 @@ describe('over HTTP', () => {
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe('Bearer realm="storefront"');
     expect(JSON.parse(res.text)).toMatchObject({ status: 401, error: 'Unauthorized' });
+    expect((await server.running.store.get(1n))?.etag).toBe(before?.etag);
+  });
+
+  it('two Authorization headers → 400 naming the problem, whichever comes first; nothing changed', async () => {
+    const before = await server.running.store.get(1n);
+    const body = toJson(transaction(1n, { type: 'two-tokens' }));
+    for (const order of [[TOKEN, OTHER], [OTHER, TOKEN]]) {
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(server.port, '127.0.0.1', () => {
+          socket.end(
+            `PUT /api/transactions/1 HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${order.map((t) => `Authorization: Bearer ${t}\r\n`).join('')}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          );
+        });
+        let text = '';
+        socket.on('data', (chunk: Buffer) => {
+          text += chunk.toString('utf8');
+        });
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+      expect(raw).toContain('send one Authorization header, not several');
+    }
     expect((await server.running.store.get(1n))?.etag).toBe(before?.etag);
   });
 

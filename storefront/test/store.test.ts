@@ -124,6 +124,33 @@ describe('persistence', () => {
   });
 });
 
+describe('a full disk', () => {
+  it('an edit that does not fit fails with SQLite\'s "database or disk is full", not "cannot rollback", and the store takes the next edit', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'storefront-full-'));
+    try {
+      const store = SqliteTransactionStore.open(join(dir, 'db.db'), { checkpointIntervalMs: 0 });
+      const ids = Array.from({ length: 200 }, (_, i) => BigInt(i + 1));
+      await store.seedIfEmpty(ids.map((id) => ({ tx: publicPart(validTx(id)), passwordHash: null })));
+      // The disk filling up, as SQLite sees it: no page beyond those the database has.
+      const db = (store as unknown as { db: Database.Database }).db;
+      const pages = (db.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
+      db.exec(`PRAGMA max_page_count = ${pages}`);
+      // Each edit a little longer than its record, so that together they need pages the disk lacks.
+      const bigger = (id: bigint) => publicPart({ ...validTx(id), type: `grown-${'x'.repeat(400)}` } as Transaction);
+      const edits = ids.map((id) => store.replace(id, bigger(id), { kind: 'keep' }));
+      const settled = await Promise.allSettled(edits);
+      const reasons = settled.flatMap((r) => (r.status === 'rejected' ? [String((r.reason as Error).message)] : []));
+      expect(reasons.length).toBeGreaterThan(0);
+      for (const reason of reasons) expect(reason).toMatch(/database or disk is full/);
+      db.exec(`PRAGMA max_page_count = ${pages * 1000}`);
+      await expect(store.replace(1n, bigger(1n), { kind: 'keep' })).resolves.toMatchObject({ status: 'replaced' });
+      await store.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('WAL checkpoints', () => {
   it('run in the worker thread: after edits it reports every WAL frame copied into the database', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'storefront-wal-'));
