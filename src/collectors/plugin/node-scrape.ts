@@ -28,7 +28,7 @@ export async function scrapeNode(ctx: Pick<CollectContext, 'api' | 'signal'>, en
   if (!getText) throw new Error('this target reads only the management API: rabbitmq_prometheus cannot be read');
   try {
     const read = async (path: string) => {
-      const parsed = parsePluginText(await getText(`${endpoint.base}${path}`, plan.cap, plan.limits));
+      const parsed = await parsePluginText(await getText(`${endpoint.base}${path}`, plan.cap, plan.limits));
       // Every answer of the plugin carries rabbitmq_identity_info: an empty one is not a node that is up.
       if (parsed.samples.size === 0) throw new PluginTextError(1, `${path} answered no sample at all`);
       return parsed;

@@ -3,6 +3,7 @@
  * HELP and TYPE lines, samples with optional labels and timestamp. Anything else is refused with
  * the line number and what was wrong: a half-read answer must never pass for a broker's counters.
  */
+import { Turns } from '../../broker/turns.js';
 
 export type PluginFamilyType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped';
 
@@ -35,21 +36,28 @@ const NAME_PART = /[a-zA-Z0-9_:]/;
 const LABEL_NAME_START = /[a-zA-Z_]/;
 const LABEL_NAME_PART = /[a-zA-Z0-9_]/;
 
-export function parsePluginText(text: string): PluginExposition {
+/**
+ * The samples and types of one answer. A node's answer can be 300,000 lines (30,000 queues with
+ * statistics off on 4.x): the event loop gets its turns between lines (Turns), so scrapes are
+ * served while it is read.
+ */
+export async function parsePluginText(text: string): Promise<PluginExposition> {
   const samples = new Map<string, PluginSample[]>();
   const types = new Map<string, PluginFamilyType>();
-  const lines = text.split('\n');
   // The text format ends every line, the last one included, with a newline.
-  if (lines.length > 1 || lines[0] !== '') {
-    if (lines[lines.length - 1] !== '') throw new PluginTextError(lines.length, 'the answer ends inside a line (cut short?)');
-    lines.pop();
-  } else lines.pop();
-  lines.forEach((line, i) => {
-    const number = i + 1;
-    if (line === '' || line.trim() === '') return;
+  if (text !== '' && !text.endsWith('\n')) throw new PluginTextError(lineCount(text), 'the answer ends inside a line (cut short?)');
+  const turns = new Turns();
+  let number = 0;
+  for (let start = 0; start < text.length; ) {
+    if (turns.due()) await turns.wait();
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end);
+    start = end + 1;
+    number++;
+    if (line === '' || line.trim() === '') continue;
     if (line.startsWith('#')) {
       readComment(line, number, types);
-      return;
+      continue;
     }
     const { name, sample } = readSample(line, number);
     let list = samples.get(name);
@@ -58,8 +66,14 @@ export function parsePluginText(text: string): PluginExposition {
       samples.set(name, list);
     }
     list.push(sample);
-  });
+  }
   return { samples, types };
+}
+
+function lineCount(text: string): number {
+  let count = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
 }
 
 function readComment(line: string, number: number, types: Map<string, PluginFamilyType>): void {
@@ -91,22 +105,25 @@ function readSample(line: string, number: number): { name: string; sample: Plugi
       const label = line.slice(start, at);
       if (line[at] !== '=' || line[at + 1] !== '"') throw new PluginTextError(number, `${name}: label ${label} has no ="value"`);
       at += 2;
-      let value = '';
+      // Runs between escapes taken whole: a character at a time, an 8 MB value took 10 s and 700 MB.
+      const parts: string[] = [];
       for (;;) {
-        const c = line[at];
-        if (c === undefined) throw new PluginTextError(number, `${name}: the value of label ${label} is not closed`);
-        if (c === '"') break;
-        if (c === '\\') {
-          const next = line[at + 1];
-          if (next === 'n') value += '\n';
-          else if (next === '\\' || next === '"') value += next;
-          else throw new PluginTextError(number, `${name}: label ${label} has an unknown escape \\${next ?? ''}`);
-          at += 2;
-        } else {
-          value += c;
-          at++;
+        const quote = line.indexOf('"', at);
+        const escape = line.indexOf('\\', at);
+        if (quote === -1) throw new PluginTextError(number, `${name}: the value of label ${label} is not closed`);
+        if (escape === -1 || quote < escape) {
+          parts.push(line.slice(at, quote));
+          at = quote;
+          break;
         }
+        parts.push(line.slice(at, escape));
+        const next = line[escape + 1];
+        if (next === 'n') parts.push('\n');
+        else if (next === '\\' || next === '"') parts.push(next);
+        else throw new PluginTextError(number, `${name}: label ${label} has an unknown escape \\${next ?? ''}`);
+        at = escape + 2;
       }
+      const value = parts.length === 1 ? parts[0]! : parts.join('');
       at++;
       if (Object.hasOwn(labels, label)) throw new PluginTextError(number, `${name}: label ${label} appears twice`);
       labels[label] = value;

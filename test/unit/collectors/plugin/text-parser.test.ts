@@ -9,9 +9,9 @@ const recorded = fs.readdirSync(FIXTURES).filter((d) => d.startsWith('plugin-'))
   fs.readdirSync(path.join(FIXTURES, dir)).filter((f) => f.endsWith('.prom')).map((file) => path.join(dir, file)),
 );
 
-function refusal(text: string): PluginTextError {
+async function refusal(text: string): Promise<PluginTextError> {
   try {
-    parsePluginText(text);
+    await parsePluginText(text);
   } catch (error) {
     if (error instanceof PluginTextError) return error;
     throw error;
@@ -20,20 +20,20 @@ function refusal(text: string): PluginTextError {
 }
 
 describe('the strict text-format parser of rabbitmq_prometheus answers', () => {
-  it('reads every answer recorded from the real 3.10, 4.0 and 4.3 brokers', () => {
+  it('reads every answer recorded from the real 3.10, 4.0 and 4.3 brokers', async () => {
     expect(recorded.length).toBeGreaterThan(40);
     for (const file of recorded) {
       const text = fs.readFileSync(path.join(FIXTURES, file), 'utf8');
       if (text.startsWith('# HTTP')) continue;
-      const parsed = parsePluginText(text);
+      const parsed = await parsePluginText(text);
       // Every sample line of the file is kept, under its name.
       const lines = text.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
       expect([...parsed.samples.values()].reduce((n, s) => n + s.length, 0), file).toBe(lines);
     }
   });
 
-  it('keeps labels, escapes, special values, timestamps and types', () => {
-    const parsed = parsePluginText([
+  it('keeps labels, escapes, special values, timestamps and types', async () => {
+    const parsed = await parsePluginText([
       '# HELP a_total Some help, with "quotes" \\\\ and more',
       '# TYPE a_total counter',
       'a_total{vhost="/",queue="q \\"1\\"\\\\\\n",} 12 1700000000000',
@@ -66,7 +66,22 @@ describe('the strict text-format parser of rabbitmq_prometheus answers', () => {
     ['a 1 soon\n', 'line 1: a: timestamp "soon" is not an integer'],
     ['a\n', 'line 1: a: no space before the value'],
     ['<html>\n', 'line 1: a sample line must start with a metric name, not "<html>"'],
-  ])('refuses %j naming the line and what was wrong', (text, message) => {
-    expect(refusal(text).message).toBe(message);
+  ])('refuses %j naming the line and what was wrong', async (text, message) => {
+    expect((await refusal(text)).message).toBe(message);
+  });
+
+  it('reads an 8 MB label value whole, and lets the event loop run while it reads 300,000 lines', async () => {
+    const huge = `${'x\\"'.repeat(1_000_000)}${'y'.repeat(5_000_000)}`;
+    const one = await parsePluginText(`a{q="${huge}"} 1\n`);
+    expect(one.samples.get('a')?.[0]?.labels.q).toBe(`${'x"'.repeat(1_000_000)}${'y'.repeat(5_000_000)}`);
+    const lines = Array.from({ length: 300_000 }, (_, i) => `rabbitmq_detailed_queue_messages{vhost="/",queue="q${i}"} ${i}`).join('\n');
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    const parsed = await parsePluginText(`${lines}\n`);
+    clearInterval(ticking);
+    expect(parsed.samples.get('rabbitmq_detailed_queue_messages')).toHaveLength(300_000);
+    expect(parsed.samples.get('rabbitmq_detailed_queue_messages')?.[299_999]).toEqual({ labels: { vhost: '/', queue: 'q299999' }, value: 299_999 });
+    // Timers ran while it read (none can while a loop holds the thread).
+    expect(turns).toBeGreaterThan(0);
   });
 });
