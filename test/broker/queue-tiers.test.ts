@@ -88,7 +88,10 @@ describeWithBroker('queues collector on a real broker', (broker: BrokerHandle) =
     expect(await raw('columns=name,exclusive')).toBe(false);
     expect([null, undefined, false]).toContain(await raw('disable_stats=true&enable_queue_totals=true'));
     const memory = new Map<string, unknown>();
-    const info = async () => (await collect({ per_vhost: false, queues: { include: `^${queue}$` } }, memory)).family('rabbitmq_queue_info').map((sample) => sample.labels);
+    // All labels but state: on 3.10.8 the statistics list gives a new idle quorum queue's state as
+    // "" or "live" for a while, the counts-only list "running" (seen here; not this defect, still open).
+    const info = async () =>
+      (await collect({ per_vhost: false, queues: { include: `^${queue}$` } }, memory)).family('rabbitmq_queue_info').map(({ labels: { state: _state, ...labels } }) => labels);
     const statistics = await info();
     expect(statistics).toHaveLength(1);
     expect(statistics[0]!.exclusive).toBe('false');
