@@ -1,6 +1,6 @@
 // The costly parts polled less often (issue 13): the node memory breakdowns and /api/bindings are
 // fetched every N polls and served unchanged between, with their age.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exchangesCollector } from '../../../../src/collectors/exchanges/collector.js';
 import { nodesCollector } from '../../../../src/collectors/nodes/collector.js';
 import { ManagementError } from '../../../../src/broker/errors.js';
@@ -17,12 +17,18 @@ const MEMORY2 = '/api/nodes/rabbit2%40vm/memory';
 const memorySamples = (r: RunResult) => [...samples(r.text)].filter(([key]) => key.startsWith('rabbitmq_node_memory_bytes{') || key.startsWith('rabbitmq_node_memory_total_bytes{'));
 const paths = (r: RunResult) => r.requests.map((q) => q.path);
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('nodes: the memory breakdown every memory_breakdown_every polls', () => {
   const routes = (): Record<string, FakeRoute> => ({ '/api/nodes': readFixture(SINGLE, 'nodes.json'), [MEMORY]: readFixture(SINGLE, 'node-memory-b.json') });
   const poll = (memory: Map<string, unknown>, options: Record<string, unknown> = {}, r = routes()) =>
     runCollector(nodesCollector, { api: fakeApi(r), broker: brokerFrom(SINGLE), options, memory });
 
   it('fetched on the first poll and every 4th (the default); the polls between serve it unchanged with its age', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+    vi.setSystemTime(1_000_000);
     const memory = new Map<string, unknown>();
     const first = await poll(memory);
     expect(paths(first)).toEqual(['/api/nodes', MEMORY]);
@@ -30,10 +36,11 @@ describe('nodes: the memory breakdown every memory_breakdown_every polls', () =>
     const fetched = memorySamples(first);
     expect(fetched.length).toBeGreaterThan(10);
     for (let i = 2; i <= 4; i++) {
+      vi.advanceTimersByTime(15_000);
       const held = await poll(memory);
       expect(paths(held), `poll ${i}`).toEqual(['/api/nodes']);
       expect(memorySamples(held), `poll ${i}`).toEqual(fetched);
-      expect(held.value('rabbitmq_node_memory_breakdown_age_seconds')).toBeGreaterThanOrEqual(0);
+      expect(held.value('rabbitmq_node_memory_breakdown_age_seconds'), `poll ${i}`).toBe(15 * (i - 1));
     }
     const fifth = await poll(memory);
     expect(paths(fifth)).toEqual(['/api/nodes', MEMORY]);
@@ -126,6 +133,8 @@ describe('exchanges: /api/bindings every bindings_every polls', () => {
     runCollector(exchangesCollector, { api: fakeApi(routes()), broker: brokerFrom(SINGLE), options, memory });
 
   it('fetched every 4th poll by default, the counts served unchanged between, with their age', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+    vi.setSystemTime(1_000_000);
     const memory = new Map<string, unknown>();
     const first = await poll(memory);
     expect(paths(first)).toEqual(['/api/exchanges', '/api/bindings']);
@@ -133,10 +142,11 @@ describe('exchanges: /api/bindings every bindings_every polls', () => {
     expect(first.value('rabbitmq_vhost_bindings', { vhost: 'vh1', destination_type: 'exchange' })).toBe(1);
     expect(first.value('rabbitmq_vhost_bindings_age_seconds')).toBe(0);
     for (let i = 2; i <= 4; i++) {
+      vi.advanceTimersByTime(15_000);
       const held = await poll(memory);
       expect(paths(held), `poll ${i}`).toEqual(['/api/exchanges']);
       expect(held.value('rabbitmq_vhost_bindings', { vhost: 'vh0', destination_type: 'queue' })).toBe(2);
-      expect(held.value('rabbitmq_vhost_bindings_age_seconds')).toBeGreaterThanOrEqual(0);
+      expect(held.value('rabbitmq_vhost_bindings_age_seconds'), `poll ${i}`).toBe(15 * (i - 1));
     }
     expect(paths(await poll(memory))).toEqual(['/api/exchanges', '/api/bindings']);
   });

@@ -11,8 +11,11 @@ afterEach(() => {
 
 describe('CollectorRunner.pollOnce', () => {
   it('records a success with the families, skipped values and duration; passes options and memory', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance'] });
     const memories: Map<string, unknown>[] = [];
     const { runner, state, finished } = harness(async (ctx) => {
+      // Each poll takes 250 ms by the clock the runner reads.
+      vi.advanceTimersByTime(250);
       expect(ctx.options).toEqual({ flag: true });
       expect(ctx.broker).toBe(BROKER);
       memories.push(ctx.carryOver);
@@ -28,7 +31,7 @@ describe('CollectorRunner.pollOnce', () => {
     expect(c.samples).toBe(1);
     expect(c.skipped).toBe(1);
     expect(familyBody(c.families[0]!).toString()).toBe('rabbitmq_test_runner_value 2\n');
-    expect(c.lastDurationSeconds).toBeGreaterThanOrEqual(0);
+    expect(c.lastDurationSeconds).toBeCloseTo(0.25, 6);
     expect(memories[0]).toBe(memories[1]);
     expect(finished.count).toBe(2);
   });
