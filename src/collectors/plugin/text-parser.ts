@@ -109,19 +109,19 @@ function readSample(line: string, number: number): { name: string; sample: Plugi
       const parts: string[] = [];
       for (;;) {
         const quote = line.indexOf('"', at);
-        const escape = line.indexOf('\\', at);
+        const backslash = line.indexOf('\\', at);
         if (quote === -1) throw new PluginTextError(number, `${name}: the value of label ${label} is not closed`);
-        if (escape === -1 || quote < escape) {
+        if (backslash === -1 || quote < backslash) {
           parts.push(line.slice(at, quote));
           at = quote;
           break;
         }
-        parts.push(line.slice(at, escape));
-        const next = line[escape + 1];
+        parts.push(line.slice(at, backslash));
+        const next = line[backslash + 1];
         if (next === 'n') parts.push('\n');
         else if (next === '\\' || next === '"') parts.push(next);
         else throw new PluginTextError(number, `${name}: label ${label} has an unknown escape \\${next ?? ''}`);
-        at = escape + 2;
+        at = backslash + 2;
       }
       const value = parts.length === 1 ? parts[0]! : parts.join('');
       at++;
