@@ -1,3 +1,4 @@
+import { channelMessageStats, channelMetrics } from '../collectors/channels/metrics.js';
 import { connectionMetrics } from '../collectors/connections/metrics.js';
 import { overviewMetrics } from '../collectors/overview/metrics.js';
 import { GLOBAL_ROWS } from '../collectors/plugin/collector.js';
@@ -26,8 +27,9 @@ const counts = defineMetrics('nodes', {
   queues: { name: 'rabbitmq_queues', type: 'gauge', help: `${ON_NODE}: queues on the node (a quorum or stream queue's leader), from rabbitmq_node_queues (the cluster target's is the cluster's, from /api/overview).` },
 });
 
-/** The overview's cluster-wide row of the same name as a plugin family, if it has one. */
-const overviewRow = (name: string): MetricDef | undefined => Object.values(overviewMetrics).find((def) => def.name === name);
+/** The cluster target's row of the same name as a plugin family, if it has one: the overview's cluster-wide figure, or a per-channel series. */
+const sameNamed = (name: string): MetricDef | undefined =>
+  [...Object.values(overviewMetrics), ...Object.values(channelMetrics), ...channelMessageStats.map((stat) => stat.counter)].find((def) => def.name === name);
 
 /** The plugin collector's per-node rows under the plugin's own names: what its dashboards query per node. */
 const pluginNamed: NodeTotal[] = GLOBAL_ROWS.map(([family, row]) => {
@@ -37,7 +39,7 @@ const pluginNamed: NodeTotal[] = GLOBAL_ROWS.map(([family, row]) => {
     labels: row.labels.filter((label) => label !== 'node'),
     help: `${ON_NODE}: the plugin collector's ${row.name}, under rabbitmq_prometheus' own name.`,
   };
-  const replaces = overviewRow(family);
+  const replaces = sameNamed(family);
   return { def: defineMetrics('nodes', { row: spec }).row, from: row, ...(replaces ? { replaces } : {}) };
 });
 

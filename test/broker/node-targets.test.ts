@@ -203,7 +203,7 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     const pluginOwn = async (handle: BrokerHandle) => {
       const text = await (await fetch(`${handle.prometheusUrl}/metrics`, { signal: AbortSignal.timeout(15_000) })).text();
       const sum = (family: string) => text.split('\n').filter((l) => l.startsWith(`${family} `) || l.startsWith(`${family}{`)).reduce((total, l) => total + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-      return { rabbitmq_connections: sum('rabbitmq_connections'), rabbitmq_channels: sum('rabbitmq_channels'), rabbitmq_queues: sum('rabbitmq_queues'), rabbitmq_global_messages_received_total: sum('rabbitmq_global_messages_received_total') };
+      return { rabbitmq_connections: sum('rabbitmq_connections'), rabbitmq_channels: sum('rabbitmq_channels'), rabbitmq_queues: sum('rabbitmq_queues'), rabbitmq_global_messages_received_total: sum('rabbitmq_global_messages_received_total'), rabbitmq_channel_messages_published_total: sum('rabbitmq_channel_messages_published_total') };
     };
     const byNode = async (family: string) =>
       new Map((await prometheus!.query(`sum by (rabbitmq_node) (${family} * on(instance, job) group_left(rabbitmq_node) rabbitmq_identity_info)`)).map((s) => [s.metric.rabbitmq_node!, Number(s.value[1])]));
@@ -220,10 +220,10 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
         return seen;
       },
       60_000,
-      "each node target's rabbitmq_connections, rabbitmq_channels, rabbitmq_queues and rabbitmq_global_messages_received_total to be its plugin's",
+      "each node target's connections, channels, queues, received and published messages to be its plugin's",
     );
     expect(agreed[rabbit1!.nodeName]).toMatchObject({ plugin: { rabbitmq_connections: 2, rabbitmq_channels: 4 } });
-    expect(agreed[rabbit2!.nodeName]).toMatchObject({ plugin: { rabbitmq_connections: 1, rabbitmq_channels: 1 } });
+    expect(agreed[rabbit2!.nodeName]).toMatchObject({ plugin: { rabbitmq_connections: 1, rabbitmq_channels: 1, rabbitmq_channel_messages_published_total: 4 } });
     // The cluster target leaves its whole out beside them: summed over every target, each connection counts once.
     const overview = await managementApi(rabbit1!)<{ object_totals: { connections: number } }>('GET', '/api/overview');
     expect(overview.object_totals.connections).toBe(3);

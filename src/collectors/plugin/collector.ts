@@ -118,6 +118,8 @@ function duplicateOf(scrape: NodeScrape) {
   return { reason: 'duplicate_node', detail: `${scrape.endpoint.base} is answered by node ${scrape.node}, which another URL already answered` };
 }
 
+const NODE_CHANNEL = 'rabbitmq_node_channel_';
+
 /** The plugin's per-node families of GET /metrics served as they are, node added, and the row of each. */
 export const GLOBAL_ROWS: readonly (readonly [string, MetricDef])[] = [
   ['rabbitmq_global_messages_received_total', M.received],
@@ -136,6 +138,9 @@ export const GLOBAL_ROWS: readonly (readonly [string, MetricDef])[] = [
   ['rabbitmq_global_messages_acknowledged_total', M.acknowledged],
   ['rabbitmq_global_publishers', M.publishers],
   ['rabbitmq_global_consumers', M.consumers],
+  ...Object.values(M)
+    .filter((row) => row.name.startsWith(NODE_CHANNEL))
+    .map((row) => [`rabbitmq_channel_${row.name.slice(NODE_CHANNEL.length)}`, row] as const),
 ];
 
 /** The same for the families of GET /metrics/detailed. */

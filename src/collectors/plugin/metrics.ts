@@ -4,6 +4,10 @@ const c = 'counter' as const;
 const g = 'gauge' as const;
 const NODE_PROTOCOL = ['node', 'protocol'] as const;
 const NODE_PROTOCOL_QUEUE_TYPE = ['node', 'protocol', 'queue_type'] as const;
+/** The plugin's aggregated rabbitmq_channel_<suffix> of a node (the sum over its channels), served per node. */
+function channelRow(suffix: string, type: 'counter' | 'gauge', what: string) {
+  return { name: `rabbitmq_node_channel_${suffix}`, type, labels: ['node'], help: `${what}: rabbitmq_prometheus's rabbitmq_channel_${suffix} (GET /metrics).` } as const;
+}
 const BY_QUEUE_TYPE = 'by protocol and the queue type delivering (rabbit_classic_queue, rabbit_quorum_queue, ...): rabbitmq_prometheus\'s';
 
 /**
@@ -31,6 +35,24 @@ export const pluginMetrics = defineMetrics('plugin', {
   acknowledged: { name: 'rabbitmq_node_messages_acknowledged_total', type: c, labels: NODE_PROTOCOL_QUEUE_TYPE, help: `Messages consumers acknowledged on the node, ${BY_QUEUE_TYPE} rabbitmq_global_messages_acknowledged_total (GET /metrics).` },
   publishers: { name: 'rabbitmq_node_publishers', type: g, labels: NODE_PROTOCOL, help: 'Publishers on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_global_publishers (GET /metrics; RabbitMQ 3.13 and later).' },
   consumers: { name: 'rabbitmq_node_consumers', type: g, labels: NODE_PROTOCOL, help: 'Consumers on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_global_consumers (GET /metrics; RabbitMQ 3.13 and later).' },
+  channelConsumers: channelRow('consumers', g, 'Consumers on the node\'s channels'),
+  channelUnacked: channelRow('messages_unacked', g, 'Messages delivered on the node\'s channels and not yet acknowledged'),
+  channelUnconfirmed: channelRow('messages_unconfirmed', g, 'Messages published on the node\'s channels and not yet confirmed'),
+  channelUncommitted: channelRow('messages_uncommitted', g, 'Messages received in transactions on the node\'s channels, not yet committed'),
+  channelAcksUncommitted: channelRow('acks_uncommitted', g, 'Acknowledgements in transactions on the node\'s channels, not yet committed'),
+  channelPrefetch: channelRow('prefetch', g, 'Prefetch limits of the node\'s channels, summed'),
+  channelPublished: channelRow('messages_published_total', c, 'Messages published into exchanges on the node\'s channels'),
+  channelConfirmed: channelRow('messages_confirmed_total', c, 'Messages published and confirmed on the node\'s channels'),
+  channelUnroutableReturned: channelRow('messages_unroutable_returned_total', c, 'Mandatory messages published on the node\'s channels and returned as unroutable'),
+  channelUnroutableDropped: channelRow('messages_unroutable_dropped_total', c, 'Messages published on the node\'s channels and dropped as unroutable'),
+  channelReductions: channelRow('process_reductions_total', c, 'Reductions of the node\'s channel processes'),
+  channelGetAck: channelRow('get_ack_total', c, 'Messages fetched with basic.get in manual-ack mode on the node\'s channels'),
+  channelGet: channelRow('get_total', c, 'Messages fetched with basic.get in auto-ack mode on the node\'s channels'),
+  channelDeliveredAck: channelRow('messages_delivered_ack_total', c, 'Messages delivered to consumers in manual-ack mode on the node\'s channels'),
+  channelDelivered: channelRow('messages_delivered_total', c, 'Messages delivered to consumers in auto-ack mode on the node\'s channels'),
+  channelRedelivered: channelRow('messages_redelivered_total', c, 'Messages redelivered on the node\'s channels'),
+  channelAcked: channelRow('messages_acked_total', c, 'Messages acknowledged by consumers on the node\'s channels'),
+  channelGetEmpty: channelRow('get_empty_total', c, 'basic.get calls on the node\'s channels that found the queue empty'),
   authAttempts: { name: 'rabbitmq_node_auth_attempts_total', type: c, labels: NODE_PROTOCOL, help: 'Authentication attempts on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_detailed_auth_attempts_total (family auth_attempt_metrics).' },
   authSucceeded: { name: 'rabbitmq_node_auth_attempts_succeeded_total', type: c, labels: NODE_PROTOCOL, help: 'Successful authentication attempts on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_detailed_auth_attempts_succeeded_total (family auth_attempt_metrics).' },
   authFailed: { name: 'rabbitmq_node_auth_attempts_failed_total', type: c, labels: NODE_PROTOCOL, help: 'Failed authentication attempts on the node, by protocol: rabbitmq_prometheus\'s rabbitmq_detailed_auth_attempts_failed_total (family auth_attempt_metrics).' },

@@ -240,8 +240,8 @@ const describeCoverage = (c: Coverage): string => `${c.anywhere}/${c.expressions
  * Ratchets: how many expressions the exporter serves every metric of, today. Raise them as
  * coverage grows; a change that lowers a figure fails.
  */
-const FLOOR = { anywhere: 236, onNodeTargets: 217 };
-const FLOOR_WITHOUT_ERLANG_VM = { anywhere: 149, onNodeTargets: 130 };
+const FLOOR = { anywhere: 236, onNodeTargets: 236 };
+const FLOOR_WITHOUT_ERLANG_VM = { anywhere: 149, onNodeTargets: 149 };
 
 const usedMetrics = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.metrics));
 const usedLabels = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.labels));

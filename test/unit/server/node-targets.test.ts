@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { channelMessageStats } from '../../../src/collectors/channels/metrics.js';
 import { connectionMetrics } from '../../../src/collectors/connections/metrics.js';
 import { nodeMetrics } from '../../../src/collectors/nodes/metrics.js';
 import { pluginMetrics } from '../../../src/collectors/plugin/metrics.js';
@@ -236,7 +237,14 @@ describe('node targets', () => {
     plugin.add(pluginMetrics.received, { node: 'rabbit@b', protocol: 'amqp091' }, 39);
     plugin.add(pluginMetrics.delivered, { node: A, protocol: 'amqp091', queue_type: 'rabbit_quorum_queue' }, 7);
     plugin.add(pluginMetrics.nodeUp, { node: A }, 1);
+    plugin.add(pluginMetrics.channelPublished, { node: A }, 42);
     t.state.succeeded('plugin', plugin.finish(), 0.1, 0);
+    // per_channel's series, which carry no node: on the cluster target, until the plugin's per-node sums replace them.
+    t.state.register('channels', 15_000, 45_000);
+    const channels = new SampleSink();
+    const perChannel = channelMessageStats.find((stat) => stat.field === 'publish')!.counter;
+    channels.add(perChannel, { channel: 'c (1)', vhost: '/', user: 'app' }, 40);
+    t.state.succeeded('channels', channels.finish(), 0.1, 0);
     t.state.register('queues', 15_000, 45_000);
     const queues = new SampleSink();
     queues.add(queueMetrics.nodeQueues, [A], 4);
@@ -256,13 +264,16 @@ describe('node targets', () => {
     expect(await sampleOf(C, 'rabbitmq_connections')).toEqual(['rabbitmq_connections 0']);
     expect(await sampleOf(A, 'rabbitmq_channels')).toEqual(['rabbitmq_channels 5']);
     expect(await sampleOf('rabbit@b', 'rabbitmq_queues')).toEqual(['rabbitmq_queues 3']);
+    expect(await sampleOf(A, 'rabbitmq_channel_messages_published_total')).toEqual(['rabbitmq_channel_messages_published_total 42']);
     expect((await sampleOf(A, 'rabbitmq_global_messages_received_total')).sort()).toEqual(['rabbitmq_global_messages_received_total{protocol="amqp091"} 60', 'rabbitmq_global_messages_received_total{protocol="amqp10"} 1']);
     expect(await sampleOf('rabbit@b', 'rabbitmq_global_messages_received_total')).toEqual(['rabbitmq_global_messages_received_total{protocol="amqp091"} 39']);
     expect(await sampleOf(A, 'rabbitmq_global_messages_delivered_total')).toEqual(['rabbitmq_global_messages_delivered_total{protocol="amqp091",queue_type="rabbit_quorum_queue"} 7']);
     // A figure with labels is served only where the node has lines of it.
     expect(await sampleOf(C, 'rabbitmq_global_messages_received_total')).toEqual([]);
     const lines = await rest();
-    for (const gone of ['rabbitmq_connections', 'rabbitmq_channels', 'rabbitmq_queues', 'rabbitmq_global_messages_received_total', 'rabbitmq_global_messages_delivered_total']) expect(lines.filter((line) => line.startsWith(`${gone} `)), gone).toEqual([]);
+    for (const gone of ['rabbitmq_connections', 'rabbitmq_channels', 'rabbitmq_queues', 'rabbitmq_global_messages_received_total', 'rabbitmq_global_messages_delivered_total', 'rabbitmq_channel_messages_published_total']) {
+      expect(lines.filter((line) => line.startsWith(`${gone} `) || line.startsWith(`${gone}{`)), gone).toEqual([]);
+    }
     // What no node target has is left to the cluster target.
     expect(lines).toContain('rabbitmq_identity_info{rabbitmq_cluster="cluster-east"} 1');
     // The exporter's own series about a node stay with the exporter's, not on the node's target.

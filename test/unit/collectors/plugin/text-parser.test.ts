@@ -70,17 +70,17 @@ describe('the strict text-format parser of rabbitmq_prometheus answers', () => {
     expect((await refusal(text)).message).toBe(message);
   });
 
-  it('reads an 8 MB label value whole, and lets the event loop run while it reads 300,000 lines', async () => {
+  it('reads an 8 MB label value whole, and lets the event loop run while it reads 50,000 lines', async () => {
     const huge = `${'x\\"'.repeat(1_000_000)}${'y'.repeat(5_000_000)}`;
     const one = await parsePluginText(`a{q="${huge}"} 1\n`);
     expect(one.samples.get('a')?.[0]?.labels.q).toBe(`${'x"'.repeat(1_000_000)}${'y'.repeat(5_000_000)}`);
-    const lines = Array.from({ length: 300_000 }, (_, i) => `rabbitmq_detailed_queue_messages{vhost="/",queue="q${i}"} ${i}`).join('\n');
+    const lines = Array.from({ length: 50_000 }, (_, i) => `rabbitmq_detailed_queue_messages{vhost="/",queue="q${i}"} ${i}`).join('\n');
     let turns = 0;
     const ticking = setInterval(() => turns++, 0);
     const parsed = await parsePluginText(`${lines}\n`);
     clearInterval(ticking);
-    expect(parsed.samples.get('rabbitmq_detailed_queue_messages')).toHaveLength(300_000);
-    expect(parsed.samples.get('rabbitmq_detailed_queue_messages')?.[299_999]).toEqual({ labels: { vhost: '/', queue: 'q299999' }, value: 299_999 });
+    expect(parsed.samples.get('rabbitmq_detailed_queue_messages')).toHaveLength(50_000);
+    expect(parsed.samples.get('rabbitmq_detailed_queue_messages')?.[49_999]).toEqual({ labels: { vhost: '/', queue: 'q49999' }, value: 49_999 });
     // Timers ran while it read (none can while a loop holds the thread).
     expect(turns).toBeGreaterThan(0);
   });
