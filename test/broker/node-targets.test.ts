@@ -230,4 +230,40 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     expect((await prometheus!.query('sum(rabbitmq_connections)')).map((s) => s.value[1])).toEqual(['3']);
     expect(await prometheus!.query('rabbitmq_connections{instance="default"}')).toEqual([]);
   });
+
+  it('node targets ask the broker nothing: after one round of polls, scraping every node target leaves the request count where one cluster target\'s is', async () => {
+    // Two exporters of the same cluster that poll once (the next polls an hour away), one with node targets, one without.
+    const config = (perNode: boolean) =>
+      `web:\n  per_node_scrapes: ${perNode}\npoll:\n  interval: 1h\ntarget:\n  url: ${rabbit1!.managementUrl}\n  username: guest\n  password: guest\n`;
+    const [withNodes, without] = await Promise.all([startExporter({ configYaml: config(true) }), startExporter({ configYaml: config(false) })]);
+    try {
+      const requests = (text: string) => Number(/^rabbitmq_exporter_management_requests_total (\S+)$/m.exec(text)?.[1]);
+      // With node targets the target's own series (its polls, its requests) are on the cluster target, not /metrics.
+      const ownSeries = async (exporter: ExporterProcess) => (await fetch(`${exporter.url}${exporter === withNodes ? '/probe?target=default' : '/metrics'}`)).text();
+      /** The request count once every enabled collector has polled. */
+      const afterFirstRound = (exporter: ExporterProcess) =>
+        eventually(
+          async () => {
+            const text = await ownSeries(exporter);
+            const enabled = [...text.matchAll(/^rabbitmq_exporter_collector_enabled\{collector="([^"]+)"\} 1$/gm)].map((m) => m[1]);
+            const polled = new Set([...text.matchAll(/^rabbitmq_exporter_collector_duration_seconds\{collector="([^"]+)"\}/gm)].map((m) => m[1]));
+            return enabled.length > 0 && enabled.every((c) => polled.has(c)) ? requests(text) : undefined;
+          },
+          60_000,
+          'every enabled collector to have polled once',
+        );
+      const [before, cluster] = await Promise.all([afterFirstRound(withNodes), afterFirstRound(without)]);
+      expect(before).toBeGreaterThan(0);
+      for (let i = 0; i < 10; i++) {
+        for (const node of nodes) expect((await fetch(`${withNodes.url}/probe?target=default&node=${encodeURIComponent(node)}`)).status).toBe(200);
+        expect((await fetch(`${withNodes.url}/probe?target=default`)).status).toBe(200);
+        await fetch(`${withNodes.url}/discovery/nodes`);
+      }
+      const after = requests(await ownSeries(withNodes));
+      expect(after).toBe(before);
+      expect(after).toBe(cluster);
+    } finally {
+      await Promise.all([withNodes.stop(), without.stop()]);
+    }
+  });
 });
