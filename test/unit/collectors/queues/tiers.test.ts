@@ -42,6 +42,28 @@ describe('queues: rabbitmq_queue_info across the tiers', () => {
   });
 });
 
+describe('queues: fields held from the statistics poll', () => {
+  it('stand in only where a counts-only record lacks them: a field it carries is served fresh', async () => {
+    const memory = new Map<string, unknown>();
+    const withPolicy = (list: Q[], limit: number | undefined) =>
+      list.map((q) => (q.name === 'q0' ? { ...q, effective_policy_definition: limit === undefined ? undefined : { 'max-length': limit } } : q));
+    let statistics = withPolicy(FULL, 40);
+    let countsOnly = withPolicy(TOTALS, 20);
+    const api = fakeApi({ '/api/queues': (query: Record<string, string>) => listRoute(query.disable_stats === 'true' ? countsOnly : statistics)(query), '/api/consumers': () => CONSUMERS });
+    const limit = async () => (await runCollector(queuesCollector, { api, options: { per_vhost: false, limits: true }, memory })).value('rabbitmq_queue_max_length_messages', q0);
+    expect(await limit()).toBe(40);
+    // The counts-only list carries it (changed since): that, not the held one.
+    expect(await limit()).toBe(20);
+    // It lacks it: the statistics poll's stands in.
+    countsOnly = withPolicy(TOTALS, undefined);
+    expect(await limit()).toBe(40);
+    statistics = withPolicy(FULL, 30);
+    expect(await limit()).toBe(40);
+    // The next statistics poll (the 5th) holds its own.
+    expect(await limit()).toBe(30);
+  });
+});
+
 describe('queues: tiers of freshness (stats_every)', () => {
   afterEach(() => {
     vi.useRealTimers();
