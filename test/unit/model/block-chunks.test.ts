@@ -41,6 +41,25 @@ describe('block chunks', () => {
     expect(inflateLines(chunkLines(M.ready, blocks, [1, 2, 4])).toString()).toBe(rendered(blocks, [1, 2, 4]).split('rabbitmq_test_bytes')[0]);
   });
 
+  it('through the sink, an unchanged chunk is the same object at the next poll, a changed one a new object (the reuse the exposition counts on)', () => {
+    const blocks = blocksOf(CHUNK_SAMPLES * 2);
+    const values = blocks.map((_, i) => i);
+    const chunksOf = (vals: readonly number[]) => {
+      const sink = new SampleSink();
+      blocks.forEach((block, i) => sink.addToBlock(M.ready, block, vals[i]));
+      return sink.finish().find((family) => family.header === M.ready)!.chunks;
+    };
+    const first = chunksOf(values);
+    expect(first).toHaveLength(2);
+    const second = chunksOf(values);
+    expect(second[0]).toBe(first[0]);
+    expect(second[1]).toBe(first[1]);
+    // One value of the second chunk changed: that chunk only is new.
+    const third = chunksOf(values.map((v, i) => (i === CHUNK_SAMPLES + 1 ? v + 1 : v)));
+    expect(third[0]).toBe(first[0]);
+    expect(third[1]).not.toBe(first[1]);
+  });
+
   it('NaN stays NaN without rendering again; a value turning NaN is a change', () => {
     const blocks = blocksOf(2);
     const nan = chunkLines(M.ready, blocks, [NaN, 1]);
