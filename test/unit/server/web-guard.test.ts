@@ -139,6 +139,29 @@ describe('webGuard', () => {
     expect((await app.get('/metrics', basic('prometheus', 'scrape-pw'))).status).toBe(200);
   });
 
+  it('a remembered wrong password costs its client a try all the same: sent again and again, it leaves none for a new guess', async () => {
+    const { pool, checks: c } = checks({ failureBurst: 3, failureRefillMs: 60_000, refusalPauseMs: 0 });
+    const users = new Map([['prometheus', HASH]]);
+    expect((await c.check(users, 'prometheus', 'guess', 'client-a')).verdict).toBe('invalid');
+    // Remembered: no bcrypt, but a try each.
+    expect((await c.check(users, 'prometheus', 'guess', 'client-a')).verdict).toBe('invalid');
+    expect((await c.check(users, 'prometheus', 'guess', 'client-a')).verdict).toBe('invalid');
+    expect(pool.comparisons).toBe(1);
+    expect((await c.check(users, 'prometheus', 'another-guess', 'client-a')).verdict).toBe('throttled');
+    // Another client has its own tries.
+    expect((await c.check(users, 'prometheus', 'another-guess', 'client-b')).verdict).toBe('invalid');
+  });
+
+  it('a credential is remembered with the configured hash: a verified password is compared again once the user\'s hash changes', async () => {
+    const { pool, checks: c } = checks();
+    expect((await c.check(new Map([['prometheus', HASH]]), 'prometheus', 'scrape-pw', 'client')).verdict).toBe('valid');
+    // The web config reloaded with another password for the user: the old one no longer passes.
+    const changed = new Map([['prometheus', bcrypt.hashSync('new-pw', 4)]]);
+    expect((await c.check(changed, 'prometheus', 'scrape-pw', 'client')).verdict).toBe('invalid');
+    expect((await c.check(changed, 'prometheus', 'new-pw', 'client')).verdict).toBe('valid');
+    expect(pool.comparisons).toBe(3);
+  });
+
   it('bounds the checks in flight: past it a new password gets 429 at once, a verified one 200', async () => {
     // Cost 12: each comparison takes long enough that all the guesses arrive while the first ones run.
     const slow = bcrypt.hashSync('scrape-pw', 12);
