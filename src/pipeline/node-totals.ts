@@ -24,7 +24,7 @@ const ON_NODE = 'On a node target, for that node alone';
 const counts = defineMetrics('nodes', {
   connections: { name: 'rabbitmq_connections', type: 'gauge', help: `${ON_NODE}: open client connections on the node, summed from rabbitmq_connections_by_state (the cluster target's is the cluster's, from /api/overview).` },
   channels: { name: 'rabbitmq_channels', type: 'gauge', help: `${ON_NODE}: channels open on the node's connections, summed from rabbitmq_connections_channels (the cluster target's is the cluster's, from /api/overview).` },
-  queues: { name: 'rabbitmq_queues', type: 'gauge', help: `${ON_NODE}: queues on the node (a quorum or stream queue's leader), from rabbitmq_node_queues (the cluster target's is the cluster's, from /api/overview).` },
+  queues: { name: 'rabbitmq_queues', type: 'gauge', help: `${ON_NODE}: queues on the node (a quorum or stream queue's leader), summed from rabbitmq_vhost_queues_per_node (the cluster target's is the cluster's, from /api/overview).` },
 });
 
 /** The cluster target's row of the same name as a plugin family, if it has one: the overview's cluster-wide figure, or a per-channel series. */

@@ -14,18 +14,18 @@ import type { StatsSums } from './stats-tier.js';
  */
 export class QueueAggregates {
   private readonly tally = new Tally();
-  /** Queues per node (a classic queue's node, a replicated one's leader); undefined when not every queue of the cluster is fetched. */
-  private readonly perNode: Map<string, number> | undefined;
+  /** Queues per vhost and node (a classic queue's node, a replicated one's leader); undefined when the poll does not fetch every queue of its vhosts. */
+  private readonly perNode: Tally | undefined;
 
-  /** `everyQueue`: the poll fetches every queue of the cluster (no vhost filter, no share, no filter on the broker). */
+  /** `everyQueue`: the poll fetches every queue of the vhosts it watches, and watches every vhost (of its shard). */
   constructor(everyQueue = false) {
-    this.perNode = everyQueue ? new Map() : undefined;
+    this.perNode = everyQueue ? new Tally() : undefined;
   }
 
   add(queue: QueueRecord): void {
     if (this.perNode) {
       const node = scalarLabel(queue.leader ?? queue.node);
-      if (node) this.perNode.set(node, (this.perNode.get(node) ?? 0) + 1);
+      if (node) this.perNode.add([queue.vhost as string, node]);
     }
     const ready = toSampleValue(queue.messages_ready);
     const consumers = toSampleValue(queue.consumers);
@@ -56,7 +56,7 @@ export class QueueAggregates {
   async emit(sink: SampleSink, held?: StatsSums): Promise<void> {
     // Thousands of vhosts: ten series each, with turns of the event loop between.
     const turns = new Turns();
-    for (const [node, count] of this.perNode ?? []) sink.add(M.nodeQueues, [node], count);
+    for (const group of this.perNode ?? []) sink.add(M.nodeQueues, group.labels, group.count);
     for (const group of this.tally) {
       await turns.maybeYield();
       const labels = group.labels;

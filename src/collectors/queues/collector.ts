@@ -80,7 +80,8 @@ export const queuesCollector: Collector<QueueOptions> = {
     const blocks = QueueLabelBlocks.in(ctx.carryOver);
     const rates = rateSelection(options.rates);
     const withDetails = plan.mode !== 'totals' && options.details;
-    const aggregates = new QueueAggregates(vhostFilter.matchesEvery && (ctx.share?.whole ?? true) && !options.filter_on_broker);
+    // Each shard counts its own vhosts' queues: together they count every queue.
+    const aggregates = new QueueAggregates(vhostFilter.matchesEvery && !options.filter_on_broker);
     const placement = options.quorum_placement ? new QuorumPlacement() : undefined;
     const families = options.families ? QueueFamilies.in(ctx.carryOver, options.families, recorder !== undefined) : undefined;
     const reader = new VhostReader(ctx, 'queues', { what: 'queues', vhostsSetting: 'collectors.queues.vhosts', timeoutMs: options.vhost_timeout });

@@ -129,10 +129,10 @@ export const queueMetrics = defineMetrics('queues', {
 
   statisticsAge: { name: 'rabbitmq_queue_statistics_age_seconds', type: g, unit: 'seconds', help: 'Age of the per-queue statistics served (message_stats, rates, bytes, memory, utilisation, head timestamp, idle since) at the queue collector\'s last poll: they are fetched every collectors.queues.stats_every polls and served unchanged in between; 0 when that poll fetched them.' },
   nodeQueues: {
-    name: 'rabbitmq_node_queues',
+    name: 'rabbitmq_vhost_queues_per_node',
     type: g,
-    labels: ['node'],
-    help: 'Queues per node: a classic queue\'s node, a quorum or stream queue\'s leader, as rabbitmq_queue_info gives it; counts every queue of the cluster. Served only while the collector fetches every queue (no collectors.queues.vhosts filter, no sharding, filter_on_broker off) and reads their nodes (collectors.queues.info on, the default); on a node target it is rabbitmq_queues.',
+    labels: ['vhost', 'node'],
+    help: 'Queues of the vhost per node: a classic queue\'s node, a quorum or stream queue\'s leader, as rabbitmq_queue_info gives it; counts every queue of the vhost. Served while the collector watches every vhost (no collectors.queues.vhosts filter, filter_on_broker off; sharded, each shard its own vhosts) and reads the queues\' nodes (collectors.queues.info on, the default); on a node target their sum is rabbitmq_queues.',
   },
   vhostQueues: { name: 'rabbitmq_vhost_queues', type: g, labels: VT, help: 'Queues per vhost and type; counts every queue of the watched vhosts, filtered or capped or not.' },
   vhostQueueMessages: { name: 'rabbitmq_vhost_queue_messages', type: g, labels: VT, help: 'Messages in the queues of a vhost and type (sum of rabbitmq_queue_messages, over all queues).' },

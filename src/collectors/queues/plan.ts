@@ -12,6 +12,8 @@ import { consumersTable, countsTable, detailsTable, messageStatsTable, moreDetai
 const IDENTITY_COLUMNS = ['name', 'vhost', 'type', 'state'];
 const INFO_COLUMNS = ['durable', 'auto_delete', 'exclusive', 'policy', 'operator_policy', 'node', 'leader', 'arguments'];
 const DETAIL_COLUMNS = ['idle_since', 'members', 'online'];
+/** Where a queue is, for the per-node counts of the aggregates (aggregates.ts), read with rabbitmq_queue_info's. */
+const NODE_COLUMNS = ['node', 'leader'];
 /** What the effective length limits are read from. */
 const LIMIT_COLUMNS = ['arguments', 'effective_policy_definition'];
 /** What the signals read beyond the tables: the limits and dead-letter settings, and on statistics polls the counters. */
@@ -86,7 +88,7 @@ export function planQueueQuery(
   if (options.quorum_placement) metadata.push(...QUORUM_COLUMNS);
   const query: Record<string, string | boolean> = {};
   if (rollUpOnly) {
-    const counts = [...IDENTITY_COLUMNS, ...labelFields, ...fieldsRead(countsTable, false)];
+    const counts = [...IDENTITY_COLUMNS, ...labelFields, ...(options.info ? NODE_COLUMNS : []), ...fieldsRead(countsTable, false)];
     if (mode === 'totals') Object.assign(query, { disable_stats: true, enable_queue_totals: true });
     query.columns = columnsParam(mode === 'totals' ? counts : [...counts, ...AGGREGATE_STATS_COLUMNS, ...FAMILY_STATS_COLUMNS]);
   } else if (mode === 'totals') {

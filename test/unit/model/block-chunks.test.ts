@@ -46,7 +46,9 @@ describe('block chunks', () => {
     const values = blocks.map((_, i) => i);
     const chunksOf = (vals: readonly number[]) => {
       const sink = new SampleSink();
-      blocks.forEach((block, i) => sink.addToBlock(M.ready, block, vals[i]));
+      blocks.forEach((block, i) => {
+        sink.addToBlock(M.ready, block, vals[i]);
+      });
       return sink.finish().find((family) => family.header === M.ready)!.chunks;
     };
     const first = chunksOf(values);

@@ -247,8 +247,9 @@ describe('node targets', () => {
     t.state.succeeded('channels', channels.finish(), 0.1, 0);
     t.state.register('queues', 15_000, 45_000);
     const queues = new SampleSink();
-    queues.add(queueMetrics.nodeQueues, [A], 4);
-    queues.add(queueMetrics.nodeQueues, ['rabbit@b'], 3);
+    queues.add(queueMetrics.nodeQueues, ['/', A], 4);
+    queues.add(queueMetrics.nodeQueues, ['/', 'rabbit@b'], 2);
+    queues.add(queueMetrics.nodeQueues, ['other', 'rabbit@b'], 1);
     t.state.succeeded('queues', queues.finish(), 0.1, 0);
     const base = await start([t, without]);
     const rest = async (name = 'east') => (await (await fetch(`${base}/probe?target=${name}`)).text()).split('\n');

@@ -30,9 +30,11 @@ describe('the columns asked for when every queue is rolled up', () => {
 
   it('asks for identity, counts, the aggregates\' and the families\' fields, and nothing per queue', () => {
     expect(columnsOf({ families: ROLLED_UP }).sort()).toEqual(
-      ['name', 'vhost', 'type', 'state', 'messages', 'messages_ready', 'messages_unacknowledged', 'message_bytes', 'memory', 'consumers', 'message_stats.publish', 'message_stats.deliver_get', 'message_stats.ack', 'head_message_timestamp'].sort(),
+      ['name', 'vhost', 'type', 'state', 'node', 'leader', 'messages', 'messages_ready', 'messages_unacknowledged', 'message_bytes', 'memory', 'consumers', 'message_stats.publish', 'message_stats.deliver_get', 'message_stats.ack', 'head_message_timestamp'].sort(),
     );
-    expect(columnsOf({ families: ROLLED_UP }, false).sort()).toEqual(['name', 'vhost', 'type', 'state', 'messages', 'messages_ready', 'messages_unacknowledged'].sort());
+    // node and leader for the per-node counts (rabbitmq_vhost_queues_per_node), while info is on.
+    expect(columnsOf({ families: ROLLED_UP }, false).sort()).toEqual(['name', 'vhost', 'type', 'state', 'node', 'leader', 'messages', 'messages_ready', 'messages_unacknowledged'].sort());
+    expect(columnsOf({ families: ROLLED_UP, info: false }, false).sort()).toEqual(['name', 'vhost', 'type', 'state', 'messages', 'messages_ready', 'messages_unacknowledged'].sort());
     const wide = columnsOf({ families: WIDE });
     for (const field of ['arguments', 'message_stats.redeliver', 'messages_ram', 'idle_since', 'policy']) expect(wide).toContain(field);
     expect(planOf({ families: ROLLED_UP, mode: 'detailed' }, true, BROKER_3_13).path).toBe('/api/queues');

@@ -35,7 +35,7 @@ describe('the queues collector on a shard', () => {
     });
   }
 
-  it('rabbitmq_node_queues (every queue per node) is served by the one shard of an unsharded target, by no shard of a sharded one', async () => {
+  it('rabbitmq_vhost_queues_per_node: each shard counts its own vhosts\' queues, and the shards together the unsharded count', async () => {
     const withNode = () =>
       brokerApiAnswering((path) => {
         if (path === '/api/vhosts') return VHOSTS.map((name) => ({ name }));
@@ -43,10 +43,11 @@ describe('the queues collector on a shard', () => {
         if (vhost !== undefined) return [{ vhost: decodeURIComponent(vhost), name: 'q', node: 'rabbit@a', messages: 1, state: 'running' }];
         throw new Error(`unexpected request ${path}`);
       });
-    const nodeQueues = async (share: TargetShare) => (await runCollector(queuesCollector, { api: withNode(), share })).family('rabbitmq_node_queues').map((s) => [s.labels.node, s.value]);
-    expect(await nodeQueues(new TargetShare({ shard: 0, totalShards: 1 }, 'prod'))).toEqual([['rabbit@a', VHOSTS.length]]);
-    // Each shard counts its own vhosts' queues only: neither count is the node's.
-    for (const shard of [0, 1]) expect(await nodeQueues(new TargetShare({ shard, totalShards: 2 }, 'prod'))).toEqual([]);
+    const perNode = async (share: TargetShare) => (await runCollector(queuesCollector, { api: withNode(), share })).family('rabbitmq_vhost_queues_per_node').map((s) => `${s.labels.vhost} ${s.labels.node} ${s.value}`);
+    const whole = await perNode(new TargetShare({ shard: 0, totalShards: 1 }, 'prod'));
+    expect(whole.sort()).toEqual(VHOSTS.map((v) => `${v} rabbit@a 1`).sort());
+    const shards = [...(await perNode(new TargetShare({ shard: 0, totalShards: 2 }, 'prod'))), ...(await perNode(new TargetShare({ shard: 1, totalShards: 2 }, 'prod')))];
+    expect(shards.sort()).toEqual(whole.sort());
   });
 
   it('reading the whole list (per_vhost: false), a shard leaves the other vhosts out before they become series', async () => {

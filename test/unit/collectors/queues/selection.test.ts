@@ -40,7 +40,7 @@ describe('queues: filters and the cap', () => {
     expect(names(onlyFlags)).toEqual(['billing', 'orders.a', 'orders.c', 'orders.tmp']);
   });
 
-  it('rabbitmq_node_queues counts every queue per node (a replicated queue at its leader), filtered and capped or not; absent unless every queue is fetched', async () => {
+  it('rabbitmq_vhost_queues_per_node counts every queue per vhost and node (a replicated queue at its leader), filtered and capped or not; absent while some vhosts only are watched', async () => {
     const placed: Q[] = [
       { ...MIXED[0]!, node: 'rabbit@a' },
       { ...MIXED[1]!, node: 'rabbit@a' },
@@ -48,12 +48,12 @@ describe('queues: filters and the cap', () => {
       { ...MIXED[3]!, type: 'quorum', node: 'rabbit@a', leader: 'rabbit@b' },
       { ...MIXED[4]!, node: undefined, leader: undefined },
     ];
-    const perNode = (r: RunResult) => Object.fromEntries(r.family('rabbitmq_node_queues').map((sample) => [sample.labels.node, sample.value]));
+    const perNode = (r: RunResult) => Object.fromEntries(r.family('rabbitmq_vhost_queues_per_node').map((sample) => [`${sample.labels.vhost} ${sample.labels.node}`, sample.value]));
     const r = await run({ '/api/queues': listRoute(placed) }, { per_vhost: false, max_queues: 1, queues: { include: '^orders\\.' } }).result;
     // The queue without a node counts on none.
-    expect(perNode(r)).toEqual({ 'rabbit@a': 2, 'rabbit@b': 2 });
+    expect(perNode(r)).toEqual({ 'vh0 rabbit@a': 2, 'vh0 rabbit@b': 2 });
     const someVhosts = await run({ '/api/queues': listRoute(placed) }, { per_vhost: false, vhosts: { include: '^vh0$' } }).result;
-    expect(someVhosts.family('rabbitmq_node_queues')).toEqual([]);
+    expect(someVhosts.family('rabbitmq_vhost_queues_per_node')).toEqual([]);
     expect(someVhosts.value('rabbitmq_vhost_queues', { vhost: 'vh0', type: 'classic' })).toBe(4);
   });
 
