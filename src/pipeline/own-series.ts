@@ -3,6 +3,7 @@ import type { ProfileTargetView } from '../model/naming-profile.js';
 import type { RenderedFamily } from '../model/text-format.js';
 import { renaming, type NamingProfileName } from '../profiles/profiles.js';
 import { DROP_REASONS, SampleSink } from '../model/sample-sink.js';
+import { targetVerdict, VERDICT_RANK, type VerdictLevel } from './target-status.js';
 import type { TargetState } from './target-state.js';
 import { BUILD_INFO, VERSION } from './version.js';
 import { eventLoopDelay } from './event-loop-delay.js';
@@ -59,6 +60,8 @@ export function exporterFamilies(
   sink.add(M.responseBytes, [], client.bytesRead);
   if (withProcess) addServerSeries(sink, http);
   for (const [key, count] of target.refusedAnswers) sink.add(M.answersRefused, key.split('\u0000'), count);
+  const verdict = targetVerdict(target).level;
+  for (const level of Object.keys(VERDICT_RANK) as VerdictLevel[]) sink.add(M.targetVerdict, [level], level === verdict ? 1 : 0);
   for (const state of target.collectors.values()) {
     const labels = [state.name];
     sink.add(M.collectorEnabled, labels, 1);

@@ -44,6 +44,12 @@ export const exporterMetrics = defineMetrics('exporter', {
     help: '1 for each optional part of the collector\'s last poll that failed (the nodes collector\'s memory breakdown, one health check, ...), by reason (timeout, http_503, ...). The rest of the poll is served; the part\'s series are left out, or served from their last fetch where the collector holds them (their age says how old).',
   },
   collectorEnabled: { name: 'rabbitmq_exporter_collector_enabled', type: g, labels: C, help: '1 for each collector that is enabled.' },
+  targetVerdict: {
+    name: 'rabbitmq_exporter_target_verdict',
+    type: g,
+    labels: ['verdict'],
+    help: 'The target\'s verdict as the landing page gives it, one series per verdict: 1 for the one in force (healthy, degraded, starting, down), 0 for the others; why is on the landing page and in the log. One light per cluster: alert on rabbitmq_exporter_target_verdict{verdict=~"down|degraded"} == 1.',
+  },
   shardOrdinal: { name: 'rabbitmq_exporter_shard_ordinal', type: g, help: 'This replica\'s shard (--shard, 0-based; 0 when not sharded).' },
   totalShards: { name: 'rabbitmq_exporter_total_shards', type: g, help: 'How many shards the work is split into (--total-shards; 1 when not sharded).' },
   configReloadSuccessful: { name: 'rabbitmq_exporter_config_last_reload_successful', type: g, help: '1 when the last configuration load (at start-up, on SIGHUP or POST /-/reload) succeeded, 0 when it failed and the previous configuration stayed in force.' },

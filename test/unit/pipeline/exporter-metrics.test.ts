@@ -46,6 +46,24 @@ describe('exporterFamilies', () => {
     expect(s.get('rabbitmq_exporter_collector_enabled{collector="nodes"}')).toBe(1);
   });
 
+  it('serves the target\'s verdict, the landing page\'s, as one series per verdict: 1 for the one in force', () => {
+    const verdicts = (state: TargetState) => {
+      const s = samples(Exposition.of(exporterFamilies(state, { requests: 0, bytesRead: 0 }, newHttpCounters(), 12_000)).body('text').toString());
+      return Object.fromEntries(['healthy', 'degraded', 'starting', 'down'].map((v) => [v, s.get(`rabbitmq_exporter_target_verdict{verdict="${v}"}`)]));
+    };
+    const state = new TargetState('default', 'http://x');
+    state.register('overview', 1000, 3000, { decidesUp: true });
+    state.register('nodes', 1000, 3000);
+    expect(verdicts(state)).toEqual({ healthy: 0, degraded: 0, starting: 1, down: 0 });
+    state.succeeded('overview', [], 0.5, 0, 10_000);
+    state.succeeded('nodes', [], 0.5, 0, 10_000);
+    expect(verdicts(state)).toEqual({ healthy: 1, degraded: 0, starting: 0, down: 0 });
+    state.failed('nodes', 'HTTP 500', 0.25, 11_000);
+    expect(verdicts(state)).toEqual({ healthy: 0, degraded: 1, starting: 0, down: 0 });
+    state.failed('overview', 'ECONNREFUSED', 0.25, 12_000);
+    expect(verdicts(state)).toEqual({ healthy: 0, degraded: 0, starting: 0, down: 1 });
+  });
+
   it('serves what the last successful poll dropped, every reason (0 when nothing), for collectors that succeeded', () => {
     const state = new TargetState('default', 'http://x');
     state.register('overview', 1000, 3000, { decidesUp: true });
