@@ -4,6 +4,7 @@ import { queueMetrics } from '../collectors/queues/metrics.js';
 import { defineMetrics, type MetricDef } from '../model/metric-def.js';
 import { deflateLines } from '../model/deflated-lines.js';
 import { type BodyChunk, chunkText, type FamilyHeader, renderLabels, type RenderedFamily } from '../model/text-format.js';
+import { Turns } from '../broker/turns.js';
 import { Exposition } from './exposition.js';
 import { NODE_TOTALS, type NodeTotal } from './node-totals.js';
 
@@ -58,9 +59,10 @@ const REST = Symbol('rest');
  * so no series is scraped twice.
  */
 export class NodeShares {
-  private readonly shares = new WeakMap<Exposition, Map<string | typeof REST, Exposition>>();
-  private readonly splits = new WeakMap<readonly RenderedFamily[], { queueNodes: QueueNodes; byNode: Split }>();
-  private readonly queueNodesOf = new WeakMap<RenderedFamily, QueueNodes>();
+  // Promises, kept from the first ask: scrapes of several nodes at once share one split.
+  private readonly shares = new WeakMap<Exposition, Map<string | typeof REST, Promise<Exposition>>>();
+  private readonly splits = new WeakMap<readonly RenderedFamily[], { queueNodes: QueueNodes; byNode: Promise<Split> }>();
+  private readonly queueNodesOf = new WeakMap<RenderedFamily, Promise<QueueNodes>>();
 
   /** The nodes of a snapshot's collector parts: those rabbitmq_node_info lists. */
   nodes(collectorParts: readonly (readonly RenderedFamily[])[]): string[] {
@@ -69,7 +71,7 @@ export class NodeShares {
   }
 
   /** The node's share; undefined when the snapshot does not list the node. */
-  share(exposition: Exposition, collectorParts: readonly (readonly RenderedFamily[])[], node: string, cluster: string): Exposition | undefined {
+  async share(exposition: Exposition, collectorParts: readonly (readonly RenderedFamily[])[], node: string, cluster: string): Promise<Exposition | undefined> {
     const made = this.shares.get(exposition)?.get(node);
     if (made) return made;
     if (!this.nodes(collectorParts).includes(node)) return undefined;
@@ -77,14 +79,25 @@ export class NodeShares {
   }
 
   /** What of the snapshot no node target serves, with the exporter's own part: the cluster target's share beside node targets. */
-  rest(exposition: Exposition, ownPart: readonly RenderedFamily[], collectorParts: readonly (readonly RenderedFamily[])[]): Exposition {
+  rest(exposition: Exposition, ownPart: readonly RenderedFamily[], collectorParts: readonly (readonly RenderedFamily[])[]): Promise<Exposition> {
     return this.shares.get(exposition)?.get(REST) ?? this.made(exposition, collectorParts, REST, ownPart);
   }
 
   /** The exposition of `first`, then each collector part's lines for `key`; kept with the snapshot it is made of. */
-  private made(exposition: Exposition, collectorParts: readonly (readonly RenderedFamily[])[], key: string | typeof REST, first: readonly RenderedFamily[]): Exposition {
-    const queueNodes = this.queueNodes(collectorParts);
-    const parts = collectorParts.map((part) => this.split(part, queueNodes).get(key) ?? []);
+  private made(exposition: Exposition, collectorParts: readonly (readonly RenderedFamily[])[], key: string | typeof REST, first: readonly RenderedFamily[]): Promise<Exposition> {
+    const byKey = this.shares.get(exposition) ?? new Map<string | typeof REST, Promise<Exposition>>();
+    this.shares.set(exposition, byKey);
+    const share = this.make(exposition, collectorParts, key, first);
+    byKey.set(key, share);
+    // A failed split is not kept: the next scrape tries again.
+    share.catch(() => byKey.delete(key));
+    return share;
+  }
+
+  private async make(exposition: Exposition, collectorParts: readonly (readonly RenderedFamily[])[], key: string | typeof REST, first: readonly RenderedFamily[]): Promise<Exposition> {
+    const queueNodes = await this.queueNodes(collectorParts);
+    const parts: (readonly RenderedFamily[])[] = [];
+    for (const part of collectorParts) parts.push((await this.split(part, queueNodes)).get(key) ?? []);
     const totals = NODE_TOTALS.filter((total) => collectorParts.some((part) => part.some((family) => family.header === total.from)));
     let shareParts: (readonly RenderedFamily[])[];
     if (key === REST) {
@@ -93,60 +106,67 @@ export class NodeShares {
     } else {
       shareParts = [first, totals.flatMap((total) => nodeTotal(total, parts)), ...parts];
     }
-    const share = new Exposition(shareParts, exposition.validUntil, exposition.builtAt);
-    const byKey = this.shares.get(exposition) ?? new Map<string | typeof REST, Exposition>();
-    this.shares.set(exposition, byKey);
-    byKey.set(key, share);
-    return share;
+    return new Exposition(shareParts, exposition.validUntil, exposition.builtAt);
   }
 
-  private queueNodes(collectorParts: readonly (readonly RenderedFamily[])[]): QueueNodes {
+  private queueNodes(collectorParts: readonly (readonly RenderedFamily[])[]): Promise<QueueNodes> {
     const info = findFamily(collectorParts, queueMetrics.info);
-    if (!info) return new Map();
+    if (!info) return Promise.resolve(new Map());
     let made = this.queueNodesOf.get(info);
     if (!made) {
-      const map = new Map<string, string>();
-      for (const line of linesOf(info)) {
-        const key = queueKey(line);
-        const node = labelValue(line, NODE_LABEL);
-        if (key !== undefined && node) map.set(key, node);
-      }
-      made = map;
+      made = (async () => {
+        const map = new Map<string, string>();
+        const turns = new Turns();
+        for (const line of linesOf(info)) {
+          if (turns.due()) await turns.wait();
+          const key = queueKey(line);
+          const node = labelValue(line, NODE_LABEL);
+          if (key !== undefined && node) map.set(key, node);
+        }
+        return map as QueueNodes;
+      })();
       this.queueNodesOf.set(info, made);
     }
     return made;
   }
 
-  /** A part's families cut by node, in one pass over its lines. */
-  private split(part: readonly RenderedFamily[], queueNodes: QueueNodes): Split {
+  /** A part's families cut by node, in one pass over its lines, with turns of the event loop between (100,000 queues: 600,000 lines). */
+  private split(part: readonly RenderedFamily[], queueNodes: QueueNodes): Promise<Split> {
     const kept = this.splits.get(part);
     if (kept && kept.queueNodes === queueNodes) return kept.byNode;
-    const byNode: Split = new Map();
-    for (const family of part) {
-      const labels = (family.header as { labels?: readonly string[] }).labels ?? [];
-      // The exporter's own series about a node (how its plugin answered) are not the node's.
-      const byLabel = labels.includes(NODE_LABEL) && !family.header.name.startsWith(OWN_PREFIX);
-      const byQueue = !byLabel && QUEUE_LABELS.every((label, i) => labels[i] === label);
-      if (!byLabel && !byQueue) {
-        // Each node target has its own build_info: the cluster's as well would count one node more.
-        if (family.header !== overviewMetrics.build) add(byNode, REST, family);
-        continue;
-      }
-      const lines = new Map<string | typeof REST, string[]>();
-      for (const line of linesOf(family)) {
-        const node = (byLabel ? labelValue(line, NODE_LABEL) : queueNodes.get(queueKey(line) ?? '')) || REST;
-        const own = lines.get(node);
-        if (own) own.push(line);
-        else lines.set(node, [line]);
-      }
-      for (const [node, own] of lines) {
-        add(byNode, node, familyOf(family.header, own));
-        if (node !== REST && family.header === nodeMetrics.build) add(byNode, node, familyOf(nodeTargetMetrics.build, own.map((line) => nodeTargetMetrics.build.name + line.slice(family.header.name.length))));
-      }
-    }
+    const byNode = splitByNode(part, queueNodes);
     this.splits.set(part, { queueNodes, byNode });
     return byNode;
   }
+}
+
+async function splitByNode(part: readonly RenderedFamily[], queueNodes: QueueNodes): Promise<Split> {
+  const byNode: Split = new Map();
+  const turns = new Turns();
+  for (const family of part) {
+    const labels = (family.header as { labels?: readonly string[] }).labels ?? [];
+    // The exporter's own series about a node (how its plugin answered) are not the node's.
+    const byLabel = labels.includes(NODE_LABEL) && !family.header.name.startsWith(OWN_PREFIX);
+    const byQueue = !byLabel && QUEUE_LABELS.every((label, i) => labels[i] === label);
+    if (!byLabel && !byQueue) {
+      // Each node target has its own build_info: the cluster's as well would count one node more.
+      if (family.header !== overviewMetrics.build) add(byNode, REST, family);
+      continue;
+    }
+    const lines = new Map<string | typeof REST, string[]>();
+    for (const line of linesOf(family)) {
+      if (turns.due()) await turns.wait();
+      const node = (byLabel ? labelValue(line, NODE_LABEL) : queueNodes.get(queueKey(line) ?? '')) || REST;
+      const own = lines.get(node);
+      if (own) own.push(line);
+      else lines.set(node, [line]);
+    }
+    for (const [node, own] of lines) {
+      add(byNode, node, familyOf(family.header, own));
+      if (node !== REST && family.header === nodeMetrics.build) add(byNode, node, familyOf(nodeTargetMetrics.build, own.map((line) => nodeTargetMetrics.build.name + line.slice(family.header.name.length))));
+    }
+  }
+  return byNode;
 }
 
 /**

@@ -94,7 +94,7 @@ export class SnapshotStore {
   async forNodeScrape(node: string, gzipFormat?: Format, now = performance.now()): Promise<Exposition | undefined> {
     const exposition = await this.forScrape(gzipFormat, now);
     const parts = this.partsOf.get(exposition);
-    const share = parts && this.nodeShares.share(exposition, parts.collectors, node, this.profileView?.broker()?.clusterName ?? '');
+    const share = parts && (await this.nodeShares.share(exposition, parts.collectors, node, this.profileView?.broker()?.clusterName ?? ''));
     if (share && gzipFormat) await share.gzip(gzipFormat);
     return share;
   }
@@ -103,7 +103,7 @@ export class SnapshotStore {
   async forRestScrape(gzipFormat?: Format, now = performance.now()): Promise<Exposition> {
     const exposition = await this.forScrape(gzipFormat, now);
     const parts = this.partsOf.get(exposition);
-    const rest = parts ? this.nodeShares.rest(exposition, parts.own, parts.collectors) : exposition;
+    const rest = parts ? await this.nodeShares.rest(exposition, parts.own, parts.collectors) : exposition;
     if (gzipFormat) await rest.gzip(gzipFormat);
     return rest;
   }

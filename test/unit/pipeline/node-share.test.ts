@@ -1,0 +1,50 @@
+// The split of a snapshot among its nodes (node-share.ts) as the server asks for it: concurrent
+// scrapes share one split, and a big snapshot is split with turns of the event loop between.
+import { describe, expect, it } from 'vitest';
+import { nodeMetrics } from '../../../src/collectors/nodes/metrics.js';
+import { queueMetrics as Q } from '../../../src/collectors/queues/metrics.js';
+import { LabelBlock } from '../../../src/model/label-block.js';
+import { SampleSink } from '../../../src/model/sample-sink.js';
+import { Exposition } from '../../../src/pipeline/exposition.js';
+import { NodeShares } from '../../../src/pipeline/node-share.js';
+
+const NODES = ['rabbit@a', 'rabbit@b'];
+
+/** A nodes part and a queues part of `queues` queues, placed on the nodes in turn. */
+function snapshot(queues: number) {
+  const sink = new SampleSink();
+  const empty = Object.fromEntries(Q.info.labels.map((label) => [label, '']));
+  for (let i = 0; i < queues; i++) {
+    sink.addToBlock(Q.messages, new LabelBlock(['vhost', 'queue'], ['/', `q${i}`]), i);
+    sink.add(Q.info, { ...empty, vhost: '/', queue: `q${i}`, node: NODES[i % 2]!, type: 'classic' }, 1);
+  }
+  const nodes = new SampleSink();
+  for (const node of NODES) nodes.add(nodeMetrics.info, { node, type: 'disc', mem_calculation_strategy: 'rss', rates_mode: 'basic' }, 1);
+  const parts = [nodes.finish(), sink.finish()];
+  return { parts, exposition: new Exposition(parts, Infinity, Date.now()) };
+}
+
+describe('NodeShares', () => {
+  it('scrapes of a node at once get one share, made once', async () => {
+    const { parts, exposition } = snapshot(10);
+    const shares = new NodeShares();
+    const [first, second] = await Promise.all([shares.share(exposition, parts, 'rabbit@a', 'c'), shares.share(exposition, parts, 'rabbit@a', 'c')]);
+    expect(first).toBeDefined();
+    expect(second).toBe(first);
+    expect(await shares.share(exposition, parts, 'rabbit@zz', 'c')).toBeUndefined();
+    const text = first!.body('text').toString('utf8');
+    expect(text.split('\n').filter((line) => line.startsWith('rabbitmq_queue_messages{'))).toHaveLength(5);
+  });
+
+  it('lets the event loop run while it splits a big snapshot', async () => {
+    const { parts, exposition } = snapshot(60_000);
+    const shares = new NodeShares();
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    const share = await shares.share(exposition, parts, 'rabbit@b', 'c');
+    clearInterval(ticking);
+    expect(share!.body('text').toString('utf8').split('\n').filter((line) => line.startsWith('rabbitmq_queue_messages{'))).toHaveLength(30_000);
+    // Timers ran while it split (none can while a loop holds the thread).
+    expect(turns).toBeGreaterThan(0);
+  });
+});
