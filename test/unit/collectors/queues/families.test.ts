@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { queuesCollector } from '../../../../src/collectors/queues/collector.js';
 import { FamilyRules, strippedFamily } from '../../../../src/collectors/queues/family-rules.js';
 import { queueOptionsSchema } from '../../../../src/collectors/queues/options.js';
+import { ManagementError } from '../../../../src/broker/errors.js';
 import { fakeApi } from '../../../support/fake-broker-api.js';
 import { runCollector } from '../../../support/run-collector.js';
 import { configLoader } from '../../config/load-with.js';
@@ -25,6 +26,39 @@ function poller(items: () => Q[], families: Record<string, unknown> | undefined 
   const api = fakeApi({ '/api/queues': () => items(), '/api/consumers': [] });
   return { poll: () => runCollector(queuesCollector, { api, memory, options: { per_vhost: false, stats_every: 1, ...(families ? { families } : {}) } }) };
 }
+
+describe('family counters across a vhost that could not be read', () => {
+  it('keep its queues as they were: a queue deleted while its vhost was unread leaves its count in the total once the vhost is read again', async () => {
+    const memory = new Map<string, unknown>();
+    let failing = false;
+    let deleted = false;
+    const api = fakeApi({
+      '/api/vhosts': [{ name: 'a' }, { name: 'b' }],
+      '/api/queues/a': () => [queue('orders.1', 1, { publish: 10 }, 'a')],
+      '/api/queues/b': () => {
+        if (failing) throw new ManagementError('http_status', '/api/queues/b', 'HTTP 500', 500);
+        return [queue('orders.2', 1, { publish: 20 }, 'b'), ...(deleted ? [] : [queue('orders.3', 1, { publish: 5 }, 'b')])];
+      },
+      '/api/consumers/a': [],
+      '/api/consumers/b': [],
+    });
+    const published = async () => {
+      const r = await runCollector(queuesCollector, { api, memory, options: { per_vhost: true, stats_every: 1, families: RULES } });
+      return [r.value('rabbitmq_queue_family_messages_published_total', { vhost: 'a', family: 'orders' }), r.value('rabbitmq_queue_family_messages_published_total', { vhost: 'b', family: 'orders' })];
+    };
+    expect(await published()).toEqual([10, 25]);
+    failing = true;
+    // While it is unread, its family's series are not served (never a lower count).
+    expect(await published()).toEqual([10, undefined]);
+    // orders.3 is deleted while its vhost is unread: its last count stays in the family's total.
+    deleted = true;
+    failing = false;
+    // The failed vhost is asked again after a pause of its own: the polls until then leave it unread too.
+    let after = await published();
+    for (let i = 0; i < 10 && after[1] === undefined; i++) after = await published();
+    expect(after).toEqual([10, 25]);
+  });
+});
 
 describe('family rules', () => {
   it('puts a queue in the family of the first rule that matches, else in none', () => {
