@@ -1,8 +1,8 @@
 // Edits without the password, ETags from the stored content, and reading a record back.
 
 import { afterEach, describe, it, expect } from 'vitest';
-import { verifyPassword } from '../src/password.js';
-import { http, SEED_IDS, startTestServer, toJson, transaction, withoutField, type TestServer } from './support.js';
+import { hashNeedsUpgrade, hashPassword, verifyPassword } from '../src/password.js';
+import { http, SEED_IDS, startTestServer, TEST_SCRYPT, toJson, transaction, withoutField, type TestServer } from './support.js';
 
 const servers: TestServer[] = [];
 async function start(): Promise<TestServer> {
@@ -35,6 +35,25 @@ describe('PUT without user.password', () => {
     const hash = (await s.running.store.get(SEED_IDS.small))?.passwordHash as string;
     expect(await verifyPassword('brand-new-password', hash)).toBe(true);
     expect(await verifyPassword('plain-seed-password-ada', hash)).toBe(false);
+  });
+});
+
+describe('PUT with the stored password', () => {
+  it('keeps a hash made with the configured scrypt parameters, and hashes again one made with others (an upgrade)', async () => {
+    const s = await start();
+    const id = SEED_IDS.small;
+    const record = (await s.running.store.get(id))!;
+    const old = await hashPassword('same-password', { ...TEST_SCRYPT, N: TEST_SCRYPT.N / 2 });
+    await s.running.store.replace(id, record.tx, { kind: 'set', hash: old });
+    expect(hashNeedsUpgrade(old, TEST_SCRYPT)).toBe(true);
+    expect((await s.put(id, toJson(transaction(id, { password: 'same-password' })))).status).toBe(200);
+    const upgraded = (await s.running.store.get(id))?.passwordHash as string;
+    expect(upgraded).not.toBe(old);
+    expect(hashNeedsUpgrade(upgraded, TEST_SCRYPT)).toBe(false);
+    expect(await verifyPassword('same-password', upgraded)).toBe(true);
+    // Sent again: the current hash verifies and is kept.
+    expect((await s.put(id, toJson(transaction(id, { password: 'same-password' })))).status).toBe(200);
+    expect((await s.running.store.get(id))?.passwordHash).toBe(upgraded);
   });
 });
 
