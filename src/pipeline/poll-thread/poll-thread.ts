@@ -3,7 +3,12 @@ import type { PollResult } from '../collect-once.js';
 import type { ClientCounts, FromThread, ThreadJob, ToThread } from './protocol.js';
 import { errorFromWire, familiesFromWire } from './wire.js';
 
+/** The main thread's own grace for a thread poll past its deadline (collector-runner.ts, THREAD_ABORT_GRACE_MS). */
+const STUCK_AFTER_MS = 2_000;
+
 interface Pending {
+  /** The thread it was sent to: only that thread's end fails it. */
+  worker: Worker;
   resolve: (result: PollResult) => void;
   reject: (error: Error) => void;
   counted: (counts: ClientCounts) => void;
@@ -29,19 +34,30 @@ export class PollThread {
     private readonly entry: URL,
     private readonly logFormat: 'json' | 'logfmt' = 'json',
     private readonly startThread: (entry: URL) => Worker = (url) => new Worker(url),
+    /** How long a poll may run past its abort (its deadline) before its thread counts as stuck and is replaced. */
+    private readonly stuckAfterMs = STUCK_AFTER_MS,
   ) {}
 
   /** `counted`: told what the poll's requests added to the target's client counters, whatever its outcome. */
   collect(job: ThreadJob, signal: AbortSignal, counted: (counts: ClientCounts) => void): Promise<PollResult> {
     const worker = this.started();
     const id = this.nextId++;
-    const abort = () => this.send({ kind: 'abort', id });
+    let watchdog: NodeJS.Timeout | undefined;
+    const abort = () => {
+      this.send({ kind: 'abort', id });
+      // A thread busy in one poll (a CPU-bound parse, a loop) answers no other target's either: past
+      // the grace it is ended and the next poll starts a new one.
+      watchdog = setTimeout(() => this.replaceStuck(worker, `the poll thread was stuck in a poll of ${job.collector} past its deadline and was replaced`), this.stuckAfterMs);
+      watchdog.unref();
+    };
     return new Promise<PollResult>((resolve, reject) => {
       const settle = () => {
         signal.removeEventListener('abort', abort);
+        clearTimeout(watchdog);
         this.pending.delete(id);
       };
       this.pending.set(id, {
+        worker,
         resolve: (result) => {
           settle();
           resolve(result);
@@ -97,8 +113,15 @@ export class PollThread {
     pending.resolve({ families: familiesFromWire(message.families), skipped: message.skipped, dropped: new Map(message.dropped), leftOut: message.leftOut });
   }
 
+  private replaceStuck(worker: Worker, why: string): void {
+    if (this.worker !== worker) return;
+    this.ended(worker, why);
+    void worker.terminate();
+  }
+
   private ended(worker: Worker, why: string): void {
     if (this.worker === worker) this.worker = undefined;
-    for (const pending of [...this.pending.values()]) pending.reject(new Error(why));
+    // An ended thread's exit comes after its error, or after it was replaced: the polls since are another thread's.
+    for (const pending of [...this.pending.values()]) if (pending.worker === worker) pending.reject(new Error(why));
   }
 }

@@ -2,7 +2,7 @@
 // what it counts, and that a worker that failed or ended is never used again.
 import { EventEmitter } from 'node:events';
 import type { Worker } from 'node:worker_threads';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManagementError } from '../../../../src/broker/errors.js';
 import { SampleSink } from '../../../../src/model/sample-sink.js';
 import { defineMetrics } from '../../../../src/model/metric-def.js';
@@ -42,6 +42,21 @@ function thread() {
 }
 
 const pollId = (worker: FakeWorker, n = -1) => (worker.sent.filter((m) => m.kind === 'poll').at(n) as { id: number }).id;
+/** The worker's last poll answered: done, nothing in it. */
+const answerEmpty = (worker: FakeWorker) => worker.answer({ kind: 'done', id: pollId(worker), families: familiesToWire([]), skipped: 0, dropped: [], leftOut: [], counts: { requests: 0, bytesRead: 0 } });
+
+/** A thread with a fake clock for its watchdog, and one poll in it whose signal has aborted. */
+function abortedPoll() {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  const t = thread();
+  const controller = new AbortController();
+  const polled = t.pollThread.collect(JOB, controller.signal, () => undefined);
+  return { ...t, polled, abort: () => controller.abort() };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('PollThread', () => {
   it('resolves a poll with its families as the thread rendered them, and reports the poll\'s request counts only', async () => {
@@ -89,8 +104,36 @@ describe('PollThread', () => {
     expect(workers[1]!.sent.map((m) => m.kind)).toEqual(['poll']);
     // The dead worker is sent nothing more, not even the new poll's messages.
     expect(workers[0]!.sent.map((m) => m.kind)).toEqual(['poll', 'poll']);
-    workers[1]!.answer({ kind: 'done', id: pollId(workers[1]!), families: familiesToWire([]), skipped: 0, dropped: [], leftOut: [], counts: { requests: 0, bytesRead: 0 } });
+    answerEmpty(workers[1]!);
     await expect(next).resolves.toMatchObject({ skipped: 0 });
+  });
+
+  it('a thread stuck in a poll past its deadline and the grace is replaced: every poll in it fails, the next starts a new thread', async () => {
+    const { pollThread, workers, polled: stuck, abort } = abortedPoll();
+    const otherTarget = pollThread.collect({ ...JOB, target: 't#2', collector: 'connections' }, new AbortController().signal, () => undefined);
+    const rejected = [stuck, otherTarget].map((p) => p.then(() => 'resolved', (e: Error) => e.message));
+    abort();
+    vi.advanceTimersByTime(1_999);
+    expect(workers[0]!.terminated).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(workers[0]!.terminated).toBe(true);
+    expect(await Promise.all(rejected)).toEqual(Array(2).fill('the poll thread was stuck in a poll of queues past its deadline and was replaced'));
+    // The ended thread's exit, coming later, fails nothing of the new thread's.
+    const next = pollThread.collect(JOB, new AbortController().signal, () => undefined);
+    expect(workers).toHaveLength(2);
+    workers[0]!.emit('exit', 1);
+    answerEmpty(workers[1]!);
+    await expect(next).resolves.toMatchObject({ skipped: 0 });
+  });
+
+  it('a poll that answers after its abort, within the grace, leaves the thread in place', async () => {
+    const { workers, polled, abort } = abortedPoll();
+    abort();
+    vi.advanceTimersByTime(500);
+    workers[0]!.answer({ kind: 'failed', id: pollId(workers[0]!), error: errorToWire(new Error('aborted')), counts: { requests: 0, bytesRead: 0 } });
+    await expect(polled).rejects.toThrow('aborted');
+    vi.advanceTimersByTime(5_000);
+    expect(workers[0]!.terminated).toBe(false);
   });
 
   it('stop terminates the worker; forget tells it which target to let go', async () => {
