@@ -1,7 +1,7 @@
 import { channelMessageStats, channelMetrics } from '../collectors/channels/metrics.js';
 import { connectionMetrics } from '../collectors/connections/metrics.js';
 import { overviewMetrics } from '../collectors/overview/metrics.js';
-import { GLOBAL_ROWS } from '../collectors/plugin/collector.js';
+import { PLUGIN_NAMED_ROWS } from '../collectors/plugin/collector.js';
 import { queueMetrics } from '../collectors/queues/metrics.js';
 import { defineMetrics, type MetricDef, type MetricSpec } from '../model/metric-def.js';
 
@@ -32,7 +32,7 @@ const sameNamed = (name: string): MetricDef | undefined =>
   [...Object.values(overviewMetrics), ...Object.values(channelMetrics), ...channelMessageStats.map((stat) => stat.counter)].find((def) => def.name === name);
 
 /** The plugin collector's per-node rows under the plugin's own names: what its dashboards query per node. */
-const pluginNamed: NodeTotal[] = GLOBAL_ROWS.map(([family, row]) => {
+const pluginNamed: NodeTotal[] = PLUGIN_NAMED_ROWS.map(([family, row]) => {
   const spec: MetricSpec & { name: string } = {
     name: family,
     type: row.type,

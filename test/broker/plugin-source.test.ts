@@ -13,6 +13,7 @@ import { samples } from '../support/parse-exposition.js';
 import { managementApi } from './support/management-api.js';
 import { STATS_OFF, pluginConfig, pluginCounter, pluginSays } from './support/plugin-readings.js';
 import { describeWithBroker, getBroker } from './support/with-broker.js';
+import { METADATA_STORE_FAMILIES } from '../support/metadata-store-families.js';
 
 describeWithBroker('the plugin source with statistics on: both sources agree, a refusing listener degrades its node alone', (broker) => {
   let exporter: ExporterProcess;
@@ -48,7 +49,7 @@ describeWithBroker('the plugin source with statistics on: both sources agree, a 
     await managementApi(broker)('DELETE', `/api/queues/%2F/${quorum}`);
   }, 60_000);
 
-  it("serves a quorum queue's Raft commit latency as the plugin reports it, under its name before 4.2 too", async () => {
+  it("serves a quorum queue's Raft commit latency, term and log positions as the plugin reports them, under their names before 4.2 too", async () => {
     // rabbitmq_detailed_raft_commit_latency_seconds from 4.2 on, rabbitmq_detailed_raft_entry_commit_latency_seconds before.
     const pluginLatency = async () =>
       (await pluginSays(broker, 'ra_metrics', 'rabbitmq_detailed_raft_commit_latency_seconds', quorum)) ??
@@ -64,6 +65,57 @@ describeWithBroker('the plugin source with statistics on: both sources agree, a 
       60_000,
       `${served} equal to the plugin's own`,
     );
+    // Its term and log positions too, under either version's names.
+    const positions = [
+      ['rabbitmq_queue_raft_term', 'rabbitmq_detailed_raft_term', 'rabbitmq_detailed_raft_term_total'],
+      ['rabbitmq_queue_raft_commit_index', 'rabbitmq_detailed_raft_commit_index', 'rabbitmq_detailed_raft_log_commit_index'],
+      ['rabbitmq_queue_raft_last_applied_index', 'rabbitmq_detailed_raft_last_applied', 'rabbitmq_detailed_raft_log_last_applied_index'],
+      ['rabbitmq_queue_raft_last_written_index', 'rabbitmq_detailed_raft_last_written_index', 'rabbitmq_detailed_raft_log_last_written_index'],
+      ['rabbitmq_queue_raft_snapshot_index', 'rabbitmq_detailed_raft_snapshot_index', 'rabbitmq_detailed_raft_log_snapshot_index'],
+    ] as const;
+    for (const [name, newer, older] of positions) {
+      const series = `${name}{node="${broker.nodeName}",vhost="/",queue="${quorum}"}`;
+      await eventually(
+        async () => {
+          const [mine, theirs] = [await exporter.value(series), (await pluginSays(broker, 'ra_metrics', newer, quorum)) ?? (await pluginSays(broker, 'ra_metrics', older, quorum))];
+          if (mine === undefined || theirs === undefined) throw new Error(`served ${mine}, the plugin says ${theirs}`);
+          return mine === theirs ? mine : undefined;
+        },
+        60_000,
+        `${series} equal to the plugin's own`,
+      );
+    }
+  });
+
+  it("serves the metadata store's Raft member (Khepri, 4.3) and the unreachable peers (4.0 and later) as the node's plugin reports them", async () => {
+    const node = `node="${broker.nodeName}"`;
+    const khepri = broker.brokerVersion === '4.3';
+    const member = METADATA_STORE_FAMILIES;
+    // Read from the plugin and the exporter until both show the same: nothing declares meanwhile, so the member's figures stay.
+    const [mine, theirs] = await eventually(
+      async () => {
+        const plugin = samples(await (await fetch(`${broker.prometheusUrl}/metrics`)).text());
+        const served = samples((await exporter.metrics()).text);
+        const pluginSide = Object.values(member).map((family) => plugin.get(`${family}{module="rabbit_khepri",ra_system="coordination"}`));
+        const exporterSide = Object.keys(member).map((name) => served.get(`${name}{${node}}`));
+        const peers = [plugin.get('rabbitmq_unreachable_cluster_peers_count'), served.get(`rabbitmq_node_unreachable_cluster_peers{${node}}`)];
+        const both = [[...pluginSide, peers[0]], [...exporterSide, peers[1]]] as const;
+        return JSON.stringify(both[0]) === JSON.stringify(both[1]) && served.has(`rabbitmq_exporter_plugin_node_up{${node}}`) ? both : undefined;
+      },
+      60_000,
+      'the metadata store\'s member and the unreachable peers equal to the plugin\'s own',
+    );
+    expect(mine).toEqual(theirs);
+    if (khepri) {
+      // A single node that elected itself once: term 1 or more, every entry it wrote committed and applied.
+      expect(mine[0]).toBeGreaterThanOrEqual(1);
+      expect(mine[2]).toBeGreaterThan(0);
+      expect(mine[3]).toBe(mine[2]);
+    } else {
+      expect(mine.slice(0, 7)).toEqual(Array(7).fill(undefined));
+    }
+    // 4.0 and later count the peers they cannot reach: none here; 3.10 does not.
+    expect(mine[7]).toBe(broker.brokerVersion === '3.10' ? undefined : 0);
   });
 
   it("relays the node's Erlang VM families as its plugin serves them, with erlang_vm: its limits and processor counts equal the plugin's", async () => {

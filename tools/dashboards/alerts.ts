@@ -3,6 +3,7 @@ import { healthMetrics } from '../../src/collectors/health-checks/metrics.js';
 import { limitsMetrics } from '../../src/collectors/limits/metrics.js';
 import { nodeMetrics as n } from '../../src/collectors/nodes/metrics.js';
 import { overviewMetrics as o } from '../../src/collectors/overview/metrics.js';
+import { pluginMetrics as p } from '../../src/collectors/plugin/metrics.js';
 import { queueMetrics as q } from '../../src/collectors/queues/metrics.js';
 import { vhostMetrics } from '../../src/collectors/vhosts/metrics.js';
 import { connectionMetrics } from '../../src/collectors/connections/metrics.js';
@@ -176,6 +177,30 @@ export const alertRules: readonly AlertRule[] = [
     cases: [
       { name: 'partitioned', input: [[s(n.partitions, { node: 'rabbit@a' }), '0 1x5']], at: '5m', fires: [target({ node: 'rabbit@a' })] },
       { name: 'whole', input: [[s(n.partitions, { node: 'rabbit@a' }), '0x5']], at: '5m', fires: [] },
+    ],
+  },
+  {
+    alert: 'RabbitmqClusterPeersUnreachable',
+    expr: `${series(p.unreachablePeers)} > 0`,
+    for: String(t.unreachablePeersFor.value),
+    severity: 'warning',
+    summary: 'RabbitMQ node {{ $labels.node }} cannot reach some of its cluster peers',
+    description: 'The plugin of node {{ $labels.node }} counts cluster peers it cannot reach (collector plugin, RabbitMQ 4.0 and later). Below a majority of reachable nodes, quorum queues, streams and the metadata store stop accepting writes.',
+    cases: [
+      { name: 'a peer unreachable', input: [[s(p.unreachablePeers, { node: 'rabbit@a' }), '0 1x5']], at: '5m', fires: [target({ node: 'rabbit@a' })] },
+      { name: 'every peer reached', input: [[s(p.unreachablePeers, { node: 'rabbit@a' }), '0x5']], at: '5m', fires: [] },
+    ],
+  },
+  {
+    alert: 'RabbitmqMetadataStoreLeaderChanging',
+    expr: `max_over_time(${series(p.metadataTerm)}[${t.metadataStoreTermWindow.value}]) - min_over_time(${series(p.metadataTerm)}[${t.metadataStoreTermWindow.value}]) >= ${t.metadataStoreTermChanges.value}`,
+    for: String(t.metadataStoreTermFor.value),
+    severity: 'warning',
+    summary: 'The metadata store\'s leader keeps changing, as node {{ $labels.node }} sees it',
+    description: `The Raft term of the metadata store (Khepri) on node {{ $labels.node }} moved by ${t.metadataStoreTermChanges.value} or more within ${t.metadataStoreTermWindow.value}: its members keep electing a leader. Declarations, bindings, policies and users wait for a leader; RabbitMQ 4.3 needs a majority of nodes online for any of them.`,
+    cases: [
+      { name: 'elections every two minutes', input: [[s(p.metadataTerm, { node: 'rabbit@a' }), '1 1 2 2 3 3 4 4 5 5 6 6 7']], at: '12m', fires: [target({ node: 'rabbit@a' })] },
+      { name: 'one election after a restart', input: [[s(p.metadataTerm, { node: 'rabbit@a' }), '1 1 2x11']], at: '12m', fires: [] },
     ],
   },
   {

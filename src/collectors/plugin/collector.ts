@@ -27,7 +27,7 @@ const options = z.strictObject({
   scheme: z.enum(['http', 'https']).default('http'),
   /** Detailed families read for what only the plugin counts: auth attempts, Raft. */
   families: z.array(z.enum(PLUGIN_FAMILIES)).default([...PLUGIN_FAMILIES]),
-  /** The node's global counters and gauges from `/metrics` (GLOBAL_ROWS, and dead-lettered by reason). */
+  /** The node's global counters and gauges from `/metrics` (GLOBAL_ROWS, dead-lettered by reason, the metadata store's Raft member). */
   global: z.boolean().default(true),
   /**
    * The node's Erlang VM families from `/metrics` (erlang_vm_*), relayed under the plugin's names
@@ -46,7 +46,7 @@ type PluginOptions = z.infer<typeof options>;
 
 export const pluginCollector: Collector<PluginOptions> = {
   name: 'plugin',
-  description: 'GET /api/nodes (unless urls are given), then each node\'s rabbitmq_prometheus: GET /metrics/detailed?family=... and GET /metrics (its global counters, and its Erlang VM families relayed as erlang_vm_*). Off by default.',
+  description: 'GET /api/nodes (unless urls are given), then each node\'s rabbitmq_prometheus: GET /metrics/detailed?family=... and GET /metrics (its global counters, its metadata store\'s Raft member, and its Erlang VM families relayed as erlang_vm_*). Off by default.',
   defaultEnabled: false,
   defaultIntervalMultiplier: 2,
   metrics: [...metricsOf(M), ...metricsOf(erlangVmMetrics)],
@@ -138,9 +138,60 @@ export const GLOBAL_ROWS: readonly (readonly [string, MetricDef])[] = [
   ['rabbitmq_global_messages_acknowledged_total', M.acknowledged],
   ['rabbitmq_global_publishers', M.publishers],
   ['rabbitmq_global_consumers', M.consumers],
+  ['rabbitmq_unreachable_cluster_peers_count', M.unreachablePeers],
   ...Object.values(M)
     .filter((row) => row.name.startsWith(NODE_CHANNEL))
     .map((row) => [`rabbitmq_channel_${row.name.slice(NODE_CHANNEL.length)}`, row] as const),
+];
+
+/**
+ * The metadata store's Raft member (Khepri, the only store from 4.3 on) among the Raft families of
+ * GET /metrics: the samples of module rabbit_khepri; the others there are its log's writers.
+ */
+const METADATA_STORE_ROWS: readonly (readonly [string, MetricDef])[] = [
+  ['rabbitmq_raft_term', M.metadataTerm],
+  ['rabbitmq_raft_elections', M.metadataElections],
+  ['rabbitmq_raft_commit_index', M.metadataCommitIndex],
+  ['rabbitmq_raft_last_applied', M.metadataLastApplied],
+  ['rabbitmq_raft_last_written_index', M.metadataLastWritten],
+  ['rabbitmq_raft_snapshot_index', M.metadataSnapshotIndex],
+  ['rabbitmq_raft_commit_latency_seconds', M.metadataCommitLatency],
+];
+const METADATA_STORE_MODULE = 'rabbit_khepri';
+
+/**
+ * A quorum queue's Raft member on a node, from GET /metrics/detailed?family=ra_metrics: the
+ * samples with vhost and queue (the metadata store's carry module and ra_system instead). Before
+ * RabbitMQ 4.2 (its release notes, "Ra Metric Changes") the plugin named them otherwise: both names
+ * feed one row.
+ */
+const QUEUE_RAFT_ROWS: readonly (readonly [string, MetricDef])[] = [
+  ['rabbitmq_detailed_raft_commit_latency_seconds', M.raftCommitLatency],
+  ['rabbitmq_detailed_raft_entry_commit_latency_seconds', M.raftCommitLatency],
+  ['rabbitmq_detailed_raft_commit_index', M.raftCommitIndex],
+  ['rabbitmq_detailed_raft_log_commit_index', M.raftCommitIndex],
+  ['rabbitmq_detailed_raft_term', M.raftTerm],
+  ['rabbitmq_detailed_raft_term_total', M.raftTerm],
+  ['rabbitmq_detailed_raft_last_applied', M.raftLastApplied],
+  ['rabbitmq_detailed_raft_log_last_applied_index', M.raftLastApplied],
+  ['rabbitmq_detailed_raft_last_written_index', M.raftLastWritten],
+  ['rabbitmq_detailed_raft_log_last_written_index', M.raftLastWritten],
+  ['rabbitmq_detailed_raft_snapshot_index', M.raftSnapshotIndex],
+  ['rabbitmq_detailed_raft_log_snapshot_index', M.raftSnapshotIndex],
+];
+
+/**
+ * What node targets serve under rabbitmq_prometheus' own names (its aggregated /metrics and its
+ * per-object Raft families as RabbitMQ 4.2 and later name them), each from the row it is read into.
+ */
+export const PLUGIN_NAMED_ROWS: readonly (readonly [string, MetricDef])[] = [
+  ...GLOBAL_ROWS,
+  ['rabbitmq_raft_commit_latency_seconds', M.raftCommitLatency],
+  ['rabbitmq_raft_commit_index', M.raftCommitIndex],
+  ['rabbitmq_raft_term', M.raftTerm],
+  ['rabbitmq_raft_last_applied', M.raftLastApplied],
+  ['rabbitmq_raft_last_written_index', M.raftLastWritten],
+  ['rabbitmq_raft_snapshot_index', M.raftSnapshotIndex],
 ];
 
 /** The same for the families of GET /metrics/detailed. */
@@ -186,16 +237,12 @@ function writeNodeRows(sink: SampleSink, { node, detailed, global }: { node: str
   const labelled = (row: MetricDef, l: Readonly<Record<string, string>>) => Object.fromEntries(row.labels.map((label) => [label, label === 'node' ? node : (l[label] ?? '')]));
   for (const [family, row] of GLOBAL_ROWS) each(global, family, (l, v) => sink.add(row, labelled(row, l), v));
   for (const [family, row] of DETAILED_ROWS) each(detailed, family, (l, v) => sink.add(row, labelled(row, l), v));
-  // Raft series of queues only (the metadata store's carry module and ra_system instead); the commit
-  // index was raft_log_commit_index before 4.0, the commit latency raft_entry_commit_latency_seconds
-  // before 4.2 (its release notes, "Ra Metric Changes").
-  const perQueue = [
-    ['rabbitmq_detailed_raft_commit_latency_seconds', M.raftCommitLatency],
-    ['rabbitmq_detailed_raft_entry_commit_latency_seconds', M.raftCommitLatency],
-    ['rabbitmq_detailed_raft_commit_index', M.raftCommitIndex],
-    ['rabbitmq_detailed_raft_log_commit_index', M.raftCommitIndex],
-  ] as const;
-  for (const [family, row] of perQueue) {
+  for (const [family, row] of METADATA_STORE_ROWS) {
+    each(global, family, (l, v) => {
+      if (l.module === METADATA_STORE_MODULE) sink.add(row, { node }, v);
+    });
+  }
+  for (const [family, row] of QUEUE_RAFT_ROWS) {
     each(detailed, family, (l, v) => {
       if (l.queue !== undefined && l.vhost !== undefined) sink.add(row, { node, vhost: l.vhost, queue: l.queue }, v);
     });

@@ -238,6 +238,10 @@ describe('node targets', () => {
     plugin.add(pluginMetrics.delivered, { node: A, protocol: 'amqp091', queue_type: 'rabbit_quorum_queue' }, 7);
     plugin.add(pluginMetrics.nodeUp, { node: A }, 1);
     plugin.add(pluginMetrics.channelPublished, { node: A }, 42);
+    // A quorum queue's members on two nodes, each with its own term and commit index.
+    plugin.add(pluginMetrics.raftTerm, { node: A, vhost: '/', queue: 'qq' }, 3);
+    plugin.add(pluginMetrics.raftTerm, { node: 'rabbit@b', vhost: '/', queue: 'qq' }, 2);
+    plugin.add(pluginMetrics.raftCommitIndex, { node: A, vhost: '/', queue: 'qq' }, 120);
     t.state.succeeded('plugin', plugin.finish(), 0.1, 0);
     // per_channel's series, which carry no node: on the cluster target, until the plugin's per-node sums replace them.
     t.state.register('channels', 15_000, 45_000);
@@ -269,6 +273,11 @@ describe('node targets', () => {
     expect((await sampleOf(A, 'rabbitmq_global_messages_received_total')).sort()).toEqual(['rabbitmq_global_messages_received_total{protocol="amqp091"} 60', 'rabbitmq_global_messages_received_total{protocol="amqp10"} 1']);
     expect(await sampleOf('rabbit@b', 'rabbitmq_global_messages_received_total')).toEqual(['rabbitmq_global_messages_received_total{protocol="amqp091"} 39']);
     expect(await sampleOf(A, 'rabbitmq_global_messages_delivered_total')).toEqual(['rabbitmq_global_messages_delivered_total{protocol="amqp091",queue_type="rabbit_quorum_queue"} 7']);
+    // A queue's Raft member on the node, as the node's plugin names it per object (RabbitMQ 4.2 and later).
+    expect(await sampleOf(A, 'rabbitmq_raft_term')).toEqual(['rabbitmq_raft_term{vhost="/",queue="qq"} 3']);
+    expect(await sampleOf('rabbit@b', 'rabbitmq_raft_term')).toEqual(['rabbitmq_raft_term{vhost="/",queue="qq"} 2']);
+    expect(await sampleOf(A, 'rabbitmq_raft_commit_index')).toEqual(['rabbitmq_raft_commit_index{vhost="/",queue="qq"} 120']);
+    expect(await sampleOf('rabbit@b', 'rabbitmq_raft_commit_index')).toEqual([]);
     // A figure with labels is served only where the node has lines of it.
     expect(await sampleOf(C, 'rabbitmq_global_messages_received_total')).toEqual([]);
     const lines = await rest();

@@ -7,6 +7,7 @@ import { brokerApiAnswering, STALL } from '../../../support/fake-broker-api.js';
 import { REPO_ROOT } from '../../../support/fixtures.js';
 import { brokerFrom, runCollector } from '../../../support/run-collector.js';
 import { kbuddeNames } from '../../../../src/profiles/kbudde/names.js';
+import { METADATA_STORE_FAMILIES } from '../../../support/metadata-store-families.js';
 
 /** A recorded answer of rabbitmq_prometheus (test/record/record-plugin.record.ts). */
 const answer = (dir: string, file: string) => fs.readFileSync(path.join(REPO_ROOT, 'test/fixtures', dir, file), 'utf8');
@@ -42,12 +43,15 @@ const EXPECTED = [
   ['rabbitmq_queue_messages_redelivered_total', 'px.classic', 0],
 ] as const;
 
+/** GLOBAL_ROWS' families the plugin of RabbitMQ 3.10 does not have. */
+const NOT_ON_3_10 = new Set(['rabbitmq_unreachable_cluster_peers_count']);
+
 describe('plugin collector', () => {
   describe.each([
-    ['4.0.x', QUERY_4, 0.024],
-    ['4.3.x', QUERY_4, 0.018],
-    ['3.10.x', QUERY_3, 0.001],
-  ])('with statistics disabled on RabbitMQ %s', (version, query, commitLatency) => {
+    ['4.0.x', QUERY_4, 0.024, 0],
+    ['4.3.x', QUERY_4, 0.018, -1],
+    ['3.10.x', QUERY_3, 0.001, 0],
+  ])('with statistics disabled on RabbitMQ %s', (version, query, commitLatency, snapshotIndex) => {
     const statsOff = `plugin-${version}-stats-disabled`;
     const api = () => cluster({ [`http://node-a:15692/metrics/detailed?${query}`]: answer(statsOff, 'collector-detailed.prom'), 'http://node-a:15692/metrics': answer(statsOff, 'metrics.prom') }, ['rabbit@node-a']);
     const broker = brokerFrom(`rabbitmq-${version === '3.10.x' ? '3.10.8' : version}-stats-disabled`);
@@ -66,6 +70,11 @@ describe('plugin collector', () => {
       // The plugin's rabbitmq_detailed_raft_commit_latency_seconds, named ..._raft_entry_commit_latency_seconds before 4.2;
       // the metadata store's rows (raft_cluster, ra_system) are not a queue's.
       expect(run.family('rabbitmq_queue_raft_commit_latency_seconds').map(({ labels, value }) => ({ labels, value }))).toEqual([{ labels: { node, vhost: '/', queue: 'px.quorum' }, value: commitLatency }]);
+      // The member's term and log positions, under either version's names (..._log_..._index and raft_term_total before 4.2):
+      // one election, 8 entries written, committed and applied; no snapshot on 4.3 (-1), index 0 before.
+      const member = { node, vhost: '/', queue: 'px.quorum' };
+      const raft = ['term', 'commit_index', 'last_applied_index', 'last_written_index', 'snapshot_index'].map((what) => run.family(`rabbitmq_queue_raft_${what}`).map(({ labels, value }) => ({ labels, value })));
+      expect(raft).toEqual([1, 8, 8, 8, snapshotIndex].map((value) => [{ labels: member, value }]));
     });
   });
 
@@ -82,8 +91,39 @@ describe('plugin collector', () => {
         const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
         expect(run.value(row.name, { ...labels, node }), line).toBe(Number(line.slice(line.lastIndexOf(' ') + 1)));
       }
-      expect(lines.length, `${family} recorded`).toBeGreaterThan(0);
+      if (version === '3.10.x' && NOT_ON_3_10.has(family)) expect(lines, `${family} is not on 3.10`).toEqual([]);
+      else expect(lines.length, `${family} recorded`).toBeGreaterThan(0);
       expect(run.family(row.name).length, row.name).toBe(lines.length);
+    }
+  });
+
+  it.each([
+    ['4.3.x', true],
+    ['4.0.x', false],
+    ['3.10.x', false],
+  ])('serves the metadata store\'s Raft member (module rabbit_khepri) as the plugin recorded it on RabbitMQ %s: Khepri there %s', async (version, khepri) => {
+    const dir = `plugin-${version}`;
+    const text = answer(dir, 'metrics.prom');
+    const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: answer(dir, 'auth_attempt_metrics.prom'), 'http://node-a:15692/metrics': text }, ['rabbit@node-a']);
+    const run = await runCollector(pluginCollector, { api, broker: brokerFrom(version === '3.10.x' ? 'rabbitmq-3.10.8' : `rabbitmq-${version}`) });
+    const node = run.family('rabbitmq_exporter_plugin_node_up')[0]!.labels.node!;
+    // The recorded lines, read apart from the collector's parser.
+    const recorded = (family: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${family}{module="rabbit_khepri",`));
+      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+    const rows = METADATA_STORE_FAMILIES;
+    for (const [served, family] of Object.entries(rows)) {
+      const value = recorded(family);
+      expect(value !== undefined, `${family} recorded`).toBe(khepri);
+      expect(run.family(served).map((s) => ({ labels: s.labels, value: s.value })), served).toEqual(khepri ? [{ labels: { node }, value }] : []);
+    }
+    if (khepri) {
+      // As recorded on a single node: term 1 after its one election, 61 entries committed and applied, no snapshot yet.
+      expect(run.value('rabbitmq_metadata_store_raft_term', { node })).toBe(1);
+      expect(run.value('rabbitmq_metadata_store_raft_snapshot_index', { node })).toBe(-1);
+      // The log writers' samples of the same families (ra_log_wal, ra_log_segment_writer) are not the member's.
+      expect(text).toMatch(/^rabbitmq_raft_bytes_written\{module="ra_log_wal"/m);
     }
   });
 
