@@ -13,6 +13,12 @@ import { spawnBuiltExporter, untilServing } from './built-exporter.js';
 import { eventually } from './eventually.js';
 import { listeningPorts } from './listening.js';
 
+/**
+ * How long the built exporter may take to log its listening line: about a second alone; under
+ * .ci/run's load (load average 16, Node 26) one of two exporters started together logged nothing in 20 s.
+ */
+const START_TIMEOUT_MS = 60_000;
+
 export interface ExporterProcess {
   /** On the first port it listens on. */
   url: string;
@@ -65,13 +71,16 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const ports = await listeningPorts(child, { name: 'exporter', timeoutMs: 20_000, count: options.addresses ?? 1 }).catch(async (error: unknown) => {
+  const ports = await listeningPorts(child, { name: 'exporter', timeoutMs: START_TIMEOUT_MS, count: options.addresses ?? 1 }).catch(async (error: unknown) => {
     await exporter.stop(5_000);
     throw error;
   });
   const secure = options.readyCheck;
   const url = `${secure ? 'https' : 'http'}://127.0.0.1:${ports[0]}`;
-  const dispatcher = secure ? new Agent({ connect: { ca: secure.ca, cert: secure.cert, key: secure.key } }) : undefined;
+  // A connection per request (pipelining 0: no keep-alive). A test that kept its event loop busy past
+  // the exporter's web.idle_timeout (5 s) had not yet read the server's close of an idle connection,
+  // reused it, and got "fetch failed" (seen under .ci/run's load in poll-thread.test.ts).
+  const dispatcher = new Agent({ pipelining: 0, ...(secure ? { connect: { ca: secure.ca, cert: secure.cert, key: secure.key } } : {}) });
   const get = (path: string) =>
     undiciFetch(`${url}${path}`, { dispatcher, headers: secure?.authorization ? { authorization: secure.authorization } : {} });
   const handle: ExporterProcess = {

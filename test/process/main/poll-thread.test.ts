@@ -57,8 +57,9 @@ it('serves the same queue series from the poll thread as from the main thread', 
   await eventually(queuesSucceeded(inThread), 20_000, 'the poll thread poll to succeed');
   const [main, thread] = [await queueLines(onMain), await queueLines(inThread)];
   expect(main.length).toBeGreaterThan(600 * 10);
-  const onlyMain = main.filter((l) => !thread.includes(l));
-  const onlyThread = thread.filter((l) => !main.includes(l));
+  const [mainSet, threadSet] = [new Set(main), new Set(thread)];
+  const onlyMain = main.filter((l) => !threadSet.has(l));
+  const onlyThread = thread.filter((l) => !mainSet.has(l));
   expect({ onlyMain, onlyThread }).toEqual({ onlyMain: [], onlyThread: [] });
   expect(thread).toEqual(main);
   // The thread's requests are counted with the target's own: without them its answers would be the
