@@ -180,6 +180,7 @@ function nodeTotal(total: NodeTotal, nodeParts: readonly (readonly RenderedFamil
     for (const family of part) {
       if (family.header !== total.from) continue;
       for (const line of linesOf(family)) {
+        if (total.where && labelValue(line, total.where.label) !== total.where.value) continue;
         const labels = renderLabels(total.def.labels, total.def.labels.map((label) => labelValue(line, label) ?? ''));
         sums.set(labels, (sums.get(labels) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
       }

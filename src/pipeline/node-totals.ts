@@ -17,6 +17,8 @@ export interface NodeTotal {
   readonly def: MetricDef;
   readonly from: MetricDef;
   readonly replaces?: MetricDef;
+  /** Only the lines of `from` whose `label` is `value` (a row fed by several of the plugin's families, one per value). */
+  readonly where?: { readonly label: string; readonly value: string };
 }
 
 const ON_NODE = 'On a node target, for that node alone';
@@ -32,15 +34,15 @@ const sameNamed = (name: string): MetricDef | undefined =>
   [...Object.values(overviewMetrics), ...Object.values(channelMetrics), ...channelMessageStats.map((stat) => stat.counter)].find((def) => def.name === name);
 
 /** The plugin collector's per-node rows under the plugin's own names: what its dashboards query per node. */
-const pluginNamed: NodeTotal[] = PLUGIN_NAMED_ROWS.map(([family, row]) => {
+const pluginNamed: NodeTotal[] = PLUGIN_NAMED_ROWS.map(([family, row, where]) => {
   const spec: MetricSpec & { name: string } = {
     name: family,
     type: row.type,
-    labels: row.labels.filter((label) => label !== 'node'),
-    help: `${ON_NODE}: the plugin collector's ${row.name}, under rabbitmq_prometheus' own name.`,
+    labels: row.labels.filter((label) => label !== 'node' && label !== where?.label),
+    help: `${ON_NODE}: the plugin collector's ${row.name}${where ? ` of ${where.label} "${where.value}"` : ''}, under rabbitmq_prometheus' own name.`,
   };
   const replaces = sameNamed(family);
-  return { def: defineMetrics('nodes', { row: spec }).row, from: row, ...(replaces ? { replaces } : {}) };
+  return { def: defineMetrics('nodes', { row: spec }).row, from: row, ...(replaces ? { replaces } : {}), ...(where ? { where } : {}) };
 });
 
 export const NODE_TOTALS: readonly NodeTotal[] = [

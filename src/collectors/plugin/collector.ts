@@ -138,7 +138,6 @@ export const GLOBAL_ROWS: readonly (readonly [string, MetricDef])[] = [
   ['rabbitmq_global_messages_acknowledged_total', M.acknowledged],
   ['rabbitmq_global_publishers', M.publishers],
   ['rabbitmq_global_consumers', M.consumers],
-  ['rabbitmq_unreachable_cluster_peers_count', M.unreachablePeers],
   ...Object.values(M)
     .filter((row) => row.name.startsWith(NODE_CHANNEL))
     .map((row) => [`rabbitmq_channel_${row.name.slice(NODE_CHANNEL.length)}`, row] as const),
@@ -180,12 +179,26 @@ const QUEUE_RAFT_ROWS: readonly (readonly [string, MetricDef])[] = [
   ['rabbitmq_detailed_raft_log_snapshot_index', M.raftSnapshotIndex],
 ];
 
+/** The plugin's stream protocol errors, one family each (rabbitmq_global_stream_error_<error>_total): one row, by error. */
+const STREAM_ERROR = /^rabbitmq_global_stream_error_([a-z0-9_]+)_total$/;
+/** The errors RabbitMQ's stream dashboard charts (RabbitMQ-Stream.json), which node targets serve under the plugin's names. */
+const STREAM_ERRORS = [
+  'access_refused', 'authentication_failure', 'frame_too_large', 'internal_error', 'precondition_failed', 'publisher_does_not_exist',
+  'sasl_authentication_failure_loopback', 'sasl_challenge', 'sasl_error', 'sasl_mechanism_not_supported', 'stream_already_exists',
+  'stream_does_not_exist', 'stream_not_available', 'subscription_id_already_exists', 'subscription_id_does_not_exist', 'unknown_frame',
+  'vhost_access_failure',
+] as const;
+
+/** A plugin family read into a row, and the value of the row's label that is that family's (a row fed by several). */
+export type PluginNamedRow = readonly [family: string, row: MetricDef, where?: { readonly label: string; readonly value: string }];
+
 /**
  * What node targets serve under rabbitmq_prometheus' own names (its aggregated /metrics and its
  * per-object Raft families as RabbitMQ 4.2 and later name them), each from the row it is read into.
  */
-export const PLUGIN_NAMED_ROWS: readonly (readonly [string, MetricDef])[] = [
+export const PLUGIN_NAMED_ROWS: readonly PluginNamedRow[] = [
   ...GLOBAL_ROWS,
+  ...STREAM_ERRORS.map((error): PluginNamedRow => [`rabbitmq_global_stream_error_${error}_total`, M.streamErrors, { label: 'error', value: error }]),
   ['rabbitmq_raft_commit_latency_seconds', M.raftCommitLatency],
   ['rabbitmq_raft_commit_index', M.raftCommitIndex],
   ['rabbitmq_raft_term', M.raftTerm],
@@ -237,6 +250,12 @@ function writeNodeRows(sink: SampleSink, { node, detailed, global }: { node: str
   const labelled = (row: MetricDef, l: Readonly<Record<string, string>>) => Object.fromEntries(row.labels.map((label) => [label, label === 'node' ? node : (l[label] ?? '')]));
   for (const [family, row] of GLOBAL_ROWS) each(global, family, (l, v) => sink.add(row, labelled(row, l), v));
   for (const [family, row] of DETAILED_ROWS) each(detailed, family, (l, v) => sink.add(row, labelled(row, l), v));
+  // Not on node targets under the plugin's name: a gauge named ..._count fails promtool check metrics.
+  each(global, 'rabbitmq_unreachable_cluster_peers_count', (_, v) => sink.add(M.unreachablePeers, { node }, v));
+  for (const [family, samples] of global?.samples ?? []) {
+    const error = STREAM_ERROR.exec(family)?.[1];
+    if (error) for (const sample of samples) sink.add(M.streamErrors, { node, protocol: sample.labels.protocol ?? '', error }, sample.value);
+  }
   for (const [family, row] of METADATA_STORE_ROWS) {
     each(global, family, (l, v) => {
       if (l.module === METADATA_STORE_MODULE) sink.add(row, { node }, v);

@@ -26,7 +26,6 @@ const servedAs = (name: string, note?: string): string => `${ANOTHER_NAME}${name
 
 const OLD_VM_NAME = `${GONE}an older prometheus.erl's name; the plugin of RabbitMQ 3.10, 4.0 and 4.3 serves none by it (test/fixtures/plugin-*/metrics.prom), so neither does its relay`;
 const INET_TCP = `${PLUGIN_ONLY}the experimental inet_tcp_metrics distribution carrier (-proto_dist inet_tcp_metrics) serves them on the node's /metrics`;
-const STREAM_ERRORS = `${PLUGIN_ONLY}stream protocol errors per node; the management API counts none`;
 const MESSAGE_SIZE = `${PLUGIN_ONLY}message size histogram; the management API has none`;
 const RAFT_BEFORE_4_2 = (name: string) => servedAs(name, 'on node targets, RabbitMQ 4.2\'s name of the plugin\'s per-queue Raft family; older plugins named it rabbitmq_raft_log_*, and the dashboard queries both');
 const PERFTEST = `${NOT_RABBITMQ}PerfTest, the load tool (RabbitMQ-PerfTest and Erlang-Distributions-Compare)`;
@@ -56,23 +55,6 @@ const KNOWN_GAPS: Readonly<Record<string, string>> = {
   rabbitmq_alarms_file_descriptor_limit: `${PLUGIN_ONLY}the management API reports no file descriptor alarm`,
   rabbitmq_detailed_queue_consumers: servedAs('rabbitmq_queue_consumers', 'the plugin\'s /metrics/per-object name; rabbitmq_detailed_* is its /metrics/detailed'),
   rabbitmq_detailed_queue_messages: servedAs('rabbitmq_queue_messages', 'the plugin\'s /metrics/per-object name; rabbitmq_detailed_* is its /metrics/detailed'),
-  rabbitmq_global_stream_error_access_refused_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_authentication_failure_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_frame_too_large_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_internal_error_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_precondition_failed_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_publisher_does_not_exist_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_sasl_authentication_failure_loopback_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_sasl_challenge_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_sasl_error_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_sasl_mechanism_not_supported_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_stream_already_exists_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_stream_does_not_exist_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_stream_not_available_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_subscription_id_already_exists_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_subscription_id_does_not_exist_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_unknown_frame_total: STREAM_ERRORS,
-  rabbitmq_global_stream_error_vhost_access_failure_total: STREAM_ERRORS,
   rabbitmq_message_size_bytes_bucket: MESSAGE_SIZE,
   rabbitmq_message_size_bytes_count: MESSAGE_SIZE,
   rabbitmq_message_size_bytes_sum: MESSAGE_SIZE,
@@ -151,7 +133,6 @@ const KNOWN_LABEL_GAPS: Readonly<Record<string, string>> = {
   statefulset: KUBE_LABEL,
   mode: `${NOT_RABBITMQ}a label of node_exporter's node_cpu_seconds_total`,
   name: `${NOT_RABBITMQ}a label of cAdvisor's container series`,
-  protocol: `${PLUGIN_ONLY}the plugin's rabbitmq_global_* are per protocol; the exporter's (from /api/overview) are the cluster's, without it`,
   queue: `${ANOTHER_NAME}rabbitmq_queue_messages and the other per-queue families, which carry it; upstream reads it from rabbitmq_detailed_queue_* and the plugin's per-queue rabbitmq_raft_*`,
   vhost: `${ANOTHER_NAME}rabbitmq_queue_messages and the other per-queue families, which carry it; upstream reads it from rabbitmq_detailed_queue_*`,
   prometheus_client_version: `${PLUGIN_ONLY}a label of the plugin's rabbitmq_build_info: the version of its Prometheus client library`,
@@ -235,8 +216,8 @@ const describeCoverage = (c: Coverage): string => `${c.anywhere}/${c.expressions
  * Ratchets: how many expressions the exporter serves every metric of, today. Raise them as
  * coverage grows; a change that lowers a figure fails.
  */
-const FLOOR = { anywhere: 241, onNodeTargets: 241 };
-const FLOOR_WITHOUT_ERLANG_VM = { anywhere: 154, onNodeTargets: 154 };
+const FLOOR = { anywhere: 259, onNodeTargets: 259 };
+const FLOOR_WITHOUT_ERLANG_VM = { anywhere: 172, onNodeTargets: 172 };
 
 const usedMetrics = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.metrics));
 const usedLabels = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.labels));

@@ -242,6 +242,10 @@ describe('node targets', () => {
     plugin.add(pluginMetrics.raftTerm, { node: A, vhost: '/', queue: 'qq' }, 3);
     plugin.add(pluginMetrics.raftTerm, { node: 'rabbit@b', vhost: '/', queue: 'qq' }, 2);
     plugin.add(pluginMetrics.raftCommitIndex, { node: A, vhost: '/', queue: 'qq' }, 120);
+    // Stream protocol errors, one row by error: a family of the plugin's own for each.
+    plugin.add(pluginMetrics.streamErrors, { node: A, protocol: 'stream', error: 'stream_does_not_exist' }, 2);
+    plugin.add(pluginMetrics.streamErrors, { node: A, protocol: 'stream', error: 'access_refused' }, 1);
+    plugin.add(pluginMetrics.streamErrors, { node: 'rabbit@b', protocol: 'stream', error: 'access_refused' }, 5);
     t.state.succeeded('plugin', plugin.finish(), 0.1, 0);
     // per_channel's series, which carry no node: on the cluster target, until the plugin's per-node sums replace them.
     t.state.register('channels', 15_000, 45_000);
@@ -278,6 +282,10 @@ describe('node targets', () => {
     expect(await sampleOf('rabbit@b', 'rabbitmq_raft_term')).toEqual(['rabbitmq_raft_term{vhost="/",queue="qq"} 2']);
     expect(await sampleOf(A, 'rabbitmq_raft_commit_index')).toEqual(['rabbitmq_raft_commit_index{vhost="/",queue="qq"} 120']);
     expect(await sampleOf('rabbit@b', 'rabbitmq_raft_commit_index')).toEqual([]);
+    expect(await sampleOf(A, 'rabbitmq_global_stream_error_stream_does_not_exist_total')).toEqual(['rabbitmq_global_stream_error_stream_does_not_exist_total{protocol="stream"} 2']);
+    expect(await sampleOf(A, 'rabbitmq_global_stream_error_access_refused_total')).toEqual(['rabbitmq_global_stream_error_access_refused_total{protocol="stream"} 1']);
+    expect(await sampleOf('rabbit@b', 'rabbitmq_global_stream_error_access_refused_total')).toEqual(['rabbitmq_global_stream_error_access_refused_total{protocol="stream"} 5']);
+    expect(await sampleOf('rabbit@b', 'rabbitmq_global_stream_error_stream_does_not_exist_total')).toEqual([]);
     // A figure with labels is served only where the node has lines of it.
     expect(await sampleOf(C, 'rabbitmq_global_messages_received_total')).toEqual([]);
     const lines = await rest();
