@@ -7,10 +7,10 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { samples } from '../support/parse-exposition.js';
 import { spawnBuiltExporter, untilServing } from './built-exporter.js';
 import { eventually } from './eventually.js';
+import { getOnce } from './get-once.js';
 import { listeningPorts } from './listening.js';
 
 /**
@@ -77,20 +77,15 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
   });
   const secure = options.readyCheck;
   const url = `${secure ? 'https' : 'http'}://127.0.0.1:${ports[0]}`;
-  // A connection per request (pipelining 0: no keep-alive). A test that kept its event loop busy past
-  // the exporter's web.idle_timeout (5 s) had not yet read the server's close of an idle connection,
-  // reused it, and got "fetch failed" (seen under .ci/run's load in poll-thread.test.ts).
-  const dispatcher = new Agent({ pipelining: 0, ...(secure ? { connect: { ca: secure.ca, cert: secure.cert, key: secure.key } } : {}) });
   const get = (path: string) =>
-    undiciFetch(`${url}${path}`, { dispatcher, headers: secure?.authorization ? { authorization: secure.authorization } : {} });
+    getOnce(`${url}${path}`, { ...(secure?.authorization ? { headers: { authorization: secure.authorization } } : {}), ...(secure ? { ca: secure.ca, cert: secure.cert, key: secure.key } : {}) });
   const handle: ExporterProcess = {
     url,
     ports,
     configFile,
     logs: () => output,
     async metrics() {
-      const response = await get(options.metricsPath ?? '/metrics');
-      return { status: response.status, text: await response.text() };
+      return get(options.metricsPath ?? '/metrics');
     },
     async value(series) {
       const { text } = await handle.metrics();
@@ -106,15 +101,9 @@ export async function startExporter(options: StartOptions): Promise<ExporterProc
     },
     async stop() {
       await exporter.stop();
-      await dispatcher?.close();
     },
   };
-  try {
-    await untilServing(exporter, async () => (await get('/-/ready')).status === 200, () => output);
-  } catch (error) {
-    await dispatcher?.close();
-    throw error;
-  }
+  await untilServing(exporter, async () => (await get('/-/ready')).status === 200, () => output);
   return handle;
 }
 
