@@ -152,3 +152,99 @@ it('poll_thread: auto puts a big collector in the poll thread before its first p
   expect(lines.filter((l) => l.startsWith('rabbitmq_queue_messages_ready{')).length).toBe(420);
   expect(lines).toEqual(await queueLines(onMain));
 }, 60_000);
+
+it('serves the same queue series from the poll thread as from the main thread across polls that depend on carry-over', async () => {
+  // Each exporter has a simulator of its own with the same records, so each one's polls can be
+  // counted by the requests it made. stats_every: 3: two counts-only polls between statistics
+  // polls stand in the held statistics; a counter that goes down stays at its height (an offset
+  // kept from poll to poll); a vhost whose list fails is told apart from deleted queues.
+  const sims = [await startSimulator({ queues: 300, vhosts: 3 }), await startSimulator({ queues: 300, vhosts: 3 })];
+  const closeSims = () => Promise.all(sims.map((s) => s.close()));
+  // Counts-only polls count consumers from /api/consumers: make each queue's own count agree with
+  // that list, as the broker's do.
+  for (const s of sims) {
+    const listed = new Map<string, number>();
+    for (const c of s.data.consumers) {
+      const q = c.queue as { name: string; vhost: string };
+      listed.set(`${q.vhost}/${q.name}`, (listed.get(`${q.vhost}/${q.name}`) ?? 0) + 1);
+    }
+    for (const q of s.data.queues) q.consumers = listed.get(`${String(q.vhost)}/${String(q.name)}`) ?? 0;
+    s.changed();
+  }
+  try {
+    const [onMain, inThread] = [await start(sims[0]!, ['stats_every: 3', 'poll_thread: false']), await start(sims[1]!, ['stats_every: 3', 'poll_thread: true'])];
+    const published = (s: Simulator) => (s.data.queues[0]!.message_stats as { publish: number });
+    const change = (what: (s: Simulator) => void) => {
+      for (const s of sims) {
+        what(s);
+        s.changed();
+      }
+    };
+    /** Statistics lists of vhost `/` asked so far: one per statistics poll. */
+    const statisticsPolls = (s: Simulator) => s.requests.filter((r) => r.startsWith('/api/queues/%2F') && !r.includes('disable_stats')).length;
+    /** Once each exporter has started two statistics polls since now (so finished one), and then a counts-only one. */
+    const afterAStatisticsPoll = async () => {
+      const since = sims.map(statisticsPolls);
+      await eventually(async () => (sims.every((s, i) => statisticsPolls(s) >= since[i]! + 2) ? true : undefined), 30_000, 'a statistics poll of each exporter');
+    };
+    /** The queue lines of both, sampled three times a second apart (over a statistics poll and counts-only ones): all alike. */
+    const alike = async (what: string, check: (lines: string[]) => void) => {
+      await eventually(
+        async () => {
+          const samples: string[][] = [];
+          // The statistics' age grows between polls and the query's mode is the last poll's (a
+          // statistics or a counts-only one); every other line must hold still.
+          const changing = ['rabbitmq_queue_statistics_age_seconds', 'rabbitmq_queue_query_info'];
+          const held = async (e: ExporterProcess) => (await queueLines(e)).filter((l) => !changing.some((name) => l.startsWith(name)));
+          for (let i = 0; i < 3; i++) {
+            samples.push(await held(onMain), await held(inThread));
+            await new Promise((r) => setTimeout(r, 1000));
+          }
+          for (const [i, sample] of samples.entries()) {
+            const first = new Set(samples[0]);
+            const differing = sample.filter((l) => !first.has(l));
+            if (differing.length > 0 || sample.length !== samples[0]!.length) throw new Error(`sample ${i} (${i % 2 ? 'poll thread' : 'main thread'}) differs from the first in ${differing.length} lines, e.g. ${differing.slice(0, 3).join('; ')}`);
+          }
+          check(samples[0]!);
+          return true;
+        },
+        30_000,
+        `the main thread's and the poll thread's queue series to be alike over polls (${what})`,
+      );
+    };
+    const line = (lines: string[], prefix: string) => lines.find((l) => l.startsWith(prefix));
+    const q0Published = 'rabbitmq_queue_messages_published_total{vhost="/",queue="q0"';
+
+    change((s) => (published(s).publish = 5000));
+    await eventually(queuesSucceeded(onMain), 20_000, 'the main thread poll to succeed');
+    await eventually(queuesSucceeded(inThread), 20_000, 'the poll thread poll to succeed');
+    await afterAStatisticsPoll();
+    await alike('steady', (lines) => {
+      expect(lines.length).toBeGreaterThan(300 * 10);
+      expect(line(lines, q0Published)).toMatch(/ 5000$/);
+    });
+
+    change((s) => (published(s).publish = 1000));
+    await afterAStatisticsPoll();
+    // Served at its height: the decrease is an offset each thread keeps from poll to poll.
+    await alike('a counter went down', (lines) => expect(line(lines, q0Published)).toMatch(/ 5000$/));
+
+    change((s) => (published(s).publish = 1500));
+    await afterAStatisticsPoll();
+    await alike('it grew again', (lines) => expect(line(lines, q0Published)).toMatch(/ 5500$/));
+
+    for (const s of sims) s.fault('/api/queues/vh1', { kind: 'status', status: 500 });
+    await afterAStatisticsPoll();
+    await alike('a vhost failed', (lines) => expect(lines.some((l) => l.includes('vhost="vh1"'))).toBe(true));
+    const vh1Failed = /^rabbitmq_exporter_collector_vhost_failed\{collector="queues",vhost="vh1",reason="[^"]+"\} 1$/m;
+    for (const exporter of [onMain, inThread]) expect((await exporter.metrics()).text).toMatch(vh1Failed);
+
+    for (const s of sims) s.fault('/api/queues/vh1', undefined);
+    await afterAStatisticsPoll();
+    await alike('the vhost answered again', (lines) => expect(line(lines, q0Published)).toMatch(/ 5500$/));
+  } finally {
+    await Promise.all(exporters.map((e) => e.stop()));
+    exporters = [];
+    await closeSims();
+  }
+}, 180_000);
