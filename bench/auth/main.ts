@@ -5,13 +5,15 @@
  * valid credential sends sequential scrapes of /metrics, 50 ms apart, over one keep-alive
  * connection, and times each to its last byte; so does a liveness probe on /-/healthy. Phases:
  *  - quiet: nobody else;
- *  - attack from one address: BENCH_AUTH_CONNECTIONS (50) connections from 127.0.0.1 sending a
- *    new wrong password on every request, back to back (attackers.ts, a process at nice 19);
- *  - attack from many addresses: the same, each connection from its own 127.0.0.x, so per-client
+ *  - attack from one address: 8, then 50 connections (BENCH_AUTH_CONNECTIONS) from 127.0.0.1
+ *    sending a new wrong password on every request, back to back (attackers.ts, a process at nice 19);
+ *  - attack from many addresses: the most connections, each from its own 127.0.0.x, so per-client
  *    throttling does not stop them and the bound on checks in flight does.
+ * Through every phase, quiet included, BENCH_AUTH_BUSY_CORES (1) processes at normal priority spin,
+ * each keeping a core busy: the machine is not the exporter's alone (issue 57 measured 15x there).
  * Writes bench/results/auth.json (commit, machine, command, date, load: ../provenance.ts) and auth.md.
  */
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -28,7 +30,9 @@ import { cpuSeconds, log, logAs, logTo, sleep } from '../run/util.js';
 
 logAs('auth');
 
-const CONNECTIONS = Number(process.env.BENCH_AUTH_CONNECTIONS ?? 50);
+const CONNECTIONS = (process.env.BENCH_AUTH_CONNECTIONS ?? '8,50').split(',').map(Number);
+const MOST = Math.max(...CONNECTIONS);
+const BUSY_CORES = Number(process.env.BENCH_AUTH_BUSY_CORES ?? 1);
 /** Timed scrapes per phase and round; the phases take turns, round after round, so each sees the machine's load alike. */
 const SCRAPES = Number(process.env.BENCH_AUTH_SCRAPES ?? 100);
 const ROUNDS = Number(process.env.BENCH_AUTH_ROUNDS ?? 4);
@@ -76,10 +80,10 @@ async function main(): Promise<void> {
   // The valid credential is verified once before anything is measured, as by a running Prometheus.
   if ((await timed(scraper, '/metrics', { authorization })).status !== 200) throw new Error('the valid credential was refused');
 
-  async function measure(phase: Phase, attack?: 'one' | 'many'): Promise<void> {
+  async function measure(phase: Phase, attack?: { connections: number; addresses: 'one' | 'many' }): Promise<void> {
     log(`phase: ${phase.name}`);
     const worker = attack
-      ? fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'attackers.js'), [JSON.stringify({ url, connections: CONNECTIONS, addresses: attack, user: USER })])
+      ? fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'attackers.js'), [JSON.stringify({ url, ...attack, user: USER })])
       : undefined;
     if (worker?.pid) os.setPriority(worker.pid, 19);
     const attackStart = performance.now();
@@ -111,22 +115,27 @@ async function main(): Promise<void> {
   }
 
   const phase = (name: string): Phase => ({ name, scrapeMs: [], healthyMs: [], failedScrapes: 0, exporterCpuSeconds: 0 });
-  const phases = [phase('quiet'), phase(`${CONNECTIONS} wrong-password connections, one address`), phase(`${CONNECTIONS} wrong-password connections, ${CONNECTIONS} addresses`)];
+  const attacks = [...CONNECTIONS.map((connections) => ({ connections, addresses: 'one' as const })), { connections: MOST, addresses: 'many' as const }];
+  const phases = [phase('quiet'), ...attacks.map((a) => phase(`${a.connections} wrong-password connections, ${a.addresses === 'one' ? 'one address' : `${a.connections} addresses`}`))];
+  const spinners = Array.from({ length: BUSY_CORES }, () => spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' }));
+  process.on('exit', () => {
+    for (const s of spinners) s.kill('SIGKILL');
+  });
   for (let round = 0; round < ROUNDS; round++) {
     await measure(phases[0]!);
-    await measure(phases[1]!, 'one');
-    await measure(phases[2]!, 'many');
+    for (const [i, attack] of attacks.entries()) await measure(phases[i + 1]!, attack);
   }
+  for (const s of spinners) s.kill('SIGKILL');
   child.kill('SIGTERM');
-  write({ provenance: run.finish(), phases });
+  write({ provenance: run.finish(), busyCores: BUSY_CORES, phases });
 }
 
 function write(results: AuthResults): void {
   const lines = [
     '# Auth benchmark: authenticated scrapes under wrong-password floods',
     '',
-    `How: the built exporter with a web config of one basic-auth user (cost-10 bcrypt hash), its broker a closed port. ${ROUNDS} rounds of the three phases in turn, each phase ${SCRAPES} sequential scrapes of /metrics with the valid credential (verified once before the phases; the scraper's address is 127.0.0.1 too), ${SCRAPE_GAP_MS} ms apart over one keep-alive connection, each with a /-/healthy request beside it, timed to the last byte. ` +
-      `Attackers: a process of their own at nice 19 (they stand for clients elsewhere), ${CONNECTIONS} keep-alive connections each sending a new wrong password on every request, back to back, from 127.0.0.1 or each from its own 127.0.0.x; they start 3 s before the timed scrapes and stop after them (their answers are counted over that whole time). Target: p99 under attack within 2× of the quiet p99.`,
+    `How: the built exporter with a web config of one basic-auth user (cost-10 bcrypt hash), its broker a closed port, ${BUSY_CORES} other process(es) spinning at normal priority throughout (each keeps a core busy). ${ROUNDS} rounds of the phases in turn, each phase ${SCRAPES} sequential scrapes of /metrics with the valid credential (verified once before the phases; the scraper's address is 127.0.0.1 too), ${SCRAPE_GAP_MS} ms apart over one keep-alive connection, each with a /-/healthy request beside it, timed to the last byte. ` +
+      `Attackers: a process of their own at nice 19 (they stand for clients elsewhere), ${CONNECTIONS.join(' or ')} keep-alive connections each sending a new wrong password on every request, back to back, from 127.0.0.1 or each from its own 127.0.0.x; they start 3 s before the timed scrapes and stop after them (their answers are counted over that whole time). Target: p99 under attack within 2× of the quiet p99.`,
     '',
     ...authSection(results, 'bench/results/auth.json'),
   ];

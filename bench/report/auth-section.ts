@@ -14,6 +14,8 @@ export interface AuthPhase {
 }
 
 export interface AuthResults extends LegacyRecord {
+  /** Processes spinning at normal priority beside the exporter through every phase (absent: none). */
+  busyCores?: number;
   phases: AuthPhase[];
 }
 
@@ -32,6 +34,8 @@ export function authSection(r: AuthResults, file: string): string[] {
     `From \`${file}\`, written by the benchmark:`,
     '',
     provenanceOf(r),
+    '',
+    r.busyCores ? `Beside the exporter, ${r.busyCores} other process(es) spinning at normal priority through every phase, quiet included.` : 'Nothing else kept busy on purpose.',
     '',
     table(['phase', 'authenticated /metrics p50 / p99 / max (n)', 'p99 / quiet p99', '/-/healthy p50 / p99 / max', 'scrapes failed', "attackers' answers (per second)", 'exporter CPU in the phase'], rows),
     '',
