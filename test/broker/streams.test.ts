@@ -19,6 +19,8 @@ import { managementApi } from './support/management-api.js';
 
 const STREAM = 'st-events';
 const PUBLISHED = 12;
+/** How long one rabbitmqctl call may take here (see ctlRows). */
+const CTL_TIMEOUT_MS = 240_000;
 
 /**
  * rabbitmq-stream-js-client 1.0 opens every connection with ExchangeCommandVersions (command 27),
@@ -38,9 +40,16 @@ describeWithBroker('stream connections, publishers and consumers from a real str
   let stream: Client;
   let received = 0;
   const get = (path: string) => managementApi(broker)<ApiRecord[]>('GET', path);
-  /** rabbitmqctl list_stream_<what> with the given info items (these commands take no --no-table-headers, but JSON). */
+  /**
+   * rabbitmqctl list_stream_<what> with the given info items (these commands take no
+   * --no-table-headers, but JSON). Under .ci/run's load one such call printed its rows and was
+   * still running at the harness' 90 s (4.3.6), and three in a row passed a 120 s test timeout
+   * (4.0.5); alone each takes 1-2 s.
+   */
   const ctlRows = async (what: string, items: string[]): Promise<Record<string, unknown>[]> =>
-    JSON.parse(await broker.ctl([`list_stream_${what}`, '-q', '--formatter', 'json', ...items])) as Record<string, unknown>[];
+    JSON.parse(await broker.ctl([`list_stream_${what}`, '-q', '--formatter', 'json', ...items], { timeoutMs: CTL_TIMEOUT_MS })) as Record<string, unknown>[];
+  /** The connections rabbitmqctl listed once the client had published and consumed. */
+  let ctlConnections: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     broker = await startBroker({
@@ -63,7 +72,8 @@ describeWithBroker('stream connections, publishers and consumers from a real str
     // publishers' connection_details have no name. rabbitmqctl asks the connections themselves, so
     // ask it once (each call starts an Erlang VM, load the wait would add to) and poll the API until
     // it lists the same connections; nothing opens or closes them meanwhile.
-    const live = (await ctlRows('connections', ['conn_name'])).map((r) => r.conn_name).sort();
+    ctlConnections = await ctlRows('connections', ['conn_name', 'vhost']);
+    const live = ctlConnections.map((r) => r.conn_name).sort();
     expect(live.length).toBeGreaterThanOrEqual(2);
     await eventually(
       async () => {
@@ -74,7 +84,7 @@ describeWithBroker('stream connections, publishers and consumers from a real str
       240_000,
       'GET /api/stream/connections to list the connections rabbitmqctl list_stream_connections lists',
     );
-  }, 360_000);
+  }, 360_000 + CTL_TIMEOUT_MS);
 
   afterAll(async () => {
     await stream?.close().catch(() => undefined);
@@ -84,7 +94,7 @@ describeWithBroker('stream connections, publishers and consumers from a real str
 
   it('counts connections, publishers and consumers per vhost as the API and rabbitmqctl list them', async () => {
     const [connections, publishers, consumers] = await Promise.all([get('/api/stream/connections'), get('/api/stream/publishers'), get('/api/stream/consumers')]);
-    const [ctlConnections, ctlPublishers, ctlConsumers] = [await ctlRows('connections', ['conn_name', 'vhost']), await ctlRows('publishers', ['publisher_id']), await ctlRows('consumers', ['subscription_id'])];
+    const [ctlPublishers, ctlConsumers] = [await ctlRows('publishers', ['publisher_id']), await ctlRows('consumers', ['subscription_id'])];
     // The client opens a locator connection plus one per publisher/consumer group.
     expect(connections.length).toBeGreaterThanOrEqual(2);
     expect(connections.map((c) => [c.name, c.vhost]).sort()).toEqual(ctlConnections.map((r) => [r.conn_name, r.vhost]).sort());
@@ -99,7 +109,7 @@ describeWithBroker('stream connections, publishers and consumers from a real str
     expect(r.value('rabbitmq_stream_consumers', { vhost: '/' })).toBe(1);
     // Without per_stream, nothing per stream.
     expect(r.family('rabbitmq_stream_publisher_published_total')).toEqual([]);
-  });
+  }, 2 * CTL_TIMEOUT_MS + 60_000);
 
   it('with per_stream, serves each publisher and consumer with the counters the API and rabbitmqctl report', async () => {
     // rabbitmqctl reads the publishers and consumers themselves; the API shows their last
@@ -126,7 +136,8 @@ describeWithBroker('stream connections, publishers and consumers from a real str
         if (!pub || !con || !ctlPub || !ctlCon || ctlPub.messages_confirmed !== PUBLISHED || ctlCon.messages_consumed !== PUBLISHED) return undefined;
         return JSON.stringify(fromApi(pub, con)) === JSON.stringify(fromCtl(ctlPub, ctlCon)) ? { pub, con, ctlPub, ctlCon } : undefined;
       },
-      30_000,
+      // Two rabbitmqctl calls a try.
+      2 * CTL_TIMEOUT_MS,
       `GET /api/stream/publishers and /consumers to show the counts rabbitmqctl shows, ${PUBLISHED} messages each`,
     );
     const r = await runCollector(streamsCollector, { api: client, options: { per_stream: true } });
@@ -148,7 +159,8 @@ describeWithBroker('stream connections, publishers and consumers from a real str
     expect(served).toMatchObject({ published: PUBLISHED, confirmed: PUBLISHED, errored: 0, consumed: PUBLISHED, offsetLag: 0 });
     expect(r.value('rabbitmq_stream_publishers_by_stream', { vhost: '/', stream: STREAM })).toBe(1);
     expect(r.value('rabbitmq_stream_consumers_by_stream', { vhost: '/', stream: STREAM })).toBe(1);
-  });
+  }, 4 * CTL_TIMEOUT_MS + 60_000);
+
   it("serves the stream protocol errors the node answered, by error, as its plugin counts them (the plugin collector)", async () => {
     // A publisher on a stream that does not exist (refused before any error counter moves, on 4.3).
     await expect(stream.declarePublisher({ stream: 'st-missing', publisherRef: 'st-missing-publisher' })).rejects.toThrow();
