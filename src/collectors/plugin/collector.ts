@@ -194,7 +194,8 @@ export type PluginNamedRow = readonly [family: string, row: MetricDef, where?: {
 
 /**
  * What node targets serve under rabbitmq_prometheus' own names (its aggregated /metrics and its
- * per-object Raft families as RabbitMQ 4.2 and later name them), each from the row it is read into.
+ * per-object Raft families, as RabbitMQ 4.2 and later name them and as earlier versions did), each
+ * from the row it is read into.
  */
 export const PLUGIN_NAMED_ROWS: readonly PluginNamedRow[] = [
   ...GLOBAL_ROWS,
@@ -205,6 +206,13 @@ export const PLUGIN_NAMED_ROWS: readonly PluginNamedRow[] = [
   ['rabbitmq_raft_last_applied', M.raftLastApplied],
   ['rabbitmq_raft_last_written_index', M.raftLastWritten],
   ['rabbitmq_raft_snapshot_index', M.raftSnapshotIndex],
+  // The same under the names of the plugins before 4.2, which dashboards of that time query (not
+  // rabbitmq_raft_term_total: a gauge named _total).
+  ['rabbitmq_raft_entry_commit_latency_seconds', M.raftCommitLatency],
+  ['rabbitmq_raft_log_commit_index', M.raftCommitIndex],
+  ['rabbitmq_raft_log_last_applied_index', M.raftLastApplied],
+  ['rabbitmq_raft_log_last_written_index', M.raftLastWritten],
+  ['rabbitmq_raft_log_snapshot_index', M.raftSnapshotIndex],
 ];
 
 /** The same for the families of GET /metrics/detailed. */
@@ -250,6 +258,7 @@ function writeNodeRows(sink: SampleSink, { node, detailed, global }: { node: str
   const labelled = (row: MetricDef, l: Readonly<Record<string, string>>) => Object.fromEntries(row.labels.map((label) => [label, label === 'node' ? node : (l[label] ?? '')]));
   for (const [family, row] of GLOBAL_ROWS) each(global, family, (l, v) => sink.add(row, labelled(row, l), v));
   for (const [family, row] of DETAILED_ROWS) each(detailed, family, (l, v) => sink.add(row, labelled(row, l), v));
+  each(global, 'rabbitmq_alarms_file_descriptor_limit', (_, v) => sink.add(M.fileDescriptorAlarm, { node }, v));
   // Not on node targets under the plugin's name: a gauge named ..._count fails promtool check metrics.
   each(global, 'rabbitmq_unreachable_cluster_peers_count', (_, v) => sink.add(M.unreachablePeers, { node }, v));
   for (const [family, samples] of global?.samples ?? []) {

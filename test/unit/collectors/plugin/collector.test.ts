@@ -125,6 +125,23 @@ describe('plugin collector', () => {
     }
   });
 
+  it.each([
+    ['3.10.x', true],
+    ['4.0.x', true],
+    ['4.3.x', false],
+  ])('serves the node\'s file descriptor alarm as its plugin reports it on RabbitMQ %s (the plugin has it: %s)', async (version, reported) => {
+    const dir = `plugin-${version}`;
+    const recorded = answer(dir, 'metrics.prom');
+    expect(recorded.includes('\nrabbitmq_alarms_file_descriptor_limit 0\n'), 'recorded, not raised').toBe(reported);
+    for (const value of [0, 1]) {
+      const text = recorded.replace('\nrabbitmq_alarms_file_descriptor_limit 0\n', `\nrabbitmq_alarms_file_descriptor_limit ${value}\n`);
+      const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: answer(dir, 'auth_attempt_metrics.prom'), 'http://node-a:15692/metrics': text }, ['rabbit@node-a']);
+      const run = await runCollector(pluginCollector, { api, broker: brokerFrom(version === '3.10.x' ? 'rabbitmq-3.10.8' : `rabbitmq-${version}`) });
+      const node = run.family('rabbitmq_exporter_plugin_node_up')[0]!.labels.node!;
+      expect(run.family('rabbitmq_alarms_file_descriptor_limit').map((s) => ({ labels: s.labels, value: s.value }))).toEqual(reported ? [{ labels: { node }, value }] : []);
+    }
+  });
+
   it('with statistics on, leaves the queue counters to the queue collector', async () => {
     const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: answer('plugin-4.3.x', 'auth_attempt_metrics.prom'), 'http://node-a:15692/metrics': answer('plugin-4.3.x', 'metrics.prom') }, ['rabbit@node-a']);
     const run = await runCollector(pluginCollector, { api, broker: brokerFrom('rabbitmq-4.3.x') });
