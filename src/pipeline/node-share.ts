@@ -25,7 +25,30 @@ export const nodeTargetMetrics = defineMetrics('nodes', {
     labels: ['node', 'rabbitmq_version', 'erlang_version', 'erlang_full_version', 'crypto_lib_version'],
     help: 'On a node target: the node\'s versions, as rabbitmq_node_build_info; value 1 (the cluster target\'s is the versions /api/overview reports).',
   },
+  detailedQueueMessages: {
+    name: 'rabbitmq_detailed_queue_messages',
+    type: 'gauge',
+    labels: ['vhost', 'queue'],
+    help: 'On a node target: rabbitmq_queue_messages of the node\'s queues, under the name of rabbitmq_prometheus\' /metrics/detailed (family queue_coarse_metrics), which the cluster operator\'s per-queue alerts query.',
+  },
+  detailedQueueConsumers: {
+    name: 'rabbitmq_detailed_queue_consumers',
+    type: 'gauge',
+    labels: ['vhost', 'queue'],
+    help: 'On a node target: rabbitmq_queue_consumers of the node\'s queues, under the name of rabbitmq_prometheus\' /metrics/detailed (family queue_consumer_count).',
+  },
 });
+
+/**
+ * Families a node target serves a second time under another name, the lines otherwise the same:
+ * each node's versions as the plugin names them, and the per-queue figures dashboards and alerts
+ * written for the plugin's /metrics/detailed query.
+ */
+const ALSO_NAMED = new Map<MetricDef, MetricDef>([
+  [nodeMetrics.build, nodeTargetMetrics.build],
+  [queueMetrics.messages, nodeTargetMetrics.detailedQueueMessages],
+  [queueMetrics.consumers, nodeTargetMetrics.detailedQueueConsumers],
+]);
 
 /** Every family a node target adds to the collectors' own: its identity and versions, and the node's totals. */
 export const NODE_TARGET_FAMILIES: readonly MetricDef[] = [...Object.values(nodeTargetMetrics), ...NODE_TOTALS.map((total) => total.def)];
@@ -163,7 +186,8 @@ async function splitByNode(part: readonly RenderedFamily[], queueNodes: QueueNod
     }
     for (const [node, own] of lines) {
       add(byNode, node, familyOf(family.header, own));
-      if (node !== REST && family.header === nodeMetrics.build) add(byNode, node, familyOf(nodeTargetMetrics.build, own.map((line) => nodeTargetMetrics.build.name + line.slice(family.header.name.length))));
+      const alias = node === REST ? undefined : ALSO_NAMED.get(family.header as MetricDef);
+      if (alias) add(byNode, node, familyOf(alias, own.map((line) => alias.name + line.slice(family.header.name.length))));
     }
   }
   return byNode;

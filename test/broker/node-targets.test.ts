@@ -186,6 +186,55 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     expect(onSecond?.metric.instance).toBe(`default/${rabbit2!.nodeName}`);
   });
 
+  it("each node target's rabbitmq_detailed_queue_messages and _consumers are its plugin's /metrics/detailed, as the cluster operator's per-queue alerts query them", async () => {
+    const ours = new Set([ON_FIRST, ON_SECOND]);
+    /** node → "queue messages consumers" of our queues, sorted. */
+    const fromPlugin = async () => {
+      const seen: Record<string, string[]> = {};
+      for (const handle of [rabbit1!, rabbit2!]) {
+        const text = await (await fetch(`${handle.prometheusUrl}/metrics/detailed?family=queue_coarse_metrics&family=queue_consumer_count`, { signal: AbortSignal.timeout(15_000) })).text();
+        const values = new Map<string, Record<string, string>>();
+        for (const line of text.split('\n')) {
+          const match = /^rabbitmq_detailed_queue_(messages|consumers)\{vhost="\/",queue="([^"]+)"\} (\S+)$/.exec(line);
+          if (match && ours.has(match[2]!)) values.set(match[2]!, { ...values.get(match[2]!), [match[1]!]: match[3]! });
+        }
+        seen[handle.nodeName] = [...values].map(([queue, v]) => `${queue} ${v.messages} ${v.consumers}`).sort();
+      }
+      return seen;
+    };
+    const fromTargets = async () => {
+      const seen: Record<string, string[]> = { [rabbit1!.nodeName]: [], [rabbit2!.nodeName]: [] };
+      const values = new Map<string, Record<string, string>>();
+      for (const what of ['messages', 'consumers']) {
+        for (const s of await prometheus!.query(`rabbitmq_detailed_queue_${what}{job="rabbitmq-nodes"} * on(instance, job) group_left(rabbitmq_node) rabbitmq_identity_info`)) {
+          if (!ours.has(s.metric.queue!)) continue;
+          const key = `${s.metric.rabbitmq_node}\t${s.metric.queue}`;
+          values.set(key, { ...values.get(key), [what]: s.value[1] });
+        }
+      }
+      for (const [key, v] of values) {
+        const [node, queue] = key.split('\t') as [string, string];
+        seen[node] = [...(seen[node] ?? []), `${queue} ${v.messages} ${v.consumers}`];
+      }
+      for (const list of Object.values(seen)) list.sort();
+      return seen;
+    };
+    let last: unknown;
+    const agreed = await eventually(
+      async () => {
+        const [plugin, targets] = [await fromPlugin(), await fromTargets()];
+        last = { plugin, targets };
+        return JSON.stringify(plugin) === JSON.stringify(targets) ? plugin : undefined;
+      },
+      60_000,
+      'the node targets\' detailed queue series to be the plugin\'s',
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${JSON.stringify(last)}`);
+    });
+    // Each queue once, on its node (a quorum queue's leader): 5 messages on the first, 3 on the second.
+    expect(agreed).toEqual({ [rabbit1!.nodeName]: [`${ON_FIRST} 5 0`], [rabbit2!.nodeName]: [`${ON_SECOND} 3 0`] });
+  });
+
   it("each node target's connections, channels, queues and received messages are that node's plugin's own, and summed over the targets the cluster's", async () => {
     // Two connections of two channels each on the first node, one of one channel on the second, which publishes 4 messages.
     for (const [handle, channels] of [[rabbit1!, 2], [rabbit1!, 2], [rabbit2!, 1]] as const) {

@@ -16,6 +16,7 @@ function snapshot(queues: number) {
   const empty = Object.fromEntries(Q.info.labels.map((label) => [label, '']));
   for (let i = 0; i < queues; i++) {
     sink.addToBlock(Q.messages, new LabelBlock(['vhost', 'queue'], ['/', `q${i}`]), i);
+    sink.addToBlock(Q.consumers, new LabelBlock(['vhost', 'queue'], ['/', `q${i}`]), i % 3);
     sink.add(Q.info, { ...empty, vhost: '/', queue: `q${i}`, node: NODES[i % 2]!, type: 'classic' }, 1);
   }
   const nodes = new SampleSink();
@@ -46,5 +47,18 @@ describe('NodeShares', () => {
     expect(share!.body('text').toString('utf8').split('\n').filter((line) => line.startsWith('rabbitmq_queue_messages{'))).toHaveLength(30_000);
     // Timers ran while it split (none can while a loop holds the thread).
     expect(turns).toBeGreaterThan(0);
+  });
+
+  it('serves the node\'s queues\' messages and consumers under the plugin\'s /metrics/detailed names too, and the cluster\'s rest neither', async () => {
+    const { parts, exposition } = snapshot(10);
+    const shares = new NodeShares();
+    const lines = (text: string, name: string) => text.split('\n').filter((line) => line.startsWith(`${name}{`));
+    const text = (await shares.share(exposition, parts, 'rabbit@b', 'c'))!.body('text').toString('utf8');
+    const odd = [1, 3, 5, 7, 9];
+    expect(lines(text, 'rabbitmq_detailed_queue_messages')).toEqual(odd.map((i) => `rabbitmq_detailed_queue_messages{vhost="/",queue="q${i}"} ${i}`));
+    expect(lines(text, 'rabbitmq_detailed_queue_consumers')).toEqual(odd.map((i) => `rabbitmq_detailed_queue_consumers{vhost="/",queue="q${i}"} ${i % 3}`));
+    expect(text).toContain('# TYPE rabbitmq_detailed_queue_messages gauge');
+    const rest = (await shares.rest(exposition, [], parts)).body('text').toString('utf8');
+    expect(rest).not.toContain('rabbitmq_detailed_queue');
   });
 });

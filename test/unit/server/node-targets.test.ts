@@ -282,6 +282,9 @@ describe('node targets', () => {
     expect(await sampleOf('rabbit@b', 'rabbitmq_raft_term')).toEqual(['rabbitmq_raft_term{vhost="/",queue="qq"} 2']);
     expect(await sampleOf(A, 'rabbitmq_raft_commit_index')).toEqual(['rabbitmq_raft_commit_index{vhost="/",queue="qq"} 120']);
     expect(await sampleOf('rabbit@b', 'rabbitmq_raft_commit_index')).toEqual([]);
+    // And as plugins before 4.2 named it, which RabbitMQ's Quorum-Queues-Raft dashboard still queries.
+    expect(await sampleOf(A, 'rabbitmq_raft_log_commit_index')).toEqual(['rabbitmq_raft_log_commit_index{vhost="/",queue="qq"} 120']);
+    expect(await sampleOf('rabbit@b', 'rabbitmq_raft_log_commit_index')).toEqual([]);
     expect(await sampleOf(A, 'rabbitmq_global_stream_error_stream_does_not_exist_total')).toEqual(['rabbitmq_global_stream_error_stream_does_not_exist_total{protocol="stream"} 2']);
     expect(await sampleOf(A, 'rabbitmq_global_stream_error_access_refused_total')).toEqual(['rabbitmq_global_stream_error_access_refused_total{protocol="stream"} 1']);
     expect(await sampleOf('rabbit@b', 'rabbitmq_global_stream_error_access_refused_total')).toEqual(['rabbitmq_global_stream_error_access_refused_total{protocol="stream"} 5']);
