@@ -27,7 +27,6 @@ const servedAs = (name: string, note?: string): string => `${ANOTHER_NAME}${name
 const OLD_VM_NAME = `${GONE}an older prometheus.erl's name; the plugin of RabbitMQ 3.10, 4.0 and 4.3 serves none by it (test/fixtures/plugin-*/metrics.prom), so neither does its relay`;
 const INET_TCP = `${PLUGIN_ONLY}the experimental inet_tcp_metrics distribution carrier (-proto_dist inet_tcp_metrics) serves them on the node's /metrics`;
 const MESSAGE_SIZE = `${PLUGIN_ONLY}message size histogram; the management API has none`;
-const RAFT_BEFORE_4_2 = (name: string) => servedAs(name, 'on node targets, RabbitMQ 4.2\'s name of the plugin\'s per-queue Raft family; older plugins named it rabbitmq_raft_log_*, and the dashboard queries both');
 const PERFTEST = `${NOT_RABBITMQ}PerfTest, the load tool (RabbitMQ-PerfTest and Erlang-Distributions-Compare)`;
 const KUBE_STATE = `${NOT_RABBITMQ}kube-state-metrics`;
 const CADVISOR = `${NOT_RABBITMQ}cAdvisor (the kubelet's container metrics)`;
@@ -52,15 +51,9 @@ const KNOWN_GAPS: Readonly<Record<string, string>> = {
   inet_tcp_metrics_receive_duration_seconds_bucket: INET_TCP,
   process_max_fds: servedAs('rabbitmq_process_max_fds', `Erlang-BEAM reads ${PROCESS_FDS}`),
   process_open_fds: servedAs('rabbitmq_process_open_fds', `Erlang-BEAM reads ${PROCESS_FDS}`),
-  rabbitmq_alarms_file_descriptor_limit: `${PLUGIN_ONLY}the management API reports no file descriptor alarm`,
-  rabbitmq_detailed_queue_consumers: servedAs('rabbitmq_queue_consumers', 'the plugin\'s /metrics/per-object name; rabbitmq_detailed_* is its /metrics/detailed'),
-  rabbitmq_detailed_queue_messages: servedAs('rabbitmq_queue_messages', 'the plugin\'s /metrics/per-object name; rabbitmq_detailed_* is its /metrics/detailed'),
   rabbitmq_message_size_bytes_bucket: MESSAGE_SIZE,
   rabbitmq_message_size_bytes_count: MESSAGE_SIZE,
   rabbitmq_message_size_bytes_sum: MESSAGE_SIZE,
-  rabbitmq_raft_log_commit_index: RAFT_BEFORE_4_2('rabbitmq_raft_commit_index'),
-  rabbitmq_raft_log_last_written_index: RAFT_BEFORE_4_2('rabbitmq_raft_last_written_index'),
-  rabbitmq_raft_log_snapshot_index: RAFT_BEFORE_4_2('rabbitmq_raft_snapshot_index'),
   container_cpu_usage_seconds_total: CADVISOR,
   container_network_receive_bytes_total: CADVISOR,
   container_network_transmit_bytes_total: CADVISOR,
@@ -133,8 +126,6 @@ const KNOWN_LABEL_GAPS: Readonly<Record<string, string>> = {
   statefulset: KUBE_LABEL,
   mode: `${NOT_RABBITMQ}a label of node_exporter's node_cpu_seconds_total`,
   name: `${NOT_RABBITMQ}a label of cAdvisor's container series`,
-  queue: `${ANOTHER_NAME}rabbitmq_queue_messages and the other per-queue families, which carry it; upstream reads it from rabbitmq_detailed_queue_* and the plugin's per-queue rabbitmq_raft_*`,
-  vhost: `${ANOTHER_NAME}rabbitmq_queue_messages and the other per-queue families, which carry it; upstream reads it from rabbitmq_detailed_queue_*`,
   prometheus_client_version: `${PLUGIN_ONLY}a label of the plugin's rabbitmq_build_info: the version of its Prometheus client library`,
   rabbitmq_endpoint: `${PLUGIN_ONLY}the plugin's rabbitmq_identity_info tells its endpoints apart (aggregated, per-object, detailed, memory-breakdown); the exporter's has no such label, so a matcher rabbitmq_endpoint="aggregated" finds nothing`,
 };
@@ -207,6 +198,16 @@ function coverage(expressions: readonly UpstreamExpression[]): Coverage {
   };
 }
 
+/**
+ * The plugin answers an expression (on RabbitMQ 3.10, 4.0 or 4.3) unless it needs a name the plugin
+ * does not serve either: another program's, one no broker here serves, the experimental
+ * distribution carrier's, or prometheus.erl's process collector's.
+ */
+const pluginLacks = (reason: string): boolean => reason.startsWith(NOT_RABBITMQ) || reason.startsWith(GONE) || reason === INET_TCP || reason.includes(PROCESS_FDS);
+const pluginAnswers = (e: UpstreamExpression): boolean => e.metrics.length > 0 && e.metrics.every((m) => !(m in KNOWN_GAPS) || !pluginLacks(KNOWN_GAPS[m]!));
+const ofPluginAnswered = coverage(UPSTREAM_EXPRESSIONS.filter(pluginAnswers));
+const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(1)}%`;
+
 const isErlangVm = (e: UpstreamExpression): boolean => e.metrics.some((m) => m.startsWith('erlang_vm_'));
 const everything = coverage(UPSTREAM_EXPRESSIONS);
 const withoutErlangVm = coverage(UPSTREAM_EXPRESSIONS.filter((e) => !isErlangVm(e)));
@@ -216,8 +217,8 @@ const describeCoverage = (c: Coverage): string => `${c.anywhere}/${c.expressions
  * Ratchets: how many expressions the exporter serves every metric of, today. Raise them as
  * coverage grows; a change that lowers a figure fails.
  */
-const FLOOR = { anywhere: 259, onNodeTargets: 259 };
-const FLOOR_WITHOUT_ERLANG_VM = { anywhere: 172, onNodeTargets: 172 };
+const FLOOR = { anywhere: 268, onNodeTargets: 268 };
+const FLOOR_WITHOUT_ERLANG_VM = { anywhere: 181, onNodeTargets: 181 };
 
 const usedMetrics = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.metrics));
 const usedLabels = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.labels));
@@ -305,6 +306,7 @@ function coverageSection(): string {
   const gaps = [...reasons].sort(([a], [b]) => a.localeCompare(b)).map(([reason, names]) => `- ${reason}: ${names.sort().map((n) => `\`${n}\``).join(', ')}`);
   return [
     `In all: ${everything.expressions} expressions with a metric; ${everything.anywhere} served, ${everything.onNodeTargets} on node targets (without \`erlang_vm_*\`: ${withoutErlangVm.anywhere} and ${withoutErlangVm.onNodeTargets} of ${withoutErlangVm.expressions}).`,
+    `Of the ${ofPluginAnswered.expressions} that the plugin itself answers (on RabbitMQ 3.10, 4.0 or 4.3; the others need another program's series, or one no broker here serves), ${ofPluginAnswered.onNodeTargets} on node targets: ${percent(ofPluginAnswered.onNodeTargets, ofPluginAnswered.expressions)}.`,
     '',
     '| source | expressions | served | on node targets |',
     '|---|---|---|---|',
