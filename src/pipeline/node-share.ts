@@ -44,7 +44,7 @@ export const nodeTargetMetrics = defineMetrics('nodes', {
  * each node's versions as the plugin names them, and the per-queue figures dashboards and alerts
  * written for the plugin's /metrics/detailed query.
  */
-const ALSO_NAMED = new Map<MetricDef, MetricDef>([
+const ALSO_NAMED = new Map<FamilyHeader, MetricDef>([
   [nodeMetrics.build, nodeTargetMetrics.build],
   [queueMetrics.messages, nodeTargetMetrics.detailedQueueMessages],
   [queueMetrics.consumers, nodeTargetMetrics.detailedQueueConsumers],
@@ -186,7 +186,7 @@ async function splitByNode(part: readonly RenderedFamily[], queueNodes: QueueNod
     }
     for (const [node, own] of lines) {
       add(byNode, node, familyOf(family.header, own));
-      const alias = node === REST ? undefined : ALSO_NAMED.get(family.header as MetricDef);
+      const alias = node === REST ? undefined : ALSO_NAMED.get(family.header);
       if (alias) add(byNode, node, familyOf(alias, own.map((line) => alias.name + line.slice(family.header.name.length))));
     }
   }

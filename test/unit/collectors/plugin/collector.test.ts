@@ -43,6 +43,14 @@ const EXPECTED = [
   ['rabbitmq_queue_messages_redelivered_total', 'px.classic', 0],
 ] as const;
 
+/** One poll of a node whose plugin answers GET /metrics with `text`, as recorded on RabbitMQ `version` with statistics on. */
+async function pollWithStatisticsOn(version: string, text: string) {
+  const dir = `plugin-${version}`;
+  const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: answer(dir, 'auth_attempt_metrics.prom'), 'http://node-a:15692/metrics': text }, ['rabbit@node-a']);
+  const run = await runCollector(pluginCollector, { api, broker: brokerFrom(version === '3.10.x' ? 'rabbitmq-3.10.8' : `rabbitmq-${version}`) });
+  return { run, node: run.family('rabbitmq_exporter_plugin_node_up')[0]!.labels.node! };
+}
+
 describe('plugin collector', () => {
   describe.each([
     ['4.0.x', QUERY_4, 0.024, 0],
@@ -78,9 +86,7 @@ describe('plugin collector', () => {
   it.each(['3.10.x', '4.0.x', '4.3.x'])('serves every sample of the node\'s global families (GLOBAL_ROWS) with its value, recorded on RabbitMQ %s', async (version) => {
     const dir = `plugin-${version}`;
     const text = answer(dir, 'metrics.prom');
-    const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: answer(dir, 'auth_attempt_metrics.prom'), 'http://node-a:15692/metrics': text }, ['rabbit@node-a']);
-    const run = await runCollector(pluginCollector, { api, broker: brokerFrom(version === '3.10.x' ? 'rabbitmq-3.10.8' : `rabbitmq-${version}`) });
-    const node = run.family('rabbitmq_exporter_plugin_node_up')[0]!.labels.node!;
+    const { run, node } = await pollWithStatisticsOn(version, text);
     for (const [family, row] of GLOBAL_ROWS) {
       // The recorded lines, read apart from the collector's parser: name{labels} value.
       const lines = text.split('\n').filter((line) => line.startsWith(`${family}{`) || line.startsWith(`${family} `));
@@ -100,9 +106,7 @@ describe('plugin collector', () => {
   ])('serves the metadata store\'s Raft member (module rabbit_khepri) and the unreachable peers as the plugin recorded them on RabbitMQ %s: Khepri there %s', async (version, khepri) => {
     const dir = `plugin-${version}`;
     const text = answer(dir, 'metrics.prom');
-    const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: answer(dir, 'auth_attempt_metrics.prom'), 'http://node-a:15692/metrics': text }, ['rabbit@node-a']);
-    const run = await runCollector(pluginCollector, { api, broker: brokerFrom(version === '3.10.x' ? 'rabbitmq-3.10.8' : `rabbitmq-${version}`) });
-    const node = run.family('rabbitmq_exporter_plugin_node_up')[0]!.labels.node!;
+    const { run, node } = await pollWithStatisticsOn(version, text);
     // The recorded lines, read apart from the collector's parser.
     const recorded = (family: string) => {
       const line = text.split('\n').find((l) => l.startsWith(`${family}{module="rabbit_khepri",`));
@@ -135,9 +139,7 @@ describe('plugin collector', () => {
     expect(recorded.includes('\nrabbitmq_alarms_file_descriptor_limit 0\n'), 'recorded, not raised').toBe(reported);
     for (const value of [0, 1]) {
       const text = recorded.replace('\nrabbitmq_alarms_file_descriptor_limit 0\n', `\nrabbitmq_alarms_file_descriptor_limit ${value}\n`);
-      const api = cluster({ [`http://node-a:15692/metrics/detailed?${QUERY_ON}`]: answer(dir, 'auth_attempt_metrics.prom'), 'http://node-a:15692/metrics': text }, ['rabbit@node-a']);
-      const run = await runCollector(pluginCollector, { api, broker: brokerFrom(version === '3.10.x' ? 'rabbitmq-3.10.8' : `rabbitmq-${version}`) });
-      const node = run.family('rabbitmq_exporter_plugin_node_up')[0]!.labels.node!;
+      const { run, node } = await pollWithStatisticsOn(version, text);
       expect(run.family('rabbitmq_alarms_file_descriptor_limit').map((s) => ({ labels: s.labels, value: s.value }))).toEqual(reported ? [{ labels: { node }, value }] : []);
     }
   });
