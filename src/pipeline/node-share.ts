@@ -125,7 +125,8 @@ export class NodeShares {
     let shareParts: (readonly RenderedFamily[])[];
     if (key === REST) {
       const replaced = new Set(totals.flatMap((total) => (total.replaces ? [total.replaces] : [])));
-      shareParts = [first, ...parts.map((families) => families.filter((family) => !replaced.has(family.header as MetricDef)))];
+      const unplaced = totals.filter((total) => total.perQueue).flatMap((total) => nodeTotal(total, parts, false));
+      shareParts = [first, unplaced, ...parts.map((families) => families.filter((family) => !replaced.has(family.header as MetricDef)))];
     } else {
       shareParts = [first, totals.flatMap((total) => nodeTotal(total, parts)), ...parts];
     }
@@ -196,9 +197,9 @@ async function splitByNode(part: readonly RenderedFamily[], queueNodes: QueueNod
 /**
  * A node's part of a figure: the node's lines of `total.from` summed by the labels `total.def`
  * keeps; one series of 0 for a figure without labels when the node has none of its lines (no
- * connections on the node), as the plugin serves it.
+ * connections on the node), as the plugin serves it (`zeroWhenNone`; not for the cluster's rest).
  */
-function nodeTotal(total: NodeTotal, nodeParts: readonly (readonly RenderedFamily[])[]): RenderedFamily[] {
+function nodeTotal(total: NodeTotal, nodeParts: readonly (readonly RenderedFamily[])[], zeroWhenNone = true): RenderedFamily[] {
   const sums = new Map<string, number>();
   for (const part of nodeParts) {
     for (const family of part) {
@@ -210,7 +211,7 @@ function nodeTotal(total: NodeTotal, nodeParts: readonly (readonly RenderedFamil
       }
     }
   }
-  if (sums.size === 0 && total.def.labels.length === 0) sums.set('', 0);
+  if (sums.size === 0 && total.def.labels.length === 0 && zeroWhenNone) sums.set('', 0);
   if (sums.size === 0) return [];
   const lines = [...sums].map(([labels, value]) => `${total.def.name}${labels} ${value}`);
   return [{ header: total.def, chunks: [Buffer.from(`${lines.join('\n')}\n`)], samples: lines.length }];

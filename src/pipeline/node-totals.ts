@@ -19,6 +19,11 @@ export interface NodeTotal {
   readonly replaces?: MetricDef;
   /** Only the lines of `from` whose `label` is `value` (a row fed by several of the plugin's families, one per value). */
   readonly where?: { readonly label: string; readonly value: string };
+  /**
+   * `from` is a per-queue family: the lines of queues on no node (their node unknown) are summed
+   * on the cluster target beside the node targets, so that the sum over every target still counts them.
+   */
+  readonly perQueue?: true;
 }
 
 const ON_NODE = 'On a node target, for that node alone';
@@ -27,6 +32,7 @@ const counts = defineMetrics('nodes', {
   connections: { name: 'rabbitmq_connections', type: 'gauge', help: `${ON_NODE}: open client connections on the node, summed from rabbitmq_connections_by_state (the cluster target's is the cluster's, from /api/overview).` },
   channels: { name: 'rabbitmq_channels', type: 'gauge', help: `${ON_NODE}: channels open on the node's connections, summed from rabbitmq_connections_channels (the cluster target's is the cluster's, from /api/overview).` },
   queues: { name: 'rabbitmq_queues', type: 'gauge', help: `${ON_NODE}: queues on the node (a quorum or stream queue's leader), summed from rabbitmq_vhost_queues_per_node (the cluster target's is the cluster's, from /api/overview).` },
+  consumers: { name: 'rabbitmq_consumers', type: 'gauge', help: `${ON_NODE}: consumers of the queues on the node (a quorum or stream queue's leader), summed from rabbitmq_queue_consumers (the cluster target's is the cluster's, from /api/overview, or beside node targets that of the queues whose node is unknown).` },
 });
 
 /** The cluster target's row of the same name as a plugin family, if it has one: the overview's cluster-wide figure, or a per-channel series. */
@@ -49,5 +55,6 @@ export const NODE_TOTALS: readonly NodeTotal[] = [
   { def: counts.connections, from: connectionMetrics.byState, replaces: overviewMetrics.connections },
   { def: counts.channels, from: connectionMetrics.channels, replaces: overviewMetrics.channels },
   { def: counts.queues, from: queueMetrics.nodeQueues, replaces: overviewMetrics.queues },
+  { def: counts.consumers, from: queueMetrics.consumers, replaces: overviewMetrics.consumers, perQueue: true },
   ...pluginNamed,
 ];

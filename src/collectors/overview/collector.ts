@@ -7,6 +7,26 @@ import { emitRecord, fieldTableOf } from '../kit/field-table.js';
 
 const table = fieldTableOf(M);
 
+/**
+ * The message counters of `message_stats`: the broker lists a counter there only once it has
+ * moved (a fresh broker's has no `get` or `redeliver`), so with statistics on, an absent one is 0,
+ * as the plugin serves it, and sums and `== 0` checks written for the plugin hold. With statistics
+ * off the broker reports none, and none is served.
+ */
+const MESSAGE_COUNTERS = table.rows.filter((row) => row.metric.type === 'counter' && row.path[0] === 'message_stats').map((row) => row.path[1]!);
+
+/** The overview with its unreported message counters as 0 (see MESSAGE_COUNTERS). */
+function withUnmovedCounters(overview: Record<string, unknown>): Record<string, unknown> {
+  const reported = overview.message_stats;
+  // Absent, or [] (how the API renders an empty list of them): nothing has moved yet.
+  const empty = reported === undefined || (Array.isArray(reported) && reported.length === 0);
+  // Anything else that is not an object is a bad answer, left for its rows to skip and count.
+  if (!empty && (reported === null || typeof reported !== 'object' || Array.isArray(reported))) return overview;
+  const filled: Record<string, unknown> = { ...(empty ? {} : (reported as Record<string, unknown>)) };
+  for (const field of MESSAGE_COUNTERS) if (!(field in filled)) filled[field] = 0;
+  return { ...overview, message_stats: filled };
+}
+
 const options = z.strictObject({
   /** Serve the API's `_details.rate` values as `_per_second` gauges. */
   rates: z.boolean().default(true),
@@ -43,7 +63,7 @@ export const overviewCollector: Collector<z.infer<typeof options>> = {
     }, 1);
     if (broker.simulation) sink.add(M.simulated, [broker.simulation], 1);
     sink.add(M.statisticsEnabled, [], broker.statisticsDisabled ? 0 : 1);
-    emitRecord(sink, table, overview, '', { rates: ctx.options.rates });
+    emitRecord(sink, table, broker.statisticsDisabled ? overview : withUnmovedCounters(overview), '', { rates: ctx.options.rates });
     const listeners = Array.isArray(overview.listeners) ? (overview.listeners as Listener[]) : [];
     for (const l of listeners) {
       sink.add(M.listener, { node: String(l.node ?? ''), protocol: String(l.protocol ?? ''), ip_address: String(l.ip_address ?? ''), port: String(l.port ?? '') }, 1);

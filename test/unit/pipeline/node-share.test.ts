@@ -2,6 +2,7 @@
 // scrapes share one split, and a big snapshot is split with turns of the event loop between.
 import { describe, expect, it } from 'vitest';
 import { nodeMetrics } from '../../../src/collectors/nodes/metrics.js';
+import { overviewMetrics } from '../../../src/collectors/overview/metrics.js';
 import { queueMetrics as Q } from '../../../src/collectors/queues/metrics.js';
 import { LabelBlock } from '../../../src/model/label-block.js';
 import { SampleSink } from '../../../src/model/sample-sink.js';
@@ -60,5 +61,28 @@ describe('NodeShares', () => {
     expect(text).toContain('# TYPE rabbitmq_detailed_queue_messages gauge');
     const rest = (await shares.rest(exposition, [], parts)).body('text').toString('utf8');
     expect(rest).not.toContain('rabbitmq_detailed_queue');
+  });
+
+  it("serves each node's rabbitmq_consumers, its queues' consumers summed, and the cluster target those of the queues on no node instead of the cluster's whole", async () => {
+    const { parts } = snapshot(10);
+    // The overview's whole (9 + 7), and a queue whose node the API did not give.
+    const more = new SampleSink();
+    more.add(overviewMetrics.consumers, [], 16);
+    more.addToBlock(Q.consumers, new LabelBlock(['vhost', 'queue'], ['/', 'unplaced']), 7);
+    const all = [...parts, more.finish()];
+    const exposition = new Exposition(all, Infinity, Date.now());
+    const shares = new NodeShares();
+    const consumers = (text: string) => text.split('\n').filter((line) => /^rabbitmq_consumers[ {]/.test(line));
+    // q0..q9 have i % 3 consumers; the even ones are on rabbit@a.
+    expect(consumers((await shares.share(exposition, all, 'rabbit@a', 'c'))!.body('text').toString('utf8'))).toEqual(['rabbitmq_consumers 5']);
+    expect(consumers((await shares.share(exposition, all, 'rabbit@b', 'c'))!.body('text').toString('utf8'))).toEqual(['rabbitmq_consumers 4']);
+    expect(consumers((await shares.rest(exposition, [], all)).body('text').toString('utf8'))).toEqual(['rabbitmq_consumers 7']);
+    // Every queue placed: no series of it on the cluster target, and the nodes' add up to the whole.
+    const placed = [parts[0]!, parts[1]!, (() => {
+      const sink = new SampleSink();
+      sink.add(overviewMetrics.consumers, [], 9);
+      return sink.finish();
+    })()];
+    expect(consumers((await new NodeShares().rest(new Exposition(placed, Infinity, Date.now()), [], placed)).body('text').toString('utf8'))).toEqual([]);
   });
 });

@@ -126,6 +126,36 @@ describe('overview collector on 3.10.8', () => {
   });
 });
 
+describe('message counters the broker has not reported yet', () => {
+  const overviewWith = (messageStats: unknown) => {
+    const overview = readFixture<Record<string, unknown>>(SINGLE, 'overview.json');
+    if (messageStats === undefined) delete overview.message_stats;
+    else overview.message_stats = messageStats;
+    return overview;
+  };
+  const counters = (text: string) => [...samples(text)].filter(([series]) => series.startsWith('rabbitmq_global_messages_') && series.endsWith('_total'));
+
+  // A fresh broker's overview lists a counter once it has moved; the plugin serves every one from 0.
+  it.each([[undefined], [[]], [{ publish: 7, publish_details: { rate: 0.2 } }]])('with statistics on, message_stats %j: each unreported counter is 0, a reported one its value', async (messageStats) => {
+    const { text, skipped } = await runCollector(overviewCollector, { api: fakeApi({ '/api/overview': overviewWith(messageStats) }), broker: brokerFrom(SINGLE) });
+    const served = new Map(counters(text));
+    expect([...served.keys()].sort()).toEqual(counters(((await runCollector(overviewCollector, { api: fakeApi(routes(SINGLE)), broker: brokerFrom(SINGLE) })).text)).map(([series]) => series).sort());
+    expect(served.size).toBe(14);
+    const reported = messageStats !== undefined && !Array.isArray(messageStats) ? 7 : 0;
+    expect(served.get('rabbitmq_global_messages_received_total')).toBe(reported);
+    expect(served.get('rabbitmq_global_messages_redelivered_total')).toBe(0);
+    expect(served.get('rabbitmq_global_messages_delivered_get_manual_ack_total')).toBe(0);
+    // A rate the broker did not report is not made up.
+    expect(samples(text).has('rabbitmq_global_messages_redelivered_per_second')).toBe(false);
+    expect(skipped).toBe(0);
+  });
+
+  it('message_stats that is not an object is a bad answer: its counters are left out, not 0', async () => {
+    const { text } = await runCollector(overviewCollector, { api: fakeApi({ '/api/overview': overviewWith('unknown') }), broker: brokerFrom(SINGLE) });
+    expect(counters(text)).toEqual([]);
+  });
+});
+
 describe('overview collector with statistics disabled', () => {
   it('object totals that are present, no message counters, no zeros for absent fields', async () => {
     const broker = brokerFrom(NO_STATS);
