@@ -23,7 +23,10 @@ export const detailsTable = fieldTable([
 export const consumersTable = fieldTable([M.consumers]);
 
 /** The rest of the details, after consumers. */
-export const moreDetailsTable = fieldTable([M.consumerUtilisation, M.consumerCapacity, M.memory, M.headMessageTimestamp, M.reductions]);
+export const moreDetailsTable = fieldTable([
+  M.consumerUtilisation, M.consumerCapacity, M.memory, M.headMessageTimestamp, M.reductions,
+  M.messagesDelayed, M.messagesReadyReturned, M.publishers, M.deliveryLimit, M.streamSegments,
+]);
 
 /** Option message_stats. */
 export const messageStatsTable = fieldTable([

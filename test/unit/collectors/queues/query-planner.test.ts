@@ -21,6 +21,7 @@ const DETAILS = [
   'message_bytes', 'message_bytes_ready', 'message_bytes_unacknowledged', 'messages_ram', 'messages_ready_ram', 'messages_unacknowledged_ram',
   'message_bytes_ram', 'messages_persistent', 'message_bytes_persistent', 'messages_paged_out', 'message_bytes_paged_out', 'messages_dlx',
   'message_bytes_dlx', 'consumers', 'consumer_utilisation', 'consumer_capacity', 'memory', 'head_message_timestamp', 'reductions',
+  'messages_delayed', 'messages_ready_returned', 'publishers', 'delivery_limit', 'segments',
   'idle_since', 'members', 'online',
 ];
 const MESSAGE_STATS = ['publish', 'deliver', 'deliver_no_ack', 'get', 'get_no_ack', 'get_empty', 'deliver_get', 'redeliver', 'ack', 'confirm', 'return_unroutable', 'drop_unroutable'].map((f) => `message_stats.${f}`);
