@@ -32,7 +32,7 @@ const counts = defineMetrics('nodes', {
   connections: { name: 'rabbitmq_connections', type: 'gauge', help: `${ON_NODE}: open client connections on the node, summed from rabbitmq_connections_by_state (the cluster target's is the cluster's, from /api/overview).` },
   channels: { name: 'rabbitmq_channels', type: 'gauge', help: `${ON_NODE}: channels open on the node's connections, summed from rabbitmq_connections_channels (the cluster target's is the cluster's, from /api/overview).` },
   queues: { name: 'rabbitmq_queues', type: 'gauge', help: `${ON_NODE}: queues on the node (a quorum or stream queue's leader), summed from rabbitmq_vhost_queues_per_node (the cluster target's is the cluster's, from /api/overview).` },
-  consumers: { name: 'rabbitmq_consumers', type: 'gauge', help: `${ON_NODE}: consumers of the queues on the node (a quorum or stream queue's leader), summed from rabbitmq_queue_consumers (the cluster target's is the cluster's, from /api/overview, or beside node targets that of the queues whose node is unknown).` },
+  consumers: { name: 'rabbitmq_consumers', type: 'gauge', help: `${ON_NODE}: consumers of the queues on the node (a quorum or stream queue's leader), summed from rabbitmq_queue_consumers, so of the queues with per-queue series only (the queue filters and max_queues leave some out); the cluster target's is the cluster's, from /api/overview, or beside node targets that of the queues whose node is unknown.` },
 });
 
 /** The cluster target's row of the same name as a plugin family, if it has one: the overview's cluster-wide figure, or a per-channel series. */
