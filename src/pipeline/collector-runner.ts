@@ -292,24 +292,28 @@ export class CollectorRunner {
       if (wasFailing && this.describesBroker) this.deps.onBrokerBack?.();
       if (this.describesBroker) this.deps.onBrokerAnswered?.();
     } catch (error) {
-      const seconds = (performance.now() - started) / 1000;
+      const elapsedMs = performance.now() - started;
+      const seconds = elapsedMs / 1000;
       this.failures++;
-      const cause = describe(error, deadline.passed, this.config.timeoutMs);
+      // By the clock too: a poll thread aborts at the deadline by its own timer, and its error can
+      // arrive here before this thread's deadline timer has run.
+      const deadlinePassed = deadline.passed || (!this.stopped && elapsedMs >= this.config.timeoutMs);
+      const cause = describe(error, deadlinePassed, this.config.timeoutMs);
       if (error instanceof ManagementError && error.kind === 'too_large') state.answerRefused(this.collector.name, pathTemplate(error.pathname));
       state.failed(
         this.collector.name,
         error instanceof ManagementError ? `${error.pathname}: ${cause}` : cause,
         seconds,
         Date.now(),
-        partFailureCause(error, deadline.passed),
+        partFailureCause(error, deadlinePassed),
       );
-      if (this.describesBroker && !this.stopped && brokerAnswered(error, deadline.passed)) this.deps.onBrokerAnswered?.();
+      if (this.describesBroker && !this.stopped && brokerAnswered(error, deadlinePassed)) this.deps.onBrokerAnswered?.();
       if (!this.stopped) {
         this.deps.failures.failed(this.collector.name, cause, {
           path: error instanceof ManagementError ? error.pathname : undefined,
           reason: error instanceof ManagementError ? error.reason : 'collector_error',
           consecutive_failures: this.failures,
-        }, { collector: this.collector.name, error, deadlinePassed: deadline.passed, timeoutMs: this.config.timeoutMs });
+        }, { collector: this.collector.name, error, deadlinePassed, timeoutMs: this.config.timeoutMs });
       }
     }
     deadline.end();
