@@ -29,7 +29,7 @@ export function timingsFromLog(log: string, commit: string): CiTimings {
     const pass = PASS_LINE.exec(line);
     if (pass) {
       const seconds = Number(pass[2]);
-      runs.push({ node: `v${pass[1]}`, wallSeconds: seconds, lanes: [{ name: 'one vitest', projects: [...new Set(files.map((f) => f.project))], code: 0, wallSeconds: seconds, cpuSeconds: 0, files: files.length, passed: files.reduce((n, f) => n + f.tests, 0) - skipped, failed: 0, skipped, timings: files }] });
+      runs.push({ node: `v${pass[1]}`, wallSeconds: seconds, lanes: [{ name: 'one vitest', projects: [...new Set(files.map((f) => f.project))], code: 0, wallSeconds: seconds, cpuSeconds: 0, files: files.length, passed: files.reduce((n, f) => n + f.tests, 0) - skipped, failed: 0, skipped, timings: files, failures: [] }] });
       sections.push({ name: `tests on Node v${pass[1]}`, seconds });
       files = [];
       skipped = 0;

@@ -24,6 +24,14 @@ export interface LaneResult {
   failed: number;
   skipped: number;
   timings: FileTiming[];
+  /** Each failed test (or file that failed outside its tests), with the start of its error. */
+  failures: TestFailure[];
+}
+
+export interface TestFailure {
+  file: string;
+  test: string;
+  message: string;
 }
 
 export interface RunRecord {
@@ -37,7 +45,39 @@ interface VitestReport {
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
-  testResults: { name: string; startTime: number; endTime: number; assertionResults: { status: string }[] }[];
+  testResults: {
+    name: string;
+    startTime: number;
+    endTime: number;
+    status?: string;
+    message?: string;
+    assertionResults: { status: string; fullName?: string; failureMessages?: string[] }[];
+  }[];
+}
+
+/** The first lines of an error, enough to tell which wait or assertion it was (the lane's own lines have the rest). */
+const MESSAGE_LINES = 6;
+const MESSAGE_CHARS = 800;
+function errorStart(message: string): string {
+  // The test runner's own frames say nothing of the failure.
+  const lines = message
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !/node_modules\/|\(<anonymous>\)/.test(l))
+    .slice(0, MESSAGE_LINES)
+    .join('\n');
+  return lines.length > MESSAGE_CHARS ? `${lines.slice(0, MESSAGE_CHARS)}…` : lines;
+}
+
+function failuresOf(report: VitestReport, root: string): TestFailure[] {
+  return report.testResults.flatMap((r) => {
+    const file = relative(root, r.name);
+    const tests = r.assertionResults
+      .filter((a) => a.status === 'failed')
+      .map((a) => ({ file, test: a.fullName ?? '(unnamed test)', message: errorStart((a.failureMessages ?? []).join('\n')) }));
+    // A file can fail with no test failed: an import error, a hook that threw.
+    if (tests.length === 0 && r.status === 'failed') return [{ file, test: '(the file itself)', message: errorStart(r.message ?? '') }];
+    return tests;
+  });
 }
 
 /** The project of a file, as vitest.config.ts assigns them: the lane's own when it has one. */
@@ -86,6 +126,7 @@ export function laneResult(name: string, projects: string[], laneDir: string, ru
     failed: report?.numFailedTests || (run.code === 0 ? 0 : 1),
     skipped: report ? report.numPendingTests + report.numTodoTests : 0,
     timings,
+    failures: report ? failuresOf(report, root) : [],
   };
 }
 

@@ -117,6 +117,10 @@ async function main(): Promise<void> {
   process.stdout.write(`\nlanes on Node ${process.version}, side by side, ${record.wallSeconds.toFixed(0)} s in all:\n${rows.join('\n')}\n`);
   const failedLanes = results.filter((r) => r.code !== 0 || r.failed > 0);
   if (failedLanes.length > 0) process.stdout.write(`failed: ${failedLanes.map((r) => r.name).join(', ')} (their lines above are prefixed with their names)\n`);
+  // Repeated at the end of .ci/run, whose last lines are often all of a run that is kept.
+  const failures = results.flatMap((r) => r.failures.map((f) => `[${r.name}] ${f.file} > ${f.test}\n${f.message.replace(/^/gm, '    ')}\n`));
+  writeFileSync(join(dir, 'failures.txt'), failures.join(''));
+  if (failures.length > 0) process.stdout.write(`failed tests:\n${failures.join('')}`);
   process.stdout.write(`${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped\n`);
   process.exitCode = failedLanes.length > 0 ? 1 : 0;
 }

@@ -96,6 +96,23 @@ describe("a lane's result (test/runner/record.ts)", () => {
     expect(bare.timings[0]).toMatchObject({ wallSeconds: 2.5, cpuSeconds: null });
   });
 
+  it('names each failed test with the start of its error, and a file that failed outside its tests', () => {
+    const long = ['Error: timed out after 20000 ms waiting for the poll', ...Array.from({ length: 20 }, (_, i) => `    at frame ${i}`)].join('\n');
+    const failing = {
+      ...report,
+      testResults: [
+        { ...report.testResults[0]!, assertionResults: [{ status: 'passed', fullName: 'a passing one' }, { status: 'failed', fullName: 'polls > ends at its deadline', failureMessages: [long] }] },
+        { name: join(process.cwd(), 'test/unit/broken.test.ts'), startTime: 0, endTime: 0, status: 'failed', message: 'SyntaxError: Unexpected token', assertionResults: [] },
+      ],
+    };
+    const { failures } = laneResult('node-only', ['unit'], laneDir(failing, []), { code: 1, wallSeconds: 4 });
+    expect(failures).toEqual([
+      { file: 'test/unit/log.test.ts', test: 'polls > ends at its deadline', message: long.split('\n').slice(0, 6).join('\n') },
+      { file: 'test/unit/broken.test.ts', test: '(the file itself)', message: 'SyntaxError: Unexpected token' },
+    ]);
+    expect(laneResult('node-only', ['unit'], laneDir(report, []), { code: 0, wallSeconds: 4 }).failures).toEqual([{ file: 'test/unit/log.test.ts', test: '(unnamed test)', message: '' }]);
+  });
+
   it('counts a lane that failed with no failed test, or left no report, as one failure', () => {
     expect(laneResult('broker-4.3', ['broker-4.3'], laneDir(undefined, []), { code: 1, wallSeconds: 4 }).failed).toBe(1);
     expect(laneResult('broker-4.3', ['broker-4.3'], laneDir({ ...report, numFailedTests: 0 }, []), { code: 1, wallSeconds: 4 }).failed).toBe(1);
