@@ -14,7 +14,7 @@ import { selectedVersions } from './test/harness/broker/versions.js';
 // most of their time is spent waiting for processes they start.
 // `storefront` is the separate storefront package's own config (storefront/vitest.config.ts).
 const setupFiles = ['test/support/file-timings.ts'];
-// A hang guard, not a speed check (no test is timed): `.ci/run` runs both Nodes' lanes side by side
+// A hang guard, not a speed check (no test is timed), for tests and their hooks alike: `.ci/run` runs both Nodes' lanes side by side
 // on 2 cores (six vitest processes, four RabbitMQ nodes), where a CPU-bound unit test of 1-2 s alone
 // took 5-7 s and vitest's default of 5 s failed it (docs/development.md, "Test timeouts").
 const CPU_BOUND_TIMEOUT_MS = 30_000;
@@ -30,6 +30,7 @@ export default defineConfig({
           environment: 'node',
           setupFiles,
           testTimeout: CPU_BOUND_TIMEOUT_MS,
+          hookTimeout: CPU_BOUND_TIMEOUT_MS,
         },
       },
       {
@@ -39,6 +40,7 @@ export default defineConfig({
           environment: 'node',
           setupFiles,
           testTimeout: CPU_BOUND_TIMEOUT_MS,
+          hookTimeout: CPU_BOUND_TIMEOUT_MS,
         },
       },
       ...selectedVersions().map((version) => ({

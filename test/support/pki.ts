@@ -17,9 +17,12 @@ export interface Pki {
  */
 export function makePki(dir: string, serverName = 'server'): Pki {
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=test-ca');
+  // P-256 keys: made in milliseconds. An RSA key's prime search takes a random time, over 10 s for
+  // three of them on a loaded machine (a test's hook timed out so).
+  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
+  ssl('req', '-x509', ...newKey, '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=test-ca');
   for (const [name, cn, san] of [['server', serverName, 'IP:127.0.0.1'], ['client', 'client', 'DNS:client']] as const) {
-    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`, '-addext', `subjectAltName=${san}`);
+    ssl('req', ...newKey, '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`, '-addext', `subjectAltName=${san}`);
     ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '1', '-copy_extensions', 'copy');
   }
   const read = (f: string) => readFileSync(join(dir, f));
