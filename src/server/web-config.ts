@@ -1,3 +1,4 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
@@ -26,6 +27,15 @@ export interface TlsSettings {
   clientAuth: ClientAuth;
   allowedSans?: string[];
   context: SecureContextOptions;
+}
+
+/** The private key is the one of the certificate (the first of the file: the server's own). */
+function keyIsCertificates(cert: Buffer, key: Buffer): boolean {
+  try {
+    return new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
+  } catch {
+    return false;
+  }
 }
 
 /** A web configuration that cannot be used; the message names the file and the key. */
@@ -183,11 +193,15 @@ export function readWebConfig(file: string): WebConfig {
       ...(t.cipher_suites?.length ? { ciphers: t.cipher_suites.map((s) => CIPHERS[s]).join(':') } : {}),
       ...(t.curve_preferences?.length ? { ecdhCurve: t.curve_preferences.map((s) => CURVES[s]).join(':') } : {}),
     };
+    const certKey = t.cert_file !== undefined ? 'tls_server_config.cert_file' : 'tls_server_config.cert';
     try {
       createSecureContext(context);
     } catch (error) {
-      fail(t.cert_file !== undefined ? 'tls_server_config.cert_file' : 'tls_server_config.cert', `the certificate and key cannot be used (${(error as Error).message})`);
+      fail(certKey, `the certificate and key cannot be used (${(error as Error).message})`);
     }
+    // OpenSSL keeps a certificate and a key of different types (RSA, EC) apart, each waiting for
+    // its pair: such files make a context whose every handshake fails. The key must be the certificate's.
+    if (!keyIsCertificates(cert, key)) fail(certKey, "the certificate and key cannot be used (the key is not the certificate's: their public keys differ)");
     tls = {
       files,
       clientAuth,

@@ -14,7 +14,10 @@ let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'rmqexp-webcfg-'));
   makePki(dir);
-  writeFileSync(join(dir, 'other.key'), spawnSync('openssl', ['genrsa', '2048'], { encoding: 'utf8' }).stdout);
+  // Another key of the certificate's type (P-256), and one of another type (RSA), which OpenSSL
+  // would hold apart from the certificate rather than refuse.
+  writeFileSync(join(dir, 'other.key'), spawnSync('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:prime256v1'], { encoding: 'utf8' }).stdout);
+  writeFileSync(join(dir, 'other-rsa.key'), spawnSync('openssl', ['genrsa', '2048'], { encoding: 'utf8' }).stdout);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -111,6 +114,7 @@ describe('readWebConfig: files it refuses, naming the key (promtool refuses them
     ['a missing certificate file', 'tls_server_config:\n  cert_file: nope.pem\n  key_file: server.key\n', `key "tls_server_config.cert_file": ${'DIR'}/nope.pem cannot be read (ENOENT)`],
     ['a key without a certificate', 'tls_server_config:\n  key_file: server.key\n', 'key "tls_server_config": missing one of cert or cert_file'],
     ['a key that does not match the certificate', 'tls_server_config:\n  cert_file: server.pem\n  key_file: other.key\n', 'key "tls_server_config.cert_file": the certificate and key cannot be used'],
+    ['a key of another type than the certificate', 'tls_server_config:\n  cert_file: server.pem\n  key_file: other-rsa.key\n', 'key "tls_server_config.cert_file": the certificate and key cannot be used'],
     ['a client CA without client authentication', 'tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  client_ca_file: ca.pem\n', 'key "tls_server_config.client_auth_type": a client CA is configured'],
     ['an unknown client_auth_type', 'tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  client_auth_type: Always\n', 'key "tls_server_config.client_auth_type": is not a client_auth_type'],
     ['an unknown TLS version', 'tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n  min_version: SSL3\n', 'key "tls_server_config.min_version": is not a TLS version'],
