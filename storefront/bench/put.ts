@@ -16,30 +16,13 @@ import { fileURLToPath } from 'node:url';
 import { stringifyJson } from '../src/json.js';
 import { SqliteTransactionStore } from '../src/sqlite-store.js';
 import { benchRecords, benchTransaction, FIRST_ID } from './records.js';
-import { updateReadme } from './readme-table.js';
+import { type SizeResult, updateReadme } from './readme-table.js';
 
 const PACKAGE = fileURLToPath(new URL('../..', import.meta.url)); // .bench-build/bench → storefront/
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const COMMAND = 'npm run bench --workspace storefront';
 const PUTS = Number(process.env.BENCH_PUTS ?? 5000);
 const CONCURRENCY = 4;
-
-export interface SizeResult {
-  records: number;
-  /** Spawn to the "listening" line. */
-  startupMs: number;
-  rssAfterStartMiB: number;
-  /** Peak RSS of the service over the whole run (VmHWM). */
-  peakRssMiB: number;
-  puts: number;
-  concurrency: number;
-  putsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  dbFileMiB: number;
-  fillSeconds: number;
-}
 
 function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

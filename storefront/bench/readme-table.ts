@@ -1,10 +1,27 @@
 // The benchmark table in the storefront README, written from a results file (never by hand).
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { SizeResult } from './put.js';
 
 const BEGIN = '<!-- bench:put begin (written by npm run bench; do not edit) -->';
 const END = '<!-- bench:put end -->';
+
+/** One record count's run (bench/put.ts measures it). */
+export interface SizeResult {
+  records: number;
+  /** Spawn to the "listening" line. */
+  startupMs: number;
+  rssAfterStartMiB: number;
+  /** Peak RSS of the service over the whole run (VmHWM). */
+  peakRssMiB: number;
+  puts: number;
+  concurrency: number;
+  putsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  dbFileMiB: number;
+  fillSeconds: number;
+}
 
 export interface ResultsFile {
   commit: string;
