@@ -1,10 +1,12 @@
 // The exporter's layers, lowest first (docs/architecture.md, "Layers"). A module may import its own
 // folder and folders of a lower layer only; a folder of src/ that no layer lists imports nothing of
-// the project. `npm run lint:deps` checks src/ and tools/ (part of `npm test`); type-only imports count too.
+// the project. `npm run lint:deps` checks src/, tools/ and the storefront's src/ and bench/ (part of
+// `npm test`); type-only imports count too.
 const LAYERS = [
   ['model'],
-  ['profiles'],
   ['broker'],
+  ['exposition'],
+  ['profiles'],
   ['config'],
   ['collectors'],
   ['pipeline'],
@@ -30,6 +32,14 @@ const layerRules = LAYERS.flatMap((layer, rank) =>
   }),
 );
 
+// The storefront is a separate service: it shares tooling with the exporter, no code, either way;
+// its service imports nothing of its benchmark.
+const apartRules = [
+  ['storefront-apart', '^storefront/', '^(src|tools)/'],
+  ['exporter-apart', '^(src|tools)/', '^storefront/'],
+  ['storefront-service-below-bench', '^storefront/src/', '^storefront/bench/'],
+].map(([name, from, to]) => ({ name, comment: `${from} may not import ${to}`, severity: 'error', from: { path: from }, to: { path: to } }));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -41,6 +51,7 @@ module.exports = {
       to: { circular: true },
     },
     ...layerRules,
+    ...apartRules,
     {
       name: 'layer-unlisted',
       comment: 'A folder of src/ must be on a layer (LAYERS) before it imports the project.',
@@ -51,7 +62,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^(src|tools)/',
+    includeOnly: '^(src|tools|storefront/(src|bench))/',
     // Type-only imports are imports too.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

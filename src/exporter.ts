@@ -13,7 +13,7 @@ import type { ProcessMetrics } from './pipeline/process-metrics.js';
 import { ReloadStatus } from './pipeline/reload-status.js';
 import { shardFamilies } from './pipeline/shard-metrics.js';
 import { newHttpCounters, processWideFamilies, type HttpCounters } from './pipeline/own-series.js';
-import { Exposition } from './pipeline/exposition.js';
+import { Exposition } from './exposition/exposition.js';
 import type { ProcessFamilies } from './pipeline/snapshot-store.js';
 import { SharedRedactors, Target, type TargetOptions } from './target.js';
 import { makeTargets, namesForLog, startTargets } from './target-fleet.js';

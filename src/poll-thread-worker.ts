@@ -8,7 +8,7 @@ import { collectorByName } from './collectors/registry.js';
 import type { TargetSetup } from './config/exporter-config.js';
 import { targetCredentials } from './config/redacted-config.js';
 import { createLogger } from './log.js';
-import type { RenderedFamily } from './model/text-format.js';
+import type { RenderedFamily } from './exposition/text-format.js';
 import { ONE_SHARD, TargetShare } from './model/shard-assignment.js';
 import { collectHere, sinkProfileOf } from './pipeline/collect-once.js';
 import type { ClientCounts, FromThread, ToThread } from './pipeline/poll-thread/protocol.js';

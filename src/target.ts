@@ -16,7 +16,7 @@ import { PollFailureLog } from './pipeline/failure-log.js';
 import { newHttpCounters, type HttpCounters } from './pipeline/own-series.js';
 import { SnapshotStore, type ProcessFamilies } from './pipeline/snapshot-store.js';
 import type { ServedTarget } from './server/served-target.js';
-import type { Format } from './pipeline/exposition.js';
+import type { Format } from './exposition/exposition.js';
 import { TargetState } from './pipeline/target-state.js';
 import { targetStatus, targetVerdict, type TargetStatus, type Verdict } from './pipeline/target-status.js';
 

@@ -240,7 +240,7 @@ export function configSchema(collectors: readonly CollectorSpec[]) {
       .prefault({}),
     poll: pollSchema.prefault({}),
     sharding: shardingSchema.prefault({ shard: undefined, total_shards: undefined }),
-    /** Which names the families are served under: see src/model/naming-profile.ts. */
+    /** Which names the families are served under: see src/exposition/naming-profile.ts. */
     naming: z.enum(NAMING_PROFILES).default('native'),
     /** What only one naming profile reads: a section per profile with settings (src/profiles/profile-settings.ts). */
     ...profileSections(),

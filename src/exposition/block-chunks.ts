@@ -1,6 +1,6 @@
 import { type DeflatedLines, deflateLines } from './deflated-lines.js';
 import type { LabelBlock } from './label-block.js';
-import type { MetricDef } from './metric-def.js';
+import type { MetricDef } from '../model/metric-def.js';
 import { formatValue } from './text-format.js';
 
 /**

@@ -5,7 +5,7 @@ import { ownedCopy } from './owned-bytes.js';
  * Sample lines kept compressed only: at 100,000 queues the text of the per-queue families is
  * ~174 MB and their deflate ~7 MB, and keeping the text was most of the process's memory. Raw
  * deflate ending in a sync flush (byte-aligned, not final), so a gzip answer is these joined as
- * they are (pipeline/joined-gzip.ts), with the CRC-32 and length of the text for its trailer.
+ * they are (joined-gzip.ts), with the CRC-32 and length of the text for its trailer.
  */
 export interface DeflatedLines {
   readonly deflated: Buffer;

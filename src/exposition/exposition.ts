@@ -1,4 +1,4 @@
-import { type BodyChunk, chunkText, concatFamilies, OPENMETRICS_EOF, type RenderedFamily } from '../model/text-format.js';
+import { type BodyChunk, chunkText, concatFamilies, OPENMETRICS_EOF, type RenderedFamily } from './text-format.js';
 import { deflatePart, joinGzip } from './joined-gzip.js';
 
 /** The OpenMetrics trailer as a part of its own, deflated once. */

@@ -1,9 +1,9 @@
 import { constants, crc32, createDeflateRaw, deflateRawSync } from 'node:zlib';
-import type { DeflatedLines } from '../model/deflated-lines.js';
-import type { BodyChunk } from '../model/text-format.js';
+import type { DeflatedLines } from './deflated-lines.js';
+import type { BodyChunk } from './text-format.js';
 import { crc32Combine } from './crc32-combine.js';
 import { Turns } from '../broker/turns.js';
-import { ownedConcat, ownedCopy } from '../model/owned-bytes.js';
+import { ownedConcat, ownedCopy } from './owned-bytes.js';
 
 /**
  * One gzip stream made of parts deflated separately, the way pigz works: each part is raw

@@ -1,4 +1,4 @@
-import { boundedLabelValue } from './label-value.js';
+import { boundedLabelValue } from '../model/label-value.js';
 import { escapeLabelValue, renderLabels } from './text-format.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { DerivedLabel, MetricDef } from './metric-def.js';
+import type { DerivedLabel, MetricDef } from '../model/metric-def.js';
 import type { RenderedFamily } from './text-format.js';
 
 /**

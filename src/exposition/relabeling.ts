@@ -1,6 +1,6 @@
-import type { MetricDef } from './metric-def.js';
+import type { MetricDef } from '../model/metric-def.js';
 import type { NamingProfile, ProfiledFamily } from './naming-profile.js';
-import { boundedLabelValue } from './label-value.js';
+import { boundedLabelValue } from '../model/label-value.js';
 import { escapeLabelValue } from './text-format.js';
 
 /**

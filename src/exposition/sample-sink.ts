@@ -1,6 +1,6 @@
 import { CHUNK_SAMPLES, chunkLines } from './block-chunks.js';
 import type { LabelBlock } from './label-block.js';
-import type { MetricDef } from './metric-def.js';
+import type { MetricDef } from '../model/metric-def.js';
 import { isPerValue, labelFieldsRead, type ProfiledFamily } from './naming-profile.js';
 import { Relabeling, scaledValue, type SinkProfile } from './relabeling.js';
 import { type BodyChunk, chunkText, type FamilyHeader, formatValue, renderLabels, type RenderedFamily } from './text-format.js';

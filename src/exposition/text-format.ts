@@ -4,7 +4,7 @@
  * is rendered once into a body, with two cheap headers beside it.
  */
 import { type DeflatedLines, inflateLines } from './deflated-lines.js';
-import { boundedLabelValue } from './label-value.js';
+import { boundedLabelValue } from '../model/label-value.js';
 import { ownedText } from './owned-bytes.js';
 
 export type FamilyType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';

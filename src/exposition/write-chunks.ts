@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { YIELD_MS } from '../broker/turns.js';
-import { type BodyChunk, chunkText } from '../model/text-format.js';
+import { type BodyChunk, chunkText } from './text-format.js';
 
 /**
  * Writes an answer's chunks in turn and ends it. Chunks kept deflated are inflated only as the

@@ -57,7 +57,7 @@ export interface DerivedLabel {
 /**
  * Other naming profiles, one column each of the same row: the family's value, field and
  * scaling stay those of the row; only what it is called changes. `kbudde`: kbudde/rabbitmq_exporter's
- * names, served with `naming: kbudde` (src/model/naming-profile.ts). Labels a profile adds beyond
+ * names, served with `naming: kbudde` (src/exposition/naming-profile.ts). Labels a profile adds beyond
  * the row's may be only `cluster`, `self`, `node` (the node that answered /api/overview, on families
  * without a `node` label), and those read from the record's `fields`.
  */

@@ -5,9 +5,9 @@ import { unlessAbsent } from '../broker/absence.js';
 import { type ManagementClient, peerText } from '../broker/management-client.js';
 import type { AnyCollector, BrokerApi, PollLimits, RequestLimits } from '../collectors/kit/collector.js';
 import type { LeftOutRequest } from '../broker/failure-cause.js';
-import { type DropReason, SampleSink, type SinkProfile } from '../model/sample-sink.js';
+import { type DropReason, SampleSink, type SinkProfile } from '../exposition/sample-sink.js';
 import type { TargetShare } from '../model/shard-assignment.js';
-import type { RenderedFamily } from '../model/text-format.js';
+import type { RenderedFamily } from '../exposition/text-format.js';
 import type { MetricDef } from '../model/metric-def.js';
 import type { TargetProfile } from '../profiles/profiles.js';
 

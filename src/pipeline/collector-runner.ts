@@ -12,7 +12,7 @@ import { collectHere, type PollResult, sinkProfileOf } from './collect-once.js';
 import { collectGarbageNow } from './poll-thread/collect-garbage.js';
 import type { PollThread } from './poll-thread/poll-thread.js';
 import type { MetricDef } from '../model/metric-def.js';
-import type { RenderedFamily } from '../model/text-format.js';
+import type { RenderedFamily } from '../exposition/text-format.js';
 import type { TargetProfile } from '../profiles/profiles.js';
 import type { TargetShare } from '../model/shard-assignment.js';
 import type { TargetState } from './target-state.js';

@@ -2,10 +2,10 @@ import { nodeMetrics } from '../collectors/nodes/metrics.js';
 import { overviewMetrics } from '../collectors/overview/metrics.js';
 import { queueMetrics } from '../collectors/queues/metrics.js';
 import { defineMetrics, type MetricDef } from '../model/metric-def.js';
-import { deflateLines } from '../model/deflated-lines.js';
-import { type BodyChunk, chunkText, type FamilyHeader, renderLabels, type RenderedFamily } from '../model/text-format.js';
+import { deflateLines } from '../exposition/deflated-lines.js';
+import { type BodyChunk, chunkText, type FamilyHeader, renderLabels, type RenderedFamily } from '../exposition/text-format.js';
 import { Turns } from '../broker/turns.js';
-import { Exposition } from './exposition.js';
+import { Exposition } from '../exposition/exposition.js';
 import { NODE_TOTALS, type NodeTotal } from './node-totals.js';
 
 /**

@@ -1,8 +1,8 @@
 import { exporterMetrics as M } from '../collectors/exporter/metrics.js';
-import type { ProfileTargetView } from '../model/naming-profile.js';
-import type { RenderedFamily } from '../model/text-format.js';
+import type { ProfileTargetView } from '../exposition/naming-profile.js';
+import type { RenderedFamily } from '../exposition/text-format.js';
 import { renaming, type NamingProfileName } from '../profiles/profiles.js';
-import { DROP_REASONS, SampleSink } from '../model/sample-sink.js';
+import { DROP_REASONS, SampleSink } from '../exposition/sample-sink.js';
 import { targetVerdict, VERDICT_RANK, type VerdictLevel } from './target-status.js';
 import type { TargetState } from './target-state.js';
 import { BUILD_INFO, VERSION } from './version.js';

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import { renderLabels, formatValue, type FamilyType, type RenderedFamily } from '../model/text-format.js';
+import { renderLabels, formatValue, type FamilyType, type RenderedFamily } from '../exposition/text-format.js';
 
 /**
  * Node's process and runtime metrics under their standard names (`process_*`, `nodejs_*`, as every

@@ -1,6 +1,6 @@
 import { exporterMetrics as M } from '../collectors/exporter/metrics.js';
-import type { RenderedFamily } from '../model/text-format.js';
-import { SampleSink } from '../model/sample-sink.js';
+import type { RenderedFamily } from '../exposition/text-format.js';
+import { SampleSink } from '../exposition/sample-sink.js';
 
 /**
  * Whether the last configuration load succeeded, when one last did, and which settings it read

@@ -1,6 +1,6 @@
 import { exporterMetrics as M } from '../collectors/exporter/metrics.js';
-import type { RenderedFamily } from '../model/text-format.js';
-import { SampleSink } from '../model/sample-sink.js';
+import type { RenderedFamily } from '../exposition/text-format.js';
+import { SampleSink } from '../exposition/sample-sink.js';
 import type { ShardConfig } from '../model/shard-assignment.js';
 
 /** Which shard this replica is, named as kube-state-metrics names its own (shard_ordinal, total_shards). */

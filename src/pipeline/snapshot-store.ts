@@ -1,9 +1,9 @@
-import type { RenderedFamily } from '../model/text-format.js';
+import type { RenderedFamily } from '../exposition/text-format.js';
 import type { NamingProfileName } from '../profiles/profiles.js';
-import type { ProfileTargetView } from '../model/naming-profile.js';
+import type { ProfileTargetView } from '../exposition/naming-profile.js';
 import { exporterFamilies, type ClientCounters, type HttpCounters } from './own-series.js';
 
-import { Exposition, type Format } from './exposition.js';
+import { Exposition, type Format } from '../exposition/exposition.js';
 import { NodeShares } from './node-share.js';
 import type { TargetState } from './target-state.js';
 

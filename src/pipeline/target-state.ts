@@ -1,5 +1,5 @@
-import type { RenderedFamily } from '../model/text-format.js';
-import type { DropReason } from '../model/sample-sink.js';
+import type { RenderedFamily } from '../exposition/text-format.js';
+import type { DropReason } from '../exposition/sample-sink.js';
 import type { FailureCause, LeftOutRequest } from '../broker/failure-cause.js';
 
 /** What one collector last produced on one target, and how its polls are going. */

@@ -1,5 +1,5 @@
 import type { MetricDef } from '../model/metric-def.js';
-import { nativeNames, type NamingProfile } from '../model/naming-profile.js';
+import { nativeNames, type NamingProfile } from '../exposition/naming-profile.js';
 import { kbuddeProfile } from './kbudde/profile.js';
 import { kbuddeSettings } from './kbudde/settings.js';
 import type { EnvironmentContext, ProfileSettings, StartupWarning, VariablesSeen } from './profile-settings.js';

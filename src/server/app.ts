@@ -1,14 +1,14 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { HttpCounters } from '../pipeline/own-series.js';
-import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../model/text-format.js';
-import type { Exposition, Format } from '../pipeline/exposition.js';
+import { OPENMETRICS_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../exposition/text-format.js';
+import type { Exposition, Format } from '../exposition/exposition.js';
 import type { ServedTarget } from './served-target.js';
 import { landingPage, listed } from './landing-page.js';
 import { acceptsGzip, chooseFormat } from './negotiate.js';
 import { reloadEndpoint, type ReloadAnswer } from './reload-endpoint.js';
 import { knownTargets } from './unknown-target.js';
-import { writeChunks } from './write-chunks.js';
+import { writeChunks } from '../exposition/write-chunks.js';
 
 export interface ScrapeBound {
   /** Scrapes in progress at once (web.max_concurrent_scrapes). */

@@ -1,4 +1,4 @@
-import type { Format } from '../pipeline/exposition.js';
+import type { Format } from '../exposition/exposition.js';
 
 /**
  * OpenMetrics when the scraper asks for it at least as much as for the text format (Prometheus

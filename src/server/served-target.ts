@@ -1,4 +1,4 @@
-import type { Exposition, Format } from '../pipeline/exposition.js';
+import type { Exposition, Format } from '../exposition/exposition.js';
 import type { TargetStatus, Verdict } from '../pipeline/target-status.js';
 
 /**

@@ -8,7 +8,7 @@ import { connectionsCollector } from '../../src/collectors/connections/collector
 import { consumersCollector } from '../../src/collectors/consumers/collector.js';
 import { streamsCollector } from '../../src/collectors/streams/collector.js';
 import type { AnyCollector } from '../../src/collectors/kit/collector.js';
-import type { SinkProfile } from '../../src/model/sample-sink.js';
+import type { SinkProfile } from '../../src/exposition/sample-sink.js';
 import { clientFor, runCollector, type RunResult } from '../support/run-collector.js';
 import { eventually } from '../harness/eventually.js';
 import { describeWithBroker, type BrokerHandle } from './support/with-broker.js';

@@ -14,8 +14,8 @@ import { brokerInfoFromOverview, type BrokerInfo } from '../../src/broker/broker
 import { isAbsent } from '../../src/broker/absence.js';
 import { ManagementClient, peerText } from '../../src/broker/management-client.js';
 import type { AnyCollector, BrokerApi, RequestLimits } from '../../src/collectors/kit/collector.js';
-import { chunkText, concatFamilies, type RenderedFamily } from '../../src/model/text-format.js';
-import { SampleSink, type SinkProfile } from '../../src/model/sample-sink.js';
+import { chunkText, concatFamilies, type RenderedFamily } from '../../src/exposition/text-format.js';
+import { SampleSink, type SinkProfile } from '../../src/exposition/sample-sink.js';
 import type { TargetShare } from '../../src/model/shard-assignment.js';
 import type { FakeCall } from './fake-broker-api.js';
 import { readFixture } from './fixtures.js';

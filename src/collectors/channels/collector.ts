@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { channelMessageStats, channelMetrics as M } from './metrics.js';
 import { apiPath, columnsParam } from '../../broker/api-path.js';
-import { renderLabels } from '../../model/text-format.js';
+import { renderLabels } from '../../exposition/text-format.js';
 import type { CollectContext, Collector, RequestLimits } from '../kit/collector.js';
 import { emitRecord, fieldOf, fieldsRead, fieldTable } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';

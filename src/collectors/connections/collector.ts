@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { connectionMetrics as M } from './metrics.js';
 import { apiPath, columnsParam } from '../../broker/api-path.js';
 import { type MetricDef, metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../model/text-format.js';
+import { renderLabels } from '../../exposition/text-format.js';
 import type { CollectContext, Collector, RequestLimits } from '../kit/collector.js';
 import { emitRecord, fieldsRead, fieldTableOf, getPath } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';

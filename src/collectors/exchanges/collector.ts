@@ -3,7 +3,7 @@ import { exchangeMetrics as M } from './metrics.js';
 import { expectList } from '../../broker/expect-list.js';
 import { columnsParam } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../model/text-format.js';
+import { renderLabels } from '../../exposition/text-format.js';
 import type { BrokerApi, Collector } from '../kit/collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from '../kit/field-table.js';
 import { HeldPart, type HeldPartWriter } from '../kit/held-part.js';

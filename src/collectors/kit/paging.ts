@@ -1,6 +1,6 @@
 import { ManagementError } from '../../broker/errors.js';
 import { expectList } from '../../broker/expect-list.js';
-import type { DropCounter } from '../../model/sample-sink.js';
+import type { DropCounter } from '../../exposition/sample-sink.js';
 import type { BrokerApi, RequestLimits } from './collector.js';
 import type { VhostReader } from './vhost-lists.js';
 import { Turns } from '../../broker/turns.js';

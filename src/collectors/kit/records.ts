@@ -1,5 +1,5 @@
 import type { MetricDef } from '../../model/metric-def.js';
-import type { DropCounter, SampleSink } from '../../model/sample-sink.js';
+import type { DropCounter, SampleSink } from '../../exposition/sample-sink.js';
 import type { CollectContext } from './collector.js';
 import { getRemembered, jsonList, type OptionalEndpoint, type Part, part } from './optional-requests.js';
 import { addDefined, type SummedField, Tally } from './tally.js';

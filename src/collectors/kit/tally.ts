@@ -1,5 +1,5 @@
 import type { MetricDef } from '../../model/metric-def.js';
-import { toSampleValue, type SampleSink } from '../../model/sample-sink.js';
+import { toSampleValue, type SampleSink } from '../../exposition/sample-sink.js';
 import { getPath } from './field-table.js';
 
 /** A field summed per group: its name (a dot path) and the path split. */

@@ -3,7 +3,7 @@ import { nodeMetrics as M } from './metrics.js';
 import { expectList } from '../../broker/expect-list.js';
 import { apiPath, columnsParam } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../model/text-format.js';
+import { renderLabels } from '../../exposition/text-format.js';
 import type { BrokerInfo } from '../../broker/broker-info.js';
 import type { Collector, CollectContext, RequestLimits } from '../kit/collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from '../kit/field-table.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseVersion } from '../../broker/broker-info.js';
 import { duration } from '../../config/schema.js';
 import { type MetricDef, metricsOf } from '../../model/metric-def.js';
-import type { SampleSink } from '../../model/sample-sink.js';
+import type { SampleSink } from '../../exposition/sample-sink.js';
 import type { CollectContext, Collector } from '../kit/collector.js';
 import { logOnce } from '../kit/log-once.js';
 import { partTimeoutMs, partsCutOff } from '../kit/optional-part.js';

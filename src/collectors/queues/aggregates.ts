@@ -1,5 +1,5 @@
 import { queueMetrics as M } from './metrics.js';
-import { toSampleValue, type SampleSink } from '../../model/sample-sink.js';
+import { toSampleValue, type SampleSink } from '../../exposition/sample-sink.js';
 import { scalarLabel } from '../kit/label-text.js';
 import { addDefined, Tally } from '../kit/tally.js';
 import { Turns } from '../../broker/turns.js';

@@ -1,6 +1,6 @@
 import { queueMetrics as M } from './metrics.js';
 import { metricsOf } from '../../model/metric-def.js';
-import type { BlockWriter } from '../../model/sample-sink.js';
+import type { BlockWriter } from '../../exposition/sample-sink.js';
 import type { Collector, CollectContext } from '../kit/collector.js';
 import { emitRecordToBlock } from '../kit/field-table.js';
 import { logOnce } from '../kit/log-once.js';

@@ -1,7 +1,7 @@
 import { queueMetrics as M } from './metrics.js';
 import { apiPath } from '../../broker/api-path.js';
 import { expectList } from '../../broker/expect-list.js';
-import type { SampleSink } from '../../model/sample-sink.js';
+import type { SampleSink } from '../../exposition/sample-sink.js';
 import { carried } from '../kit/carried.js';
 import type { BrokerApi } from '../kit/collector.js';
 import { PollCadence } from '../kit/poll-cadence.js';

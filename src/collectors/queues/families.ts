@@ -1,5 +1,5 @@
 import { familyMetrics as F } from './family-metrics.js';
-import { toSampleValue, type SampleSink } from '../../model/sample-sink.js';
+import { toSampleValue, type SampleSink } from '../../exposition/sample-sink.js';
 import { carried } from '../kit/carried.js';
 import { addDefined, Tally } from '../kit/tally.js';
 import { FamilyCounters } from './family-counters.js';

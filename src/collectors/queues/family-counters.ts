@@ -1,4 +1,4 @@
-import { toSampleValue } from '../../model/sample-sink.js';
+import { toSampleValue } from '../../exposition/sample-sink.js';
 import { getPath } from '../kit/field-table.js';
 import type { QueueRecord } from './options.js';
 

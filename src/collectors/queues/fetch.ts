@@ -1,6 +1,6 @@
 import { expectList } from '../../broker/expect-list.js';
 import { apiPath } from '../../broker/api-path.js';
-import type { DropCounter } from '../../model/sample-sink.js';
+import type { DropCounter } from '../../exposition/sample-sink.js';
 import type { BrokerApi, RequestLimits } from '../kit/collector.js';
 import type { VhostReader } from '../kit/vhost-lists.js';
 import { fetchWholeOrPaged } from '../kit/paging.js';

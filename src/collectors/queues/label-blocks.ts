@@ -1,4 +1,4 @@
-import { LabelBlock } from '../../model/label-block.js';
+import { LabelBlock } from '../../exposition/label-block.js';
 import { carried } from '../kit/carried.js';
 import { Turns } from '../../broker/turns.js';
 import type { QueueRecord } from './options.js';

@@ -1,5 +1,5 @@
 import { quorumMetrics as M } from './quorum-metrics.js';
-import type { SampleSink } from '../../model/sample-sink.js';
+import type { SampleSink } from '../../exposition/sample-sink.js';
 import type { CollectContext } from '../kit/collector.js';
 import { stringLabel } from '../kit/label-text.js';
 import { logOnce } from '../kit/log-once.js';

@@ -1,4 +1,4 @@
-import { toSampleValue } from '../../model/sample-sink.js';
+import { toSampleValue } from '../../exposition/sample-sink.js';
 import { NameFilter } from '../kit/name-filter.js';
 import type { QueueOptions, QueueRecord, Ranking } from './options.js';
 import { carried } from '../kit/carried.js';

@@ -1,7 +1,7 @@
 import type { MetricDef } from '../../model/metric-def.js';
-import type { LabelBlock } from '../../model/label-block.js';
-import { toSampleValue, type BlockWriter } from '../../model/sample-sink.js';
-import { renderLabels } from '../../model/text-format.js';
+import type { LabelBlock } from '../../exposition/label-block.js';
+import { toSampleValue, type BlockWriter } from '../../exposition/sample-sink.js';
+import { renderLabels } from '../../exposition/text-format.js';
 import { carried } from '../kit/carried.js';
 import { PollCadence } from '../kit/poll-cadence.js';
 import { HeldSamples } from './held-samples.js';

@@ -1,7 +1,7 @@
 import { SHOVEL_STATES, shovelMetrics as M } from './metrics.js';
 import { columnsParam } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../model/text-format.js';
+import { renderLabels } from '../../exposition/text-format.js';
 import type { Collector } from '../kit/collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from '../kit/field-table.js';
 import { stringLabel } from '../kit/label-text.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { streamMetrics as M } from './metrics.js';
 import { expectList } from '../../broker/expect-list.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../model/text-format.js';
+import { renderLabels } from '../../exposition/text-format.js';
 import type { CollectContext, Collector } from '../kit/collector.js';
 import { emitRecord, fieldTable, getPath } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';

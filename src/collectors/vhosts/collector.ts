@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { vhostMetrics as M } from './metrics.js';
 import { expectList } from '../../broker/expect-list.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../model/text-format.js';
+import { renderLabels } from '../../exposition/text-format.js';
 import type { Collector } from '../kit/collector.js';
 import { emitRecord, fieldTableOf } from '../kit/field-table.js';
 import { uniqueRecordsInTurns } from '../kit/records.js';

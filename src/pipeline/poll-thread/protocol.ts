@@ -1,7 +1,7 @@
 import type { BrokerInfo } from '../../broker/broker-info.js';
 import type { LeftOutRequest } from '../../broker/failure-cause.js';
 import type { TargetSetup } from '../../config/exporter-config.js';
-import type { DropReason } from '../../model/sample-sink.js';
+import type { DropReason } from '../../exposition/sample-sink.js';
 import type { WireError, WireFamilies } from './wire.js';
 
 /** One poll of one collector, as the poll thread is asked for it. */

@@ -1,6 +1,6 @@
 import { ManagementError, type ManagementErrorKind } from '../../broker/errors.js';
-import type { FamilyHeader, FamilyType, RenderedFamily } from '../../model/text-format.js';
-import { crc32Combine } from '../crc32-combine.js';
+import type { FamilyHeader, FamilyType, RenderedFamily } from '../../exposition/text-format.js';
+import { crc32Combine } from '../../exposition/crc32-combine.js';
 
 /**
  * What crosses between the poll thread and the main thread: structured-clone data only (no class

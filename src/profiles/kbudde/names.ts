@@ -1,5 +1,5 @@
 import type { MetricDef, ProfileName } from '../../model/metric-def.js';
-import { type LabelSource, type NamingProfile, type ProfiledFamily, type ProfiledRow, profiledFamilyOf, servedAsNative } from '../../model/naming-profile.js';
+import { type LabelSource, type NamingProfile, type ProfiledFamily, type ProfiledRow, profiledFamilyOf, servedAsNative } from '../../exposition/naming-profile.js';
 
 /** The exporter's own family kbudde serves under the same name with labels of its own: written apart (./own-series.ts). */
 const KBUDDE_OWN_NAMES = new Set(['rabbitmq_exporter_build_info']);

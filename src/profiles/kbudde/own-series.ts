@@ -1,6 +1,6 @@
-import type { BuildView, ProfileOwnSeries, ProfilePolls, ProfileTargetView } from '../../model/naming-profile.js';
-import type { RenderedFamily } from '../../model/text-format.js';
-import { SampleSink } from '../../model/sample-sink.js';
+import type { BuildView, ProfileOwnSeries, ProfilePolls, ProfileTargetView } from '../../exposition/naming-profile.js';
+import type { RenderedFamily } from '../../exposition/text-format.js';
+import { SampleSink } from '../../exposition/sample-sink.js';
 import { kbuddeModulesOf, type KbuddeModule } from './modules.js';
 import { kbuddeExporterMetrics as K } from './own-metrics.js';
 

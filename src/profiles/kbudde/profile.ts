@@ -1,4 +1,4 @@
-import type { NamingProfile } from '../../model/naming-profile.js';
+import type { NamingProfile } from '../../exposition/naming-profile.js';
 import { kbuddeNames } from './names.js';
 import { kbuddeOwnSeries } from './own-series.js';
 

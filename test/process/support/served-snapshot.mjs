@@ -7,7 +7,7 @@
 import { createInterface } from 'node:readline';
 import pino from 'pino';
 import { defineMetrics } from '../../../dist/src/model/metric-def.js';
-import { SampleSink } from '../../../dist/src/model/sample-sink.js';
+import { SampleSink } from '../../../dist/src/exposition/sample-sink.js';
 import { newHttpCounters } from '../../../dist/src/pipeline/own-series.js';
 import { createApp } from '../../../dist/src/server/app.js';
 import { WebServer } from '../../../dist/src/server/web-server.js';

@@ -88,7 +88,7 @@ describe('queues against the simulated API', () => {
     sim.fault('/api/queues', { kind: 'wrong_types', what: ['megabyte_strings'] });
     const r = await runCollector(queuesCollector, { api: client });
     expect(r.value('rabbitmq_queue_messages', { vhost: '/', queue: 'q9' })).toBe(queueCounts(9).ready + queueCounts(9).unacked);
-    // Label values over 256 bytes are cut, with a hash of the whole (src/model/sample-sink.ts).
+    // Label values over 256 bytes are cut, with a hash of the whole (src/exposition/sample-sink.ts).
     expect(r.family('rabbitmq_queue_info').find((s) => s.labels.queue === 'q0')?.labels.policy).toMatch(/^p{243}~[0-9a-f]{12}$/);
   });
 

@@ -1,12 +1,12 @@
 // Chunks of block samples are copied from the previous poll only when their blocks and values are
 // the same: every poll serves exactly what rendering every line afresh would.
 import { describe, expect, it } from 'vitest';
-import { CHUNK_SAMPLES, chunkLines } from '../../../src/model/block-chunks.js';
-import { inflateLines } from '../../../src/model/deflated-lines.js';
-import { LabelBlock } from '../../../src/model/label-block.js';
+import { CHUNK_SAMPLES, chunkLines } from '../../../src/exposition/block-chunks.js';
+import { inflateLines } from '../../../src/exposition/deflated-lines.js';
+import { LabelBlock } from '../../../src/exposition/label-block.js';
 import { defineMetrics } from '../../../src/model/metric-def.js';
-import { SampleSink } from '../../../src/model/sample-sink.js';
-import { familyBody } from '../../../src/model/text-format.js';
+import { SampleSink } from '../../../src/exposition/sample-sink.js';
+import { familyBody } from '../../../src/exposition/text-format.js';
 
 const M = defineMetrics('test', {
   ready: { name: 'rabbitmq_test_ready', type: 'gauge', labels: ['vhost', 'queue'], help: 'Ready.' },

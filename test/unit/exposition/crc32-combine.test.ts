@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { crc32Combine } from '../../../src/pipeline/crc32-combine.js';
+import { crc32Combine } from '../../../src/exposition/crc32-combine.js';
 
 /** Deterministic bytes: `length` of them from a seed. */
 function bytes(seed: number, length: number): Buffer {

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { CHUNK_SAMPLES } from '../../../src/model/block-chunks.js';
-import { LabelBlock } from '../../../src/model/label-block.js';
+import { CHUNK_SAMPLES } from '../../../src/exposition/block-chunks.js';
+import { LabelBlock } from '../../../src/exposition/label-block.js';
 import { defineMetrics } from '../../../src/model/metric-def.js';
-import { SampleSink } from '../../../src/model/sample-sink.js';
-import { chunkText } from '../../../src/model/text-format.js';
-import { Exposition } from '../../../src/pipeline/exposition.js';
-import { deflateLines, type DeflatedLines } from '../../../src/model/deflated-lines.js';
+import { SampleSink } from '../../../src/exposition/sample-sink.js';
+import { chunkText } from '../../../src/exposition/text-format.js';
+import { Exposition } from '../../../src/exposition/exposition.js';
+import { deflateLines, type DeflatedLines } from '../../../src/exposition/deflated-lines.js';
 import { busy, loopTurnsDuring } from '../../support/loop-turns.js';
 
 const M = defineMetrics('exporter', {
@@ -135,7 +135,7 @@ describe('Exposition', () => {
       const b = await second.gzip('openmetrics');
       expect(gunzipSync(Buffer.concat(b)).equals(second.body('openmetrics'))).toBe(true);
       // The steady part's deflate is a piece of both answers, the same buffer: not compressed again, nor copied.
-      const { deflatePart } = await import('../../../src/pipeline/joined-gzip.js');
+      const { deflatePart } = await import('../../../src/exposition/joined-gzip.js');
       const [steady, ...more] = (await deflatePart(unchanged, 'openmetrics', () => Buffer.alloc(0))).pieces;
       expect(more).toHaveLength(0);
       expect(a.filter((piece) => piece === steady)).toHaveLength(1);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { deflateLines, inflateLines } from '../../../src/model/deflated-lines.js';
+import { deflateLines, inflateLines } from '../../../src/exposition/deflated-lines.js';
 import { defineMetrics } from '../../../src/model/metric-def.js';
-import { ownedConcat, ownedCopy, ownedText } from '../../../src/model/owned-bytes.js';
-import { SampleSink } from '../../../src/model/sample-sink.js';
-import { openMetricsHeader, textHeader } from '../../../src/model/text-format.js';
-import { deflatePart } from '../../../src/pipeline/joined-gzip.js';
+import { ownedConcat, ownedCopy, ownedText } from '../../../src/exposition/owned-bytes.js';
+import { SampleSink } from '../../../src/exposition/sample-sink.js';
+import { openMetricsHeader, textHeader } from '../../../src/exposition/text-format.js';
+import { deflatePart } from '../../../src/exposition/joined-gzip.js';
 
 /** Whether the buffer is all of its memory, not a view of Node's shared pool (8 kB on Node 20, 64 kB on 26). */
 function ownsItsMemory(bytes: Buffer): boolean {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/model/metric-def.js';
-import { SampleSink, toSampleValue } from '../../../src/model/sample-sink.js';
-import { familyBody } from '../../../src/model/text-format.js';
+import { SampleSink, toSampleValue } from '../../../src/exposition/sample-sink.js';
+import { familyBody } from '../../../src/exposition/text-format.js';
 
 const M = defineMetrics('test', {
   g: { name: 'rabbitmq_test_value', type: 'gauge', labels: ['k'], help: 'A value.' },

@@ -15,9 +15,9 @@ import {
   OPENMETRICS_CONTENT_TYPE,
   TEXT_CONTENT_TYPE,
   type RenderedFamily,
-} from '../../../src/model/text-format.js';
-import { SampleSink } from '../../../src/model/sample-sink.js';
-import { Exposition } from '../../../src/pipeline/exposition.js';
+} from '../../../src/exposition/text-format.js';
+import { SampleSink } from '../../../src/exposition/sample-sink.js';
+import { Exposition } from '../../../src/exposition/exposition.js';
 
 const NASTY = 'a"b\\c\nd é 日本 🐇';
 const NASTY_ESCAPED = 'a\\"b\\\\c\\nd é 日本 🐇';

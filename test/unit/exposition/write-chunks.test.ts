@@ -1,9 +1,9 @@
 // A plain answer's deflated chunks are inflated as the client takes the text, and no further once it is gone.
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { deflateLines } from '../../../src/model/deflated-lines.js';
-import type { BodyChunk } from '../../../src/model/text-format.js';
-import { writeChunks } from '../../../src/server/write-chunks.js';
+import { deflateLines } from '../../../src/exposition/deflated-lines.js';
+import type { BodyChunk } from '../../../src/exposition/text-format.js';
+import { writeChunks } from '../../../src/exposition/write-chunks.js';
 import { busy, loopTurnsDuring } from '../../support/loop-turns.js';
 
 const texts = Array.from({ length: 20 }, (_, i) => `rabbitmq_test{q="q${i}"} ${i}\n`.repeat(50));

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/model/metric-def.js';
-import { familyBody, renderLabels } from '../../../src/model/text-format.js';
+import { familyBody, renderLabels } from '../../../src/exposition/text-format.js';
 import { boundedLabelValue, MAX_LABEL_VALUE_BYTES } from '../../../src/model/label-value.js';
-import { SampleSink } from '../../../src/model/sample-sink.js';
+import { SampleSink } from '../../../src/exposition/sample-sink.js';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex').slice(0, 12);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { emitRecord, fieldTable, fieldTableOf } from '../../../src/collectors/kit/field-table.js';
 import { assertConventions, defineMetrics, metricsOf } from '../../../src/model/metric-def.js';
-import { SampleSink } from '../../../src/model/sample-sink.js';
-import { familyBody } from '../../../src/model/text-format.js';
+import { SampleSink } from '../../../src/exposition/sample-sink.js';
+import { familyBody } from '../../../src/exposition/text-format.js';
 
 describe('defineMetrics', () => {
   it('fills unit, labels, owner, polledBy and the rate gauge', () => {

@@ -1,8 +1,8 @@
 // Issue 14 ("Past one process"): how replicas split targets and vhosts.
 import { describe, expect, it } from 'vitest';
 import { defineMetrics } from '../../../src/model/metric-def.js';
-import { familyBody, renderLabels } from '../../../src/model/text-format.js';
-import { SampleSink } from '../../../src/model/sample-sink.js';
+import { familyBody, renderLabels } from '../../../src/exposition/text-format.js';
+import { SampleSink } from '../../../src/exposition/sample-sink.js';
 import { fnv1a32, podOrdinal, shardOf, TargetShare } from '../../../src/model/shard-assignment.js';
 
 describe('fnv1a32', () => {

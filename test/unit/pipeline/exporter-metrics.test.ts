@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { familyBody } from '../../../src/model/text-format.js';
+import { familyBody } from '../../../src/exposition/text-format.js';
 import { nodesCollector } from '../../../src/collectors/nodes/collector.js';
 import { overviewCollector } from '../../../src/collectors/overview/collector.js';
 import { exporterFamilies, newHttpCounters } from '../../../src/pipeline/own-series.js';
@@ -9,7 +9,7 @@ import { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { SnapshotStore } from '../../../src/pipeline/snapshot-store.js';
 import { TargetState } from '../../../src/pipeline/target-state.js';
 import { BUILD_INFO, REVISION, VERSION } from '../../../src/pipeline/version.js';
-import { Exposition } from '../../../src/pipeline/exposition.js';
+import { Exposition } from '../../../src/exposition/exposition.js';
 import { readFixture, REPO_ROOT } from '../../support/fixtures.js';
 import { samples, seriesNames } from '../../support/parse-exposition.js';
 import { fakeApi, NOT_FOUND } from '../../support/fake-broker-api.js';

@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { nodeMetrics } from '../../../src/collectors/nodes/metrics.js';
 import { overviewMetrics } from '../../../src/collectors/overview/metrics.js';
 import { queueMetrics as Q } from '../../../src/collectors/queues/metrics.js';
-import { LabelBlock } from '../../../src/model/label-block.js';
-import { SampleSink } from '../../../src/model/sample-sink.js';
-import { Exposition } from '../../../src/pipeline/exposition.js';
+import { LabelBlock } from '../../../src/exposition/label-block.js';
+import { SampleSink } from '../../../src/exposition/sample-sink.js';
+import { Exposition } from '../../../src/exposition/exposition.js';
 import { NodeShares } from '../../../src/pipeline/node-share.js';
 
 const NODES = ['rabbit@a', 'rabbit@b'];

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { defineMetrics } from '../../../src/model/metric-def.js';
-import type { RenderedFamily } from '../../../src/model/text-format.js';
-import { SampleSink } from '../../../src/model/sample-sink.js';
+import type { RenderedFamily } from '../../../src/exposition/text-format.js';
+import { SampleSink } from '../../../src/exposition/sample-sink.js';
 import { newHttpCounters } from '../../../src/pipeline/own-series.js';
 import type { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { SnapshotStore } from '../../../src/pipeline/snapshot-store.js';
 import { TargetState } from '../../../src/pipeline/target-state.js';
-import { Exposition } from '../../../src/pipeline/exposition.js';
+import { Exposition } from '../../../src/exposition/exposition.js';
 import { samples } from '../../support/parse-exposition.js';
 
 const M = defineMetrics('overview', {

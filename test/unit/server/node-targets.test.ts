@@ -10,14 +10,14 @@ import { pluginMetrics } from '../../../src/collectors/plugin/metrics.js';
 import { overviewMetrics } from '../../../src/collectors/overview/metrics.js';
 import { queueMetrics } from '../../../src/collectors/queues/metrics.js';
 import { defineMetrics } from '../../../src/model/metric-def.js';
-import { SampleSink } from '../../../src/model/sample-sink.js';
+import { SampleSink } from '../../../src/exposition/sample-sink.js';
 import { newHttpCounters } from '../../../src/pipeline/own-series.js';
 import type { ProcessMetrics } from '../../../src/pipeline/process-metrics.js';
 import { SnapshotStore } from '../../../src/pipeline/snapshot-store.js';
 import { TargetState } from '../../../src/pipeline/target-state.js';
 import { targetStatus, targetVerdict } from '../../../src/pipeline/target-status.js';
 import { type AppOptions, createApp, NODE_DISCOVERY_PATH } from '../../../src/server/app.js';
-import { Exposition } from '../../../src/pipeline/exposition.js';
+import { Exposition } from '../../../src/exposition/exposition.js';
 import type { ServedTarget } from '../../../src/server/served-target.js';
 
 const A = 'rabbit@a';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Collector } from '../../../../src/collectors/kit/collector.js';
 import { aggregate, type ListRequest, listPart, uniqueRecordsInTurns } from '../../../../src/collectors/kit/records.js';
-import { SampleSink } from '../../../../src/model/sample-sink.js';
+import { SampleSink } from '../../../../src/exposition/sample-sink.js';
 import { collectParts } from '../../../../src/collectors/kit/optional-requests.js';
 import { defineMetrics, metricsOf } from '../../../../src/model/metric-def.js';
 import { fakeApi, NOT_FOUND } from '../../../support/fake-broker-api.js';

@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { QueueCounterMemory, writeQueueCounters } from '../../../../src/collectors/plugin/queue-counters.js';
 import { parsePluginText } from '../../../../src/collectors/plugin/text-parser.js';
-import { SampleSink } from '../../../../src/model/sample-sink.js';
-import { familyBody } from '../../../../src/model/text-format.js';
+import { SampleSink } from '../../../../src/exposition/sample-sink.js';
+import { familyBody } from '../../../../src/exposition/text-format.js';
 
 /** One poll of a 3.x node whose channels (name → published count) publish to queue q. */
 async function poll(memory: QueueCounterMemory, channels: Record<string, number>): Promise<number | undefined> {

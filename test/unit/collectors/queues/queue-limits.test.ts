@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { emitQueueLimits } from '../../../../src/collectors/queues/series.js';
-import { SampleSink } from '../../../../src/model/sample-sink.js';
-import { LabelBlock } from '../../../../src/model/label-block.js';
-import { familyBody } from '../../../../src/model/text-format.js';
+import { SampleSink } from '../../../../src/exposition/sample-sink.js';
+import { LabelBlock } from '../../../../src/exposition/label-block.js';
+import { familyBody } from '../../../../src/exposition/text-format.js';
 
 /** The limit lines emitQueueLimits writes for one queue record. */
 function limitsOf(queue: Record<string, unknown>): string[] {

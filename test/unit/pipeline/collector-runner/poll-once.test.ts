@@ -1,6 +1,6 @@
 // One poll of the collector runner (pollOnce): what it records in the state and the snapshot.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { familyBody } from '../../../../src/model/text-format.js';
+import { familyBody } from '../../../../src/exposition/text-format.js';
 import type { BrokerReport, BrokerInfoReader } from '../../../../src/broker/broker-info-reader.js';
 import { ManagementError } from '../../../../src/broker/errors.js';
 import { M, BROKER, harness } from './fake-collector.js';

@@ -4,8 +4,8 @@ import { constants, crc32, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ManagementError } from '../../../../src/broker/errors.js';
 import { failureCause } from '../../../../src/broker/failure-cause.js';
-import { deflateLines } from '../../../../src/model/deflated-lines.js';
-import { familyBody, type RenderedFamily } from '../../../../src/model/text-format.js';
+import { deflateLines } from '../../../../src/exposition/deflated-lines.js';
+import { familyBody, type RenderedFamily } from '../../../../src/exposition/text-format.js';
 import { errorFromWire, errorToWire, familiesFromWire, familiesToWire } from '../../../../src/pipeline/poll-thread/wire.js';
 
 describe('families across threads', () => {

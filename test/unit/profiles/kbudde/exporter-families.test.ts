@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { exporterMetrics } from '../../../../src/collectors/exporter/metrics.js';
 import { kbuddeExporterMetrics } from '../../../../src/profiles/kbudde/own-metrics.js';
 import { kbuddeModulesOf } from '../../../../src/profiles/kbudde/modules.js';
-import { isPerValue, type ProfiledFamily } from '../../../../src/model/naming-profile.js';
+import { isPerValue, type ProfiledFamily } from '../../../../src/exposition/naming-profile.js';
 import type { MetricDef } from '../../../../src/model/metric-def.js';
 import { kbuddeNames } from '../../../../src/profiles/kbudde/names.js';
 
@@ -17,9 +17,9 @@ function profiledFamily(def: MetricDef): ProfiledFamily | undefined {
   return row;
 }
 import { exporterFamilies, newHttpCounters } from '../../../../src/pipeline/own-series.js';
-import type { ProfileTargetView } from '../../../../src/model/naming-profile.js';
+import type { ProfileTargetView } from '../../../../src/exposition/naming-profile.js';
 import { BUILD_INFO, REVISION, VERSION } from '../../../../src/pipeline/version.js';
-import { Exposition } from '../../../../src/pipeline/exposition.js';
+import { Exposition } from '../../../../src/exposition/exposition.js';
 import { TargetState } from '../../../../src/pipeline/target-state.js';
 import { samples } from '../../../support/parse-exposition.js';
 

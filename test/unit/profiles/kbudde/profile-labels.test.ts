@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogue } from '../../../../src/collectors/catalogue.js';
 import { COLLECTORS } from '../../../../src/collectors/registry.js';
 import { defineMetrics } from '../../../../src/model/metric-def.js';
-import { isPerValue, type ProfiledFamily } from '../../../../src/model/naming-profile.js';
+import { isPerValue, type ProfiledFamily } from '../../../../src/exposition/naming-profile.js';
 import type { MetricDef } from '../../../../src/model/metric-def.js';
 import { kbuddeNames } from '../../../../src/profiles/kbudde/names.js';
 
@@ -15,8 +15,8 @@ function profiledFamily(def: MetricDef): ProfiledFamily | undefined {
   if (row && isPerValue(row)) throw new Error(`${def.name} is served as one family per label value`);
   return row;
 }
-import { SampleSink } from '../../../../src/model/sample-sink.js';
-import { chunkText, concatFamilies } from '../../../../src/model/text-format.js';
+import { SampleSink } from '../../../../src/exposition/sample-sink.js';
+import { chunkText, concatFamilies } from '../../../../src/exposition/text-format.js';
 
 const all = catalogue(COLLECTORS);
 const byName = (name: string) => all.find((d) => d.name === name)!;
