@@ -5,6 +5,7 @@ import { catalogue } from '../../../src/collectors/catalogue.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 import type { MetricDef } from '../../../src/model/metric-def.js';
 import { NODE_TARGET_FAMILIES } from '../../../src/pipeline/node-share.js';
+import { NODE_TOTALS } from '../../../src/pipeline/node-totals.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
 import { UPSTREAM_EXPRESSIONS, type UpstreamExpression } from './upstream-content.js';
 
@@ -151,22 +152,72 @@ function onNodeTargets(def: MetricDef): boolean {
 }
 
 /** Metric name → the families serving it (rabbitmq_identity_info and rabbitmq_build_info: the cluster target's and the node targets'). */
-const servingDefs = new Map<string, MetricDef[]>();
-for (const def of [...defs, ...nodeTargetDefs]) {
-  for (const [name, serving] of namesOf(def)) {
-    const list = servingDefs.get(name) ?? [];
-    if (!list.includes(serving)) list.push(serving);
-    servingDefs.set(name, list);
+function servingMap(families: readonly MetricDef[]): Map<string, MetricDef[]> {
+  const map = new Map<string, MetricDef[]>();
+  for (const def of families) {
+    for (const [name, serving] of namesOf(def)) {
+      const list = map.get(name) ?? [];
+      if (!list.includes(serving)) list.push(serving);
+      map.set(name, list);
+    }
   }
+  return map;
 }
+const servingDefs = servingMap([...defs, ...nodeTargetDefs]);
+
+/** What is served with the plugin collector off (the management API alone): no family it polls, no node total made from one. */
+const PLUGIN_COLLECTOR = 'plugin';
+const fromPluginCollector = new Set<MetricDef>(NODE_TOTALS.filter((t) => t.from.polledBy === PLUGIN_COLLECTOR).map((t) => t.def));
+const servingDefsApiAlone = servingMap([...defs, ...nodeTargetDefs].filter((def) => def.polledBy !== PLUGIN_COLLECTOR && !fromPluginCollector.has(def)));
+
+const NO_API_SOURCE = 'the management API has no source: ';
+const STREAM_ERRORS = `${NO_API_SOURCE}the stream protocol's error counters are kept by the stream plugin alone`;
+const RAFT = `${NO_API_SOURCE}a quorum queue member's Raft log indexes, term and commit latency are not in /api/queues`;
+const BY_PROTOCOL = `${NO_API_SOURCE}per protocol; the API's totals have none (rabbitmq_consumers is the cluster's or the node's consumers)`;
+
+/**
+ * Every name upstream uses, erlang_vm_* aside, that only the plugin collector serves → why the
+ * management API cannot: with the plugin collector off, these expressions have no data.
+ */
+const PLUGIN_COLLECTOR_ONLY: Readonly<Record<string, string>> = {
+  rabbitmq_alarms_file_descriptor_limit: `${NO_API_SOURCE}/api/nodes has the memory and disk alarms only (mem_alarm, disk_free_alarm)`,
+  rabbitmq_global_consumers: BY_PROTOCOL,
+  rabbitmq_global_publishers: `${NO_API_SOURCE}publishers per protocol; /api/overview counts none (quorum queues list their own, rabbitmq_queue_publishers)`,
+  rabbitmq_global_messages_received_confirm_total: `${NO_API_SOURCE}message_stats does not count publishes in confirm mode apart`,
+  rabbitmq_global_messages_routed_total: `${NO_API_SOURCE}message_stats counts publishes in and out of exchanges, not deliveries routed to queues`,
+  ...Object.fromEntries(
+    [
+      'access_refused',
+      'authentication_failure',
+      'frame_too_large',
+      'internal_error',
+      'precondition_failed',
+      'publisher_does_not_exist',
+      'sasl_authentication_failure_loopback',
+      'sasl_challenge',
+      'sasl_error',
+      'sasl_mechanism_not_supported',
+      'stream_already_exists',
+      'stream_does_not_exist',
+      'stream_not_available',
+      'subscription_id_already_exists',
+      'subscription_id_does_not_exist',
+      'unknown_frame',
+      'vhost_access_failure',
+    ].map((error) => [`rabbitmq_global_stream_error_${error}_total`, STREAM_ERRORS]),
+  ),
+  ...Object.fromEntries(
+    ['commit_index', 'commit_latency_seconds', 'last_written_index', 'log_commit_index', 'log_last_written_index', 'log_snapshot_index', 'snapshot_index', 'term'].map((field) => [`rabbitmq_raft_${field}`, RAFT]),
+  ),
+};
 
 /** Outputs of upstream's own recording rules. */
 const RECORDED = new Set(UPSTREAM_EXPRESSIONS.filter((e) => e.where.startsWith('record ')).map((e) => e.where.slice('record '.length)));
 
 type Availability = 'node targets' | 'cluster target only' | 'prometheus' | undefined;
 
-function availability(name: string): Availability {
-  const list = servingDefs.get(name);
+function availability(name: string, serving: ReadonlyMap<string, MetricDef[]> = servingDefs): Availability {
+  const list = serving.get(name);
   if (list) return list.some(onNodeTargets) ? 'node targets' : 'cluster target only';
   if (name in PROMETHEUS_MADE || RECORDED.has(name)) return 'prometheus';
   return undefined;
@@ -186,15 +237,22 @@ interface Coverage {
   readonly expressions: number;
   readonly anywhere: number;
   readonly onNodeTargets: number;
+  /** Served with the plugin collector off. */
+  readonly apiAlone: number;
+  readonly apiAloneOnNodeTargets: number;
 }
 
 function coverage(expressions: readonly UpstreamExpression[]): Coverage {
   const withMetrics = expressions.filter((e) => e.metrics.length > 0);
-  const all = (e: UpstreamExpression, ok: (a: Availability) => boolean): boolean => e.metrics.every((m) => ok(availability(m)));
+  const all = (e: UpstreamExpression, ok: (a: Availability) => boolean, serving = servingDefs): boolean => e.metrics.every((m) => ok(availability(m, serving)));
+  const served = (a: Availability) => a !== undefined;
+  const onNodes = (a: Availability) => a === 'node targets' || a === 'prometheus';
   return {
     expressions: withMetrics.length,
-    anywhere: withMetrics.filter((e) => all(e, (a) => a !== undefined)).length,
-    onNodeTargets: withMetrics.filter((e) => all(e, (a) => a === 'node targets' || a === 'prometheus')).length,
+    anywhere: withMetrics.filter((e) => all(e, served)).length,
+    onNodeTargets: withMetrics.filter((e) => all(e, onNodes)).length,
+    apiAlone: withMetrics.filter((e) => all(e, served, servingDefsApiAlone)).length,
+    apiAloneOnNodeTargets: withMetrics.filter((e) => all(e, onNodes, servingDefsApiAlone)).length,
   };
 }
 
@@ -218,7 +276,7 @@ const describeCoverage = (c: Coverage): string => `${c.anywhere}/${c.expressions
  * coverage grows; a change that lowers a figure fails.
  */
 const FLOOR = { anywhere: 268, onNodeTargets: 268 };
-const FLOOR_WITHOUT_ERLANG_VM = { anywhere: 181, onNodeTargets: 181 };
+const FLOOR_WITHOUT_ERLANG_VM = { anywhere: 181, onNodeTargets: 181, apiAlone: 146 };
 
 const usedMetrics = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.metrics));
 const usedLabels = new Set(UPSTREAM_EXPRESSIONS.flatMap((e) => e.labels));
@@ -273,6 +331,11 @@ describe('public content for rabbitmq_prometheus (upstream-content.ts)', () => {
     expect(sorted(Object.keys(KNOWN_LABEL_GAPS).filter((l) => !usedLabels.has(l))), 'not used upstream').toEqual([]);
   });
 
+  it('every name upstream uses that the plugin collector alone serves (erlang_vm_* aside) is listed with why the management API cannot', () => {
+    const pluginCollectorOnly = [...usedMetrics].filter((m) => !m.startsWith('erlang_vm_') && availability(m) !== undefined && availability(m, servingDefsApiAlone) === undefined);
+    expect(sorted(pluginCollectorOnly)).toEqual(sorted(Object.keys(PLUGIN_COLLECTOR_ONLY)));
+  });
+
   describe(`coverage: of all expressions ${describeCoverage(everything)}; without erlang_vm_* ${describeCoverage(withoutErlangVm)}`, () => {
     it('does not drop below the ratchet', () => {
       console.log(`upstream expressions with every metric served: all ${describeCoverage(everything)}; without erlang_vm_* ${describeCoverage(withoutErlangVm)}`);
@@ -280,6 +343,7 @@ describe('public content for rabbitmq_prometheus (upstream-content.ts)', () => {
       expect(everything.onNodeTargets).toBeGreaterThanOrEqual(FLOOR.onNodeTargets);
       expect(withoutErlangVm.anywhere).toBeGreaterThanOrEqual(FLOOR_WITHOUT_ERLANG_VM.anywhere);
       expect(withoutErlangVm.onNodeTargets).toBeGreaterThanOrEqual(FLOOR_WITHOUT_ERLANG_VM.onNodeTargets);
+      expect(withoutErlangVm.apiAlone).toBeGreaterThanOrEqual(FLOOR_WITHOUT_ERLANG_VM.apiAlone);
     });
   });
 });
@@ -301,9 +365,12 @@ function coverageSection(): string {
     const c = coverage(expressions);
     return `| ${source} | ${c.expressions} | ${c.anywhere} | ${c.onNodeTargets} |`;
   });
-  const reasons = new Map<string, string[]>();
-  for (const [name, reason] of Object.entries(KNOWN_GAPS)) reasons.set(reason, [...(reasons.get(reason) ?? []), name]);
-  const gaps = [...reasons].sort(([a], [b]) => a.localeCompare(b)).map(([reason, names]) => `- ${reason}: ${names.sort().map((n) => `\`${n}\``).join(', ')}`);
+  const byReason = (list: Readonly<Record<string, string>>): string[] => {
+    const reasons = new Map<string, string[]>();
+    for (const [name, reason] of Object.entries(list)) reasons.set(reason, [...(reasons.get(reason) ?? []), name]);
+    return [...reasons].sort(([a], [b]) => a.localeCompare(b)).map(([reason, names]) => `- ${reason}: ${names.sort().map((n) => `\`${n}\``).join(', ')}`);
+  };
+  const apiAlone = coverage(UPSTREAM_EXPRESSIONS.filter((e) => pluginAnswers(e) && !isErlangVm(e)));
   return [
     `In all: ${everything.expressions} expressions with a metric; ${everything.anywhere} served, ${everything.onNodeTargets} on node targets (without \`erlang_vm_*\`: ${withoutErlangVm.anywhere} and ${withoutErlangVm.onNodeTargets} of ${withoutErlangVm.expressions}).`,
     `Of the ${ofPluginAnswered.expressions} that the plugin itself answers (on RabbitMQ 3.10, 4.0 or 4.3; the others need another program's series, or one no broker here serves), ${ofPluginAnswered.onNodeTargets} on node targets: ${percent(ofPluginAnswered.onNodeTargets, ofPluginAnswered.expressions)}.`,
@@ -314,7 +381,11 @@ function coverageSection(): string {
     '',
     'Not served, by reason:',
     '',
-    ...gaps,
+    ...byReason(KNOWN_GAPS),
+    '',
+    `With the plugin collector off (the management API alone), of the ${apiAlone.expressions} that the plugin answers without \`erlang_vm_*\`: ${apiAlone.apiAlone} served, ${apiAlone.apiAloneOnNodeTargets} on node targets (the global message counters are then the cluster's, on its target). Of the others, ${apiAlone.expressions - apiAlone.anywhere} need a name not served at all (above), and ${apiAlone.anywhere - apiAlone.apiAlone} a family only the plugin collector serves:`,
+    '',
+    ...byReason(PLUGIN_COLLECTOR_ONLY),
     '',
   ].join('\n');
 }
@@ -329,3 +400,4 @@ describe(MIGRATION_PAGE, () => {
     expect(page, `${MIGRATION_PAGE} is out of date: UPDATE_DOCS=1 npx vitest run --project unit test/unit/content`).toBe(wanted);
   });
 });
+
