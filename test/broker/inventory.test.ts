@@ -18,10 +18,12 @@ describeWithBroker('inventory collector on a real broker', (broker) => {
   it('counts what rabbitmqctl lists, without any parameter value', async () => {
     await broker.ctl(['add_user', 'hf-inv-user', 'pw']);
     await broker.ctl(['set_policy', 'hf-inv', '^hf-inv\\.', '{"max-length": 10}']);
+    await broker.ctl(['set_operator_policy', 'hf-inv-op', '^hf-inv\\.', '{"max-length": 100}', '--apply-to', 'queues']);
     await broker.ctl(['set_parameter', 'federation-upstream', 'hf-inv-up', JSON.stringify({ uri: 'amqp://u:hf-inv-secret@127.0.0.1:1' })]);
 
     const users = await json<{ user: string }[]>(['list_users']);
     const policies = await json<unknown[]>(['list_policies', '-p', '/']);
+    const operatorPolicies = await json<unknown[]>(['list_operator_policies', '-p', '/']);
     const parameters = await json<{ component: string }[]>(['list_parameters', '-p', '/']);
     const globals = await json<unknown[]>(['list_global_parameters']);
     const r = await runCollector(inventoryCollector, { api: client });
@@ -29,6 +31,8 @@ describeWithBroker('inventory collector on a real broker', (broker) => {
     expect(r.value('rabbitmq_users')).toBe(users.length);
     expect(r.value('rabbitmq_users_without_permissions')).toBeGreaterThanOrEqual(1); // hf-inv-user has none
     expect(r.value('rabbitmq_policies', { vhost: '/' })).toBe(policies.length);
+    expect(operatorPolicies.length).toBeGreaterThanOrEqual(1);
+    expect(r.value('rabbitmq_operator_policies', { vhost: '/' })).toBe(operatorPolicies.length);
     expect(r.value('rabbitmq_global_runtime_parameters')).toBe(globals.length);
     const byComponent = new Map<string, number>();
     for (const p of parameters) byComponent.set(p.component, (byComponent.get(p.component) ?? 0) + 1);

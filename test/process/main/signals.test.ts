@@ -40,9 +40,13 @@ it('reloads on SIGHUP and POST /-/reload; a configuration that cannot be used ke
   await eventually(async () => (second.requests.length > polled ? true : undefined), 20_000, 'the second broker still polled');
 
   writeFileSync(exporter.configFile, yaml(second.url));
+  const askedAt = Math.floor(Date.now() / 1000);
   const accepted = await fetch(`${exporter.url}/-/reload`, { method: 'POST' });
   expect(accepted.status).toBe(200);
   expect(await exporter.value('rabbitmq_exporter_config_last_reload_successful')).toBe(1);
+  const loadedAt = await exporter.value('rabbitmq_exporter_config_last_reload_success_timestamp_seconds');
+  expect(loadedAt).toBeGreaterThanOrEqual(askedAt);
+  expect(loadedAt).toBeLessThanOrEqual(Date.now() / 1000);
   // A GET is the wrong method (issue 24: it answered 404).
   const wrongMethod = await fetch(`${exporter.url}/-/reload`);
   expect(wrongMethod.status).toBe(405);
