@@ -2,17 +2,15 @@
 // folder and folders of a lower layer only; a folder of src/ that no layer lists imports nothing of
 // the project. `npm run lint:deps` checks src/, tools/ and the storefront's src/ and bench/ (part of
 // `npm test`); type-only imports count too.
+// Folders of one layer import nothing of each other.
 const LAYERS = [
-  ['model'],
-  ['broker'],
+  ['model', 'broker'],
   ['exposition'],
   ['profiles'],
-  ['config'],
-  ['collectors'],
+  ['config', 'collectors'],
   ['pipeline'],
   ['server'],
-  ['(root)'], // src/*.ts: main.ts, exporter.ts, target.ts, target-fleet.ts, log.ts, logfmt.ts, process-signals.ts
-  ['tools'], // the top-level tools/: developer commands, outside the image
+  ['(root)', 'tools'], // src/*.ts: main.ts, exporter.ts, target.ts, ...; the top-level tools/: developer commands, outside the image
 ];
 
 const ROOT = '^src/[^/]+\\.ts$';

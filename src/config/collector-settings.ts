@@ -1,6 +1,6 @@
 import type { CollectorSpec } from './collector-spec.js';
 import { ConfigError } from './config-error.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../model/duration.js';
 import type { CollectorConfig } from './exporter-config.js';
 import { sameKey, sourceOf, type KeyName, type KeySources } from './messages.js';
 import { MAX_DURATION_TEXT, MAX_TIMER_MS, type FileConfig } from './schema.js';

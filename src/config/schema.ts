@@ -1,27 +1,8 @@
 import { z } from 'zod';
 import { DEFAULT_LIST_CAP_BYTES } from '../broker/answer-caps.js';
 import type { CollectorSpec } from './collector-spec.js';
-import { parseDuration } from './duration.js';
+import { duration } from '../model/duration.js';
 import { NAMING_PROFILES, profileSections } from '../profiles/profiles.js';
-
-/** A duration in the file (`15s`); milliseconds once parsed. */
-export const duration = z
-  .string({
-    error: (issue) =>
-      typeof issue.input === 'number'
-        ? `${issue.input} has no unit: write a duration such as ${issue.input}s (units ms, s, m, h, d)`
-        : issue.input === undefined
-          ? undefined
-          : 'must be a duration such as 500ms, 15s, 1m30s, 2h or 1d',
-  })
-  .transform((text, ctx) => {
-    try {
-      return parseDuration(text);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
 
 /** Node's timers hold at most 2^31-1 ms; a longer delay would fire at once (after 1 ms). */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -1,7 +1,7 @@
 import { exporterMetrics as E } from '../exporter/metrics.js';
 import { absence } from '../../broker/absence.js';
 import { ManagementError } from '../../broker/errors.js';
-import { duration } from '../../config/schema.js';
+import { duration } from '../../model/duration.js';
 import type { LeftOutRequest } from '../../broker/failure-cause.js';
 import { carried } from './carried.js';
 import type { CollectContext, RequestLimits } from './collector.js';

@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { parseVersion } from '../../broker/broker-info.js';
-import { duration } from '../../config/schema.js';
+import { duration } from '../../model/duration.js';
 import { type MetricDef, metricsOf } from '../../model/metric-def.js';
 import type { SampleSink } from '../../exposition/sample-sink.js';
 import type { CollectContext, Collector } from '../kit/collector.js';

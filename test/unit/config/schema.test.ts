@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { brokerUrl, brokerUrlProblem, configSchema, duration, parseListenAddress } from '../../../src/config/schema.js';
+import { brokerUrl, brokerUrlProblem, configSchema, parseListenAddress } from '../../../src/config/schema.js';
+import { duration } from '../../../src/model/duration.js';
 import { COLLECTORS } from '../../../src/collectors/registry.js';
 
 describe('parseListenAddress', () => {

@@ -56,6 +56,12 @@ describe('the layer check (npm run lint:deps)', () => {
     expect(result.output).toContain('layer-server: src/server/app.ts → src/target.ts');
   });
 
+  it('fails an import between two folders of one layer', async () => {
+    const result = await check({ 'collectors/a.ts': "import { b } from '../config/b.js';\nexport const a = b;\n", 'config/b.ts': 'export const b = 1;\n' });
+    expect(result.passed).toBe(false);
+    expect(result.output).toContain('layer-collectors: src/collectors/a.ts → src/config/b.ts');
+  });
+
   it('fails an import from a folder that no layer lists', async () => {
     const result = await check({ 'extra/a.ts': "import { b } from '../model/b.js';\nexport const a = b;\n", 'model/b.ts': 'export const b = 1;\n' });
     expect(result.passed).toBe(false);
@@ -76,9 +82,9 @@ describe('docs/architecture.md', () => {
   it('lists the layers the check enforces', () => {
     const doc = readFileSync('docs/architecture.md', 'utf8');
     const documented = [...doc.matchAll(/^\| (\d+) \| (.+) \|$/gm)]
-      .map(([, rank, cell]) => ({ rank: Number(rank), folders: [...cell!.matchAll(/`([a-z]+)\/`/g)].map((m) => m[1]) }))
+      .map(([, rank, cell]) => ({ rank: Number(rank), root: cell!.includes('`src/*.ts`'), folders: [...cell!.matchAll(/`([a-z]+)\/`/g)].map((m) => m[1]!) }))
       .sort((a, b) => a.rank - b.rank)
-      .map(({ folders }) => (folders.length > 0 ? folders : ['(root)']));
+      .map(({ folders, root }) => (root ? ['(root)', ...folders] : folders));
     const config = readFileSync(CONFIG, 'utf8');
     const layers = JSON.parse(/const LAYERS = (\[[\s\S]*?\]);/.exec(config)![1]!.replace(/\/\/.*$/gm, '').replace(/'/g, '"').replace(/,(\s*\])/g, '$1')) as string[][];
     expect(documented).toEqual(layers);

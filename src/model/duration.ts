@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** Units from largest to smallest: a duration names each at most once, in this order, as Prometheus does. */
 const UNITS: readonly (readonly [string, number])[] = [
   ['w', 604_800_000],
@@ -39,3 +41,22 @@ export function formatDuration(ms: number): string {
   if (ms % 1000 === 0) return `${ms / 1000}s`;
   return `${ms}ms`;
 }
+
+/** A duration in the file (`15s`); milliseconds once parsed. */
+export const duration = z
+  .string({
+    error: (issue) =>
+      typeof issue.input === 'number'
+        ? `${issue.input} has no unit: write a duration such as ${issue.input}s (units ms, s, m, h, d)`
+        : issue.input === undefined
+          ? undefined
+          : 'must be a duration such as 500ms, 15s, 1m30s, 2h or 1d',
+  })
+  .transform((text, ctx) => {
+    try {
+      return parseDuration(text);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration } from '../../../src/config/duration.js';
+import { formatDuration, parseDuration } from '../../../src/model/duration.js';
 
 describe('parseDuration', () => {
   it.each([
