@@ -3,7 +3,7 @@
  * families this exporter serves; only the HELP/TYPE header of counters differs. So a family
  * is rendered once into a body, with two cheap headers beside it.
  */
-import { type DeflatedLines, inflateLines } from './deflated-lines.js';
+import { type DeflatedLines, deflateLines, inflateLines } from './deflated-lines.js';
 import { boundedLabelValue } from '../model/label-value.js';
 import { ownedText } from './owned-bytes.js';
 
@@ -126,4 +126,32 @@ export function concatFamilies(families: readonly RenderedFamily[], openMetrics:
     chunks.push(openMetrics ? openMetricsHeader(family.header) : textHeader(family.header), ...family.chunks);
   }
   return chunks;
+}
+
+/** A rendered family's sample lines, without their newlines (a family is read so where its lines are sorted out, a node target's share). */
+export function familyLines(family: RenderedFamily): string[] {
+  const lines: string[] = [];
+  for (const chunk of family.chunks) {
+    const text = chunkText(chunk).toString('utf8');
+    let start = 0;
+    while (start < text.length) {
+      const end = text.indexOf('\n', start);
+      if (end === -1) {
+        lines.push(text.slice(start));
+        break;
+      }
+      lines.push(text.slice(start, end));
+      start = end + 1;
+    }
+  }
+  return lines;
+}
+
+/** Above this, a family made from lines keeps them deflated, as the sink keeps a queue family's (a node's share of 100k queues' rabbitmq_queue_info is megabytes). */
+const DEFLATE_FROM_BYTES = 64 * 1024;
+
+export function familyFromLines(header: FamilyHeader, lines: readonly string[]): RenderedFamily {
+  const text = Buffer.from(`${lines.join('\n')}\n`);
+  const chunk: BodyChunk = text.length < DEFLATE_FROM_BYTES ? text : deflateLines(text);
+  return { header, chunks: [chunk], samples: lines.length };
 }

@@ -2,8 +2,7 @@ import { nodeMetrics } from '../collectors/nodes/metrics.js';
 import { overviewMetrics } from '../collectors/overview/metrics.js';
 import { queueMetrics } from '../collectors/queues/metrics.js';
 import { defineMetrics, type MetricDef } from '../model/metric-def.js';
-import { deflateLines } from '../exposition/deflated-lines.js';
-import { type BodyChunk, chunkText, type FamilyHeader, renderLabels, type RenderedFamily } from '../exposition/text-format.js';
+import { type FamilyHeader, familyFromLines, familyLines, renderLabels, type RenderedFamily } from '../exposition/text-format.js';
 import { Turns } from '../broker/turns.js';
 import { Exposition } from '../exposition/exposition.js';
 import { NODE_TOTALS, type NodeTotal } from './node-totals.js';
@@ -90,7 +89,7 @@ export class NodeShares {
   /** The nodes of a snapshot's collector parts: those rabbitmq_node_info lists. */
   nodes(collectorParts: readonly (readonly RenderedFamily[])[]): string[] {
     const info = findFamily(collectorParts, nodeMetrics.info);
-    return info ? linesOf(info).map((line) => labelValue(line, NODE_LABEL) ?? '') : [];
+    return info ? familyLines(info).map((line) => labelValue(line, NODE_LABEL) ?? '') : [];
   }
 
   /** The node's share; undefined when the snapshot does not list the node. */
@@ -141,7 +140,7 @@ export class NodeShares {
       made = (async () => {
         const map = new Map<string, string>();
         const turns = new Turns();
-        for (const line of linesOf(info)) {
+        for (const line of familyLines(info)) {
           if (turns.due()) await turns.wait();
           const key = queueKey(line);
           const node = labelValue(line, NODE_LABEL);
@@ -178,7 +177,7 @@ async function splitByNode(part: readonly RenderedFamily[], queueNodes: QueueNod
       continue;
     }
     const lines = new Map<string | typeof REST, string[]>();
-    for (const line of linesOf(family)) {
+    for (const line of familyLines(family)) {
       if (turns.due()) await turns.wait();
       const node = (byLabel ? labelValue(line, NODE_LABEL) : queueNodes.get(queueKey(line) ?? '')) || REST;
       const own = lines.get(node);
@@ -186,9 +185,9 @@ async function splitByNode(part: readonly RenderedFamily[], queueNodes: QueueNod
       else lines.set(node, [line]);
     }
     for (const [node, own] of lines) {
-      add(byNode, node, familyOf(family.header, own));
+      add(byNode, node, familyFromLines(family.header, own));
       const alias = node === REST ? undefined : ALSO_NAMED.get(family.header);
-      if (alias) add(byNode, node, familyOf(alias, own.map((line) => alias.name + line.slice(family.header.name.length))));
+      if (alias) add(byNode, node, familyFromLines(alias, own.map((line) => alias.name + line.slice(family.header.name.length))));
     }
   }
   return byNode;
@@ -204,7 +203,7 @@ function nodeTotal(total: NodeTotal, nodeParts: readonly (readonly RenderedFamil
   for (const part of nodeParts) {
     for (const family of part) {
       if (family.header !== total.from) continue;
-      for (const line of linesOf(family)) {
+      for (const line of familyLines(family)) {
         if (total.where && labelValue(line, total.where.label) !== total.where.value) continue;
         const labels = renderLabels(total.def.labels, total.def.labels.map((label) => labelValue(line, label) ?? ''));
         sums.set(labels, (sums.get(labels) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
@@ -226,34 +225,6 @@ function add(split: Split, node: string | typeof REST, family: RenderedFamily): 
 function findFamily(parts: readonly (readonly RenderedFamily[])[], header: FamilyHeader): RenderedFamily | undefined {
   for (const part of parts) for (const family of part) if (family.header === header) return family;
   return undefined;
-}
-
-/** A family's sample lines, without their newlines. */
-function linesOf(family: RenderedFamily): string[] {
-  const lines: string[] = [];
-  for (const chunk of family.chunks) {
-    const text = chunkText(chunk).toString('utf8');
-    let start = 0;
-    while (start < text.length) {
-      const end = text.indexOf('\n', start);
-      if (end === -1) {
-        lines.push(text.slice(start));
-        break;
-      }
-      lines.push(text.slice(start, end));
-      start = end + 1;
-    }
-  }
-  return lines;
-}
-
-/** Above this, a node's lines are kept deflated, as the sink keeps a queue family's (a node's share of 100k queues' rabbitmq_queue_info is megabytes). */
-const DEFLATE_FROM_BYTES = 64 * 1024;
-
-function familyOf(header: FamilyHeader, lines: readonly string[]): RenderedFamily {
-  const text = Buffer.from(`${lines.join('\n')}\n`);
-  const chunk: BodyChunk = text.length < DEFLATE_FROM_BYTES ? text : deflateLines(text);
-  return { header, chunks: [chunk], samples: lines.length };
 }
 
 /**
