@@ -51,6 +51,13 @@ module.exports = {
     ...layerRules,
     ...apartRules,
     {
+      name: 'collectors-one-door',
+      comment: 'Collectors write through the sink: of the exposition wing they import sample-sink.ts alone (it hands on what else they need).',
+      severity: 'error',
+      from: { path: '^src/collectors/' },
+      to: { path: '^src/exposition/', pathNot: '^src/exposition/sample-sink\\.ts$' },
+    },
+    {
       name: 'layer-unlisted',
       comment: 'A folder of src/ must be on a layer (LAYERS) before it imports the project.',
       severity: 'error',

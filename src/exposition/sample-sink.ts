@@ -7,6 +7,9 @@ import { type BodyChunk, chunkText, type FamilyHeader, formatValue, renderLabels
 import { ownedCopy } from './owned-bytes.js';
 
 export type { SinkProfile } from './relabeling.js';
+// What a collector needs of the byte path besides the sink, handed on so that the sink is its one door.
+export { LabelBlock } from './label-block.js';
+export { renderLabels, type RenderedFamily } from './text-format.js';
 
 /**
  * Lines of one family, written as bytes straight into FLUSH_BYTES-sized buffers as they come

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { channelMessageStats, channelMetrics as M } from './metrics.js';
 import { apiPath, columnsParam } from '../../broker/api-path.js';
-import { renderLabels } from '../../exposition/text-format.js';
 import type { CollectContext, Collector, RequestLimits } from '../kit/collector.js';
 import { emitRecord, fieldOf, fieldsRead, fieldTable } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
@@ -11,6 +10,7 @@ import { logOnce } from '../kit/log-once.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { fetchList, fetchPerVhost } from '../kit/paging.js';
 import { VhostReader, vhostTimeoutSchema } from '../kit/vhost-lists.js';
+import { renderLabels } from '../../exposition/sample-sink.js';
 
 const options = z.strictObject({
   /**

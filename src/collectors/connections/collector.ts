@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { connectionMetrics as M } from './metrics.js';
 import { apiPath, columnsParam } from '../../broker/api-path.js';
 import { type MetricDef, metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../exposition/text-format.js';
 import type { CollectContext, Collector, RequestLimits } from '../kit/collector.js';
 import { emitRecord, fieldsRead, fieldTableOf, getPath } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
@@ -14,6 +13,7 @@ import { VhostReader, vhostTimeoutSchema } from '../kit/vhost-lists.js';
 import { carried } from '../kit/carried.js';
 import { Turns } from '../../broker/turns.js';
 import { byClientAggregation, ClientValueCap } from './client-properties.js';
+import { renderLabels } from '../../exposition/sample-sink.js';
 
 const options = z.strictObject({
   /**

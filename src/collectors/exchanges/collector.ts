@@ -3,7 +3,6 @@ import { exchangeMetrics as M } from './metrics.js';
 import { expectList } from '../../broker/expect-list.js';
 import { columnsParam } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../exposition/text-format.js';
 import type { BrokerApi, Collector } from '../kit/collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from '../kit/field-table.js';
 import { HeldPart, type HeldPartWriter } from '../kit/held-part.js';
@@ -14,6 +13,7 @@ import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { rateSelection, ratesOptionSchema } from '../kit/rates-option.js';
 import { Tally } from '../kit/tally.js';
 import { Turns } from '../../broker/turns.js';
+import { renderLabels } from '../../exposition/sample-sink.js';
 
 const table = fieldTableOf(M);
 

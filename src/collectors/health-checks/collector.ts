@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { healthMetrics as M } from './metrics.js';
 import { apiPath } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../exposition/text-format.js';
 import type { CollectContext, Collector } from '../kit/collector.js';
 import { collectParts, getRemembered, httpStatus, majorVersion, part } from '../kit/optional-requests.js';
+import { renderLabels } from '../../exposition/sample-sink.js';
 
 export const CHECK_NAMES = [
   'alarms',

@@ -4,8 +4,7 @@ import type { BrokerInfo } from '../../broker/broker-info.js';
 import type { BrokerReport } from '../../broker/broker-info-reader.js';
 import type { Lane } from '../../broker/management-client.js';
 import type { MetricDef } from '../../model/metric-def.js';
-import type { SampleSink } from '../../exposition/sample-sink.js';
-import type { RenderedFamily } from '../../exposition/text-format.js';
+import type { RenderedFamily, SampleSink } from '../../exposition/sample-sink.js';
 import type { TargetShare } from '../../model/shard-assignment.js';
 import type { LeftOutRequest } from '../../broker/failure-cause.js';
 

@@ -1,6 +1,5 @@
 import { metricsOf, type MetricDef } from '../../model/metric-def.js';
-import type { LabelBlock } from '../../exposition/label-block.js';
-import type { BlockWriter, SampleWriter } from '../../exposition/sample-sink.js';
+import type { BlockWriter, LabelBlock, SampleWriter } from '../../exposition/sample-sink.js';
 import { toSampleValue } from '../../exposition/sample-sink.js';
 import type { MonotonicCounters } from './monotonic-counters.js';
 import { type RateSelection, wantsRate } from './rates-option.js';

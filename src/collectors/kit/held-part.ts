@@ -1,6 +1,5 @@
 import type { MetricDef } from '../../model/metric-def.js';
-import { type LabelValues, orderedLabelValues, type SampleWriter, toSampleValue } from '../../exposition/sample-sink.js';
-import { renderLabels } from '../../exposition/text-format.js';
+import { type LabelValues, orderedLabelValues, renderLabels, type SampleWriter, toSampleValue } from '../../exposition/sample-sink.js';
 import { carried } from './carried.js';
 import { PollCadence } from './poll-cadence.js';
 

@@ -3,7 +3,6 @@ import { nodeMetrics as M } from './metrics.js';
 import { expectList } from '../../broker/expect-list.js';
 import { apiPath, columnsParam } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../exposition/text-format.js';
 import type { BrokerInfo } from '../../broker/broker-info.js';
 import type { Collector, CollectContext, RequestLimits } from '../kit/collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from '../kit/field-table.js';
@@ -12,6 +11,7 @@ import { stringLabel } from '../kit/label-text.js';
 import { uniqueRecords } from '../kit/records.js';
 import { majorVersion } from '../kit/optional-requests.js';
 import { failureReason, PartFailures, partsCutOff, partTimeoutMs } from '../kit/optional-part.js';
+import { renderLabels } from '../../exposition/sample-sink.js';
 
 const MEMORY_VIA_QUERY = 'memory breakdown via ?memory=true';
 /** The optional part's name in logs and rabbitmq_exporter_collector_part_failed. */

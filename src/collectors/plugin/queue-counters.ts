@@ -1,5 +1,4 @@
-import { renderLabels } from '../../exposition/text-format.js';
-import type { SampleSink } from '../../exposition/sample-sink.js';
+import { renderLabels, type SampleSink } from '../../exposition/sample-sink.js';
 import type { MetricDef } from '../../model/metric-def.js';
 import { queueMetrics as Q } from '../queues/metrics.js';
 import { MonotonicCounters } from '../kit/monotonic-counters.js';

@@ -1,7 +1,7 @@
-import { LabelBlock } from '../../exposition/label-block.js';
 import { carried } from '../kit/carried.js';
 import { Turns } from '../../broker/turns.js';
 import type { QueueRecord } from './options.js';
+import { LabelBlock } from '../../exposition/sample-sink.js';
 
 const QUEUE_LABELS = ['vhost', 'queue'] as const;
 

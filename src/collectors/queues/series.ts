@@ -1,6 +1,5 @@
 import { infoLabelOf, QUEUE_INFO_ARGUMENTS, queueMetrics as M } from './metrics.js';
-import { LabelBlock } from '../../exposition/label-block.js';
-import type { BlockWriter } from '../../exposition/sample-sink.js';
+import { type BlockWriter, LabelBlock } from '../../exposition/sample-sink.js';
 import type { QueueBlocks } from './label-blocks.js';
 import { printedLabel } from '../kit/label-text.js';
 import { RUNNING_STATES, type QueueRecord } from './options.js';

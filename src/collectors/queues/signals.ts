@@ -1,6 +1,5 @@
 import { queueMetrics as M } from './metrics.js';
-import type { LabelBlock } from '../../exposition/label-block.js';
-import type { BlockWriter, SampleSink } from '../../exposition/sample-sink.js';
+import type { BlockWriter, LabelBlock, SampleSink } from '../../exposition/sample-sink.js';
 import { carried } from '../kit/carried.js';
 import { getPath } from '../kit/field-table.js';
 import type { QueueRecord } from './options.js';

@@ -1,7 +1,5 @@
 import type { MetricDef } from '../../model/metric-def.js';
-import type { LabelBlock } from '../../exposition/label-block.js';
-import { toSampleValue, type BlockWriter } from '../../exposition/sample-sink.js';
-import { renderLabels } from '../../exposition/text-format.js';
+import { type BlockWriter, type LabelBlock, renderLabels, toSampleValue } from '../../exposition/sample-sink.js';
 import { carried } from '../kit/carried.js';
 import { PollCadence } from '../kit/poll-cadence.js';
 import { HeldSamples } from './held-samples.js';

@@ -1,12 +1,12 @@
 import { SHOVEL_STATES, shovelMetrics as M } from './metrics.js';
 import { columnsParam } from '../../broker/api-path.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../exposition/text-format.js';
 import type { Collector } from '../kit/collector.js';
 import { emitRecord, fieldsRead, fieldTableOf } from '../kit/field-table.js';
 import { stringLabel } from '../kit/label-text.js';
 import { type ApiRecord, listPart, statesWith } from '../kit/records.js';
 import { collectParts } from '../kit/optional-requests.js';
+import { renderLabels } from '../../exposition/sample-sink.js';
 
 const PATH = '/api/shovels';
 /** Message counts, from 4.1 (absent before). */

@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { streamMetrics as M } from './metrics.js';
 import { expectList } from '../../broker/expect-list.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../exposition/text-format.js';
 import type { CollectContext, Collector } from '../kit/collector.js';
 import { emitRecord, fieldTable, getPath } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
 import { aggregate, uniqueRecordsInTurns } from '../kit/records.js';
 import { Turns } from '../../broker/turns.js';
 import { logOnce } from '../kit/log-once.js';
+import { renderLabels } from '../../exposition/sample-sink.js';
 
 const options = z.strictObject({
   /**

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { vhostMetrics as M } from './metrics.js';
 import { expectList } from '../../broker/expect-list.js';
 import { metricsOf } from '../../model/metric-def.js';
-import { renderLabels } from '../../exposition/text-format.js';
 import type { Collector } from '../kit/collector.js';
 import { emitRecord, fieldTableOf } from '../kit/field-table.js';
 import { uniqueRecordsInTurns } from '../kit/records.js';
@@ -10,6 +9,7 @@ import { Turns } from '../../broker/turns.js';
 import { MonotonicCounters } from '../kit/monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { rateSelection, ratesOptionSchema } from '../kit/rates-option.js';
+import { renderLabels } from '../../exposition/sample-sink.js';
 
 const table = fieldTableOf(M);
 
