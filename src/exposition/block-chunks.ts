@@ -6,8 +6,7 @@ import { formatValue } from './text-format.js';
 /**
  * Samples of one family per chunk. A chunk is rendered and deflated again only when one of its
  * samples changed, so small chunks follow changes closely; but each is deflated on its own, and
- * small ones compress worse: the gzip answer of 100,000 queues was 7.4 MB deflated whole (level
- * 3), and at level 1 11.4 MB in chunks of 64, 9.5 MB of 128 and 8.5 MB of 256 (bench/queue-poll).
+ * small ones compress worse: 256 is where the answer stays near the whole's size (docs/development.md, "The byte path, measured").
  */
 export const CHUNK_SAMPLES = 256;
 
@@ -53,7 +52,7 @@ export function chunkLines(def: MetricDef, blocks: readonly LabelBlock[], values
 /**
  * The blocks of another family's chunk starting at the same block, when they are these: the
  * per-queue families come queue by queue in the same order, so their chunks hold the same
- * queues and share one list (at 100,000 queues a list per chunk and family was 18.5 MB of heap).
+ * queues and share one list (a list per chunk and family was megabytes of heap at 100,000 queues).
  */
 function sameBlocksKept(byFamily: ReadonlyMap<MetricDef, RenderedChunk>, blocks: readonly LabelBlock[]): readonly LabelBlock[] | undefined {
   for (const chunk of byFamily.values()) {

@@ -2,8 +2,8 @@ import { constants, crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { ownedCopy } from './owned-bytes.js';
 
 /**
- * Sample lines kept compressed only: at 100,000 queues the text of the per-queue families is
- * ~174 MB and their deflate ~7 MB, and keeping the text was most of the process's memory. Raw
+ * Sample lines kept compressed only: the text of the per-queue families is some 25 times their
+ * deflate, and keeping the text was most of the process's memory (docs/development.md, "The byte path, measured"). Raw
  * deflate ending in a sync flush (byte-aligned, not final), so a gzip answer is these joined as
  * they are (joined-gzip.ts), with the CRC-32 and length of the text for its trailer.
  */

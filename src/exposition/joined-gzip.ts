@@ -47,9 +47,9 @@ export function deflatePart(part: object, format: string, bytes: () => Buffer | 
 
 /**
  * Parts up to this size are deflated at once on the event loop (well under a millisecond). A
- * stream holds 256 kB of deflate state (zlib's formula) from its creation until it ends: 10,000 targets each
+ * stream holds its deflate state from its creation until it ends: thousands of targets each
  * rebuilding a snapshot of small parts queued tens of thousands of streams for zlib's four
- * threads and took the process past 3 GB.
+ * threads and took gigabytes (docs/development.md, "The byte path, measured").
  */
 const DEFLATE_AT_ONCE_BYTES = 64 * 1024;
 
@@ -60,10 +60,9 @@ const DEFLATE_AT_ONCE_BYTES = 64 * 1024;
 const CLOCK_EVERY_PIECES = 4;
 
 /**
- * The part's pieces deflated and joined, with turns of the event loop between: at 100,000 queues
- * a part is ~8,700 pieces (the kept chunks and the text between them), and listing, awaiting,
- * copying and checksumming them in one go held the loop for 41 ms after every queue poll (a gap
- * probe read against a CPU profile).
+ * The part's pieces deflated and joined, with turns of the event loop between: a large queue
+ * poll's part is thousands of pieces (the kept chunks and the text between them), and handling
+ * them in one go held the loop after every queue poll (docs/development.md, "The byte path, measured").
  */
 async function deflateChunks(chunks: readonly BodyChunk[]): Promise<DeflatedPart> {
   const turns = new Turns(CLOCK_EVERY_PIECES);
@@ -101,9 +100,8 @@ const PIECE_BYTES = 32 * 1024;
 
 /**
  * Deflated pieces one after another, as one part, the streamed ones awaited in turn. Large
- * pieces are not copied: the poll thread's chunks (~45 kB each) were copied into one buffer of
- * ~7 MB at 100,000 queues on the event loop after every poll, a copy held beside the pieces,
- * which the poll's families keep anyway.
+ * pieces are not copied: copying the poll thread's chunks into one buffer cost the event loop
+ * after every poll, and held a copy beside the pieces, which the poll's families keep anyway.
  */
 async function joinDeflated(pieces: readonly (DeflatedLines | Promise<DeflatedLines>)[], turns: Turns): Promise<DeflatedPart> {
   const joined: Buffer[] = [];
@@ -158,10 +156,8 @@ function deflateText(chunks: readonly Buffer[]): DeflatedLines | Promise<Deflate
 }
 
 /**
- * zlib's level for parts over DEFLATE_AT_ONCE_BYTES: the families of 100,000 queues (173.6 MB of
- * text) deflate in 0.17 CPU-s at levels 1 to 3 and 0.53 CPU-s at level 6, to 7.20 MB (level 1),
- * 7.16 MB (3) and 6.91 MB (6), measured three times each on the same families: level 3 costs a
- * third of 6's CPU for 4% more bytes. Small parts keep level 6: they cost nothing either way.
+ * zlib's level for parts over DEFLATE_AT_ONCE_BYTES: level 3 costs a third of 6's CPU for a few
+ * percent more bytes (docs/development.md, "The byte path, measured"). Small parts keep level 6: they cost nothing either way.
  */
 const STREAMED_LEVEL = 3;
 
@@ -206,8 +202,8 @@ const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
 /**
  * Deflated parts as one gzip stream, its trailer from the parts' CRCs and lengths: the pieces to
- * write one after another. Not joined into one buffer: that copied the answer (~7 MB at 100,000
- * queues) at every exposition, and scraped expositions not yet collected held one copy each.
+ * write one after another. Not joined into one buffer: that copied the answer at every
+ * exposition, and scraped expositions not yet collected held one copy each.
  */
 export function joinGzip(parts: readonly DeflatedPart[]): readonly Buffer[] {
   const { crc, length } = checksumOf(parts);

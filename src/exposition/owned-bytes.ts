@@ -1,9 +1,8 @@
 /**
  * Bytes kept for long (a deflated chunk of lines, a family's header) in memory of their own. Node
  * hands out small buffers (`Buffer.from`, zlib's synchronous answers) as views of a shared pool, and
- * one view still held keeps its whole pool: the pool is 8 kB on Node 20 but 64 kB on Node 26 (the
- * container's), where each kept deflated chunk held a pool shared with the short-lived text it was
- * made from: bench:scale run on Node 26 at 100,000 queues, RSS max 869 MB, with these copies 565 MB.
+ * one view still held keeps its whole pool: on Node 26 (the container's, whose pool is larger) each
+ * kept deflated chunk held a pool shared with the short-lived text it was made from (docs/development.md, "The byte path, measured").
  */
 export function ownedCopy(bytes: Uint8Array): Buffer {
   const copy = Buffer.allocUnsafeSlow(bytes.length);

@@ -13,7 +13,7 @@ export { renderLabels, type RenderedFamily } from './text-format.js';
 
 /**
  * Lines of one family, written as bytes straight into FLUSH_BYTES-sized buffers as they come
- * (joining line strings first and encoding the join cost ~1 CPU-s per 100k-queue poll). Samples
+ * (joining line strings first and encoding the join cost more than the rest of the sink (docs/development.md, "The byte path, measured")). Samples
  * of label blocks (a queue's) come in chunks of CHUNK_SAMPLES, each kept deflated on its own: the previous
  * poll's when none of the chunk's samples changed (see block-chunks.ts).
  */
@@ -155,8 +155,8 @@ export class SampleSink implements DropCounter, SampleWriter, BlockWriter {
   /**
    * Which families each rendered label set was written to in this poll, so that no series is
    * served twice: a bit per family (by its index in `families`). Keyed by label set rather than
-   * by series because a record's families share one rendered string: 10k queues are ~20k keys,
-   * not the ~220k a set of series would hold (33 MB more heap during a poll of 10k queues, measured; this way 7).
+   * by series because a record's families share one rendered string: a key per queue's label set,
+   * not one per series, a fifth of the heap (docs/development.md, "The byte path, measured").
    */
   private readonly written = new Map<string, number[]>();
   private readonly families = new Map<MetricDef, number>();
@@ -176,8 +176,8 @@ export class SampleSink implements DropCounter, SampleWriter, BlockWriter {
   private currentBlockKept = true;
   /**
    * The families of the last block's samples, in the order they came: the next block's come in the
-   * same order (a queue's series), so its lines are found here, not in the map (~60 ms of a poll
-   * of 100,000 queues).
+   * same order (a queue's series), so its lines are found here, not in the map (a share of a
+   * large poll's sink time).
    */
   private readonly blockFamilies: FamilyLines[] = [];
   private blockSample = 0;

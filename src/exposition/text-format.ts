@@ -29,9 +29,9 @@ export type BodyChunk = Buffer | DeflatedLines;
 export interface RenderedFamily {
   readonly header: FamilyHeader;
   /**
-   * Sample lines, each ending in a newline, in the chunks they were rendered into: a family of
-   * 100k queues is ~8 MB, and joining every family into one buffer would copy the whole
-   * exposition at once (174 MB at 100k queues) while the previous one is still served.
+   * Sample lines, each ending in a newline, in the chunks they were rendered into: joining every
+   * family into one buffer would copy the whole exposition at once while the previous one is
+   * still served.
    */
   readonly chunks: readonly BodyChunk[];
   readonly samples: number;

@@ -5,12 +5,12 @@ import { type BodyChunk, chunkText } from './text-format.js';
 
 /**
  * Writes an answer's chunks in turn and ends it. Chunks kept deflated are inflated only as the
- * client takes the text before them: a plain-text answer at 100k queues (~174 MB) is never all in
- * memory at once, and a client that goes away stops the inflating.
+ * client takes the text before them: a large plain-text answer is never all in memory at once,
+ * and a client that goes away stops the inflating.
  */
 export async function writeChunks(out: Writable, chunks: readonly BodyChunk[]): Promise<void> {
-  // A fast reader (a local socket) takes chunk after chunk without pushing back: a plain-text
-  // answer of 5,000 vhosts' series held the loop for 150 ms in one go before it had turns. A
+  // A fast reader (a local socket) takes chunk after chunk without pushing back: a large
+  // plain-text answer held the loop in one go before it had turns (docs/development.md, "The byte path, measured"). A
   // scrape's own budget, not the poll's (Turns): serving does not wait in line behind polling.
   let since = performance.now();
   for (const chunk of chunks) {
