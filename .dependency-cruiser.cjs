@@ -51,6 +51,13 @@ module.exports = {
     ...layerRules,
     ...apartRules,
     {
+      name: 'collectors-yield-through-the-kit',
+      comment: "A collector's loops yield with the kit's eachInTurns (kit/in-turns.ts), not with broker/turns.ts itself.",
+      severity: 'error',
+      from: { path: '^src/collectors/', pathNot: '^src/collectors/kit/' },
+      to: { path: '^src/broker/turns\\.ts$' },
+    },
+    {
       name: 'collectors-one-door',
       comment: 'Collectors write through the sink: of the exposition wing they import sample-sink.ts alone (it hands on what else they need).',
       severity: 'error',

@@ -5,7 +5,7 @@ import type { CollectContext, Collector, RequestLimits } from '../kit/collector.
 import { emitRecord, fieldOf, fieldsRead, fieldTable } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
 import { type Aggregation, aggregate, sumColumns, uniqueRecordsInTurns } from '../kit/records.js';
-import { Turns } from '../../broker/turns.js';
+import { eachInTurns } from '../kit/in-turns.js';
 import { logOnce } from '../kit/log-once.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { fetchList, fetchPerVhost } from '../kit/paging.js';
@@ -97,12 +97,10 @@ export const channelsCollector: Collector<Options> = {
 
     if (o.per_channel) {
       const labelsOf = (r: ChannelRecord) => [scalarLabel(r.name), scalarLabel(r.vhost), scalarLabel(r.user)];
-      const turns = new Turns();
-      for (const r of await uniqueRecordsInTurns(records, (r) => (scalarLabel(r.name) ? labelsOf(r).join('\u0000') : undefined), sink)) {
-        await turns.maybeYield();
+      await eachInTurns(await uniqueRecordsInTurns(records, (r) => (scalarLabel(r.name) ? labelsOf(r).join('\u0000') : undefined), sink), (r) => {
         const labels = labelsOf(r);
         emitRecord(sink, perChannel, r, renderLabels(M.unackedPerChannel.labels, labels), { rates: false });
-      }
+      });
     }
     reader.finish();
   },

@@ -1,7 +1,7 @@
 import { getPath } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
 import type { Aggregation, ApiRecord } from '../kit/records.js';
-import { Turns } from '../../broker/turns.js';
+import { eachInTurns } from '../kit/in-turns.js';
 import type { MetricDef } from '../../model/metric-def.js';
 
 /** The client properties counted, in label order after vhost and user. */
@@ -25,17 +25,15 @@ export class ClientValueCap {
   /** Decides this poll's admitted values from the records that will be counted. */
   async admit(records: Iterable<ApiRecord>): Promise<void> {
     const counts = new Map<ClientField, Map<string, number>>(CLIENT_FIELDS.map((f) => [f, new Map()]));
-    const turns = new Turns();
-    for (const record of records) {
-      await turns.maybeYield();
+    await eachInTurns(records, (record) => {
       const properties = clientPropertiesOf(record);
-      if (!properties) continue;
+      if (!properties) return;
       for (const field of CLIENT_FIELDS) {
         const value = scalarLabel(properties[field]);
         const seen = counts.get(field)!;
         seen.set(value, (seen.get(value) ?? 0) + 1);
       }
-    }
+    });
     const next = new Map<ClientField, Set<string>>();
     for (const field of CLIENT_FIELDS) {
       const seen = counts.get(field)!;

@@ -11,7 +11,7 @@ import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { fetchList, fetchPerVhost } from '../kit/paging.js';
 import { VhostReader, vhostTimeoutSchema } from '../kit/vhost-lists.js';
 import { carried } from '../kit/carried.js';
-import { Turns } from '../../broker/turns.js';
+import { eachInTurns } from '../kit/in-turns.js';
 import { byClientAggregation, ClientValueCap } from './client-properties.js';
 import { renderLabels } from '../../exposition/sample-sink.js';
 
@@ -158,20 +158,18 @@ async function fetchConnections(ctx: CollectContext<Options>, reader: VhostReade
 async function emitPerConnection(ctx: CollectContext<Options>, records: ConnectionRecord[]): Promise<void> {
   const { sink } = ctx;
   const seen = new Set<string>();
-  const turns = new Turns();
-  for (const r of records) {
-    await turns.maybeYield();
+  await eachInTurns(records, (r) => {
     const name = scalarLabel(r.name);
     if (!name) {
       sink.drop('no_name');
-      continue;
+      return;
     }
     const vhost = scalarLabel(r.vhost);
     const user = scalarLabel(r.user);
     const key = `${name}\u0000${vhost}\u0000${user}`;
     if (seen.has(key)) {
       sink.drop('duplicate');
-      continue;
+      return;
     }
     seen.add(key);
     const id = { connection: name, vhost, user };
@@ -190,5 +188,5 @@ async function emitPerConnection(ctx: CollectContext<Options>, records: Connecti
     if (typeof r.state === 'string') sink.add(M.state, { ...id, state: r.state }, 1);
     const labels = renderLabels(M.connChannels.labels, [name, vhost, user]);
     emitRecord(sink, perConnection, r, labels, { rates: ctx.options.rates });
-  }
+  });
 }

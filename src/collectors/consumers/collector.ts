@@ -12,7 +12,7 @@ import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { fetchPerVhost } from '../kit/paging.js';
 import { VhostReader, vhostTimeoutSchema } from '../kit/vhost-lists.js';
 import { Tally } from '../kit/tally.js';
-import { Turns } from '../../broker/turns.js';
+import { eachInTurns } from '../kit/in-turns.js';
 
 const options = z.strictObject({
   /**
@@ -66,12 +66,10 @@ export const consumersCollector: Collector<Options> = {
 
     if (o.per_queue) {
       const perQueue = new Tally();
-      const turns = new Turns();
-      for (const r of records) {
-        await turns.maybeYield();
+      await eachInTurns(records, (r) => {
         const queue = getPath(r, ['queue', 'name']);
         if (typeof queue === 'string') perQueue.add([vhostOf(r), queue, ackMode(r.ack_required)]);
-      }
+      });
       const queues = new Set<string>();
       for (const group of perQueue) queues.add(`${group.labels[0]}\u0000${group.labels[1]}`);
       if (o.per_queue_limit > 0 && queues.size > o.per_queue_limit) {
@@ -120,27 +118,25 @@ async function fetchConsumers(ctx: CollectContext<Options>, reader: VhostReader)
   // 3.10.8), so they cannot be told apart: all are kept.
   const seen = new Set<string>();
   const kept: ConsumerRecord[] = [];
-  const turns = new Turns();
-  for (const r of records) {
-    await turns.maybeYield();
+  await eachInTurns(records, (r) => {
     if (r === null || typeof r !== 'object') {
       ctx.sink.drop('no_name');
-      continue;
+      return;
     }
     // The whole list is filtered here; one read per vhost holds only that vhost's consumers.
-    if (!vhosts && !filter.matches(scalarLabel(getPath(r, ['queue', 'vhost'])))) continue;
+    if (!vhosts && !filter.matches(scalarLabel(getPath(r, ['queue', 'vhost'])))) return;
     const channel = getPath(r, ['channel_details', 'name']);
     if (typeof channel !== 'string' || channel === '' || typeof r.consumer_tag !== 'string') {
       kept.push(r);
-      continue;
+      return;
     }
     const id = `${channel}\u0000${r.consumer_tag}`;
     if (seen.has(id)) {
       ctx.sink.drop('duplicate');
-      continue;
+      return;
     }
     seen.add(id);
     kept.push(r);
-  }
+  });
   return kept;
 }

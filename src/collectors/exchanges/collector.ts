@@ -12,7 +12,7 @@ import { MonotonicCounters } from '../kit/monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { rateSelection, ratesOptionSchema } from '../kit/rates-option.js';
 import { Tally } from '../kit/tally.js';
-import { Turns } from '../../broker/turns.js';
+import { eachInTurns } from '../kit/in-turns.js';
 import { renderLabels } from '../../exposition/sample-sink.js';
 
 const table = fieldTableOf(M);
@@ -57,18 +57,16 @@ export const exchangesCollector: Collector<Options> = {
     const counters = MonotonicCounters.in(ctx.carryOver);
     const byType = new Tally();
     let filtered = 0;
-    const turns = new Turns();
-    for (const exchange of exchanges) {
-      await turns.maybeYield();
+    await eachInTurns(exchanges, (exchange) => {
       if (typeof exchange.vhost !== 'string' || typeof exchange.name !== 'string') {
         sink.drop('no_name');
-        continue;
+        return;
       }
-      if (!vhostFilter.matches(exchange.vhost)) continue;
+      if (!vhostFilter.matches(exchange.vhost)) return;
       byType.add([exchange.vhost, printedLabel(exchange.type)]);
       if (!exchangeFilter.matches(exchange.name)) {
         filtered++;
-        continue;
+        return;
       }
       const labels = renderLabels(['vhost', 'exchange'], [exchange.vhost, exchange.name]);
       emitRecord(sink, table, exchange, labels, { rates: rateFields, counters });
@@ -76,7 +74,7 @@ export const exchangesCollector: Collector<Options> = {
         const { vhost, name: exchangeName, type, durable, auto_delete, internal } = exchange;
         sink.add(M.info, { vhost, exchange: exchangeName, type: printedLabel(type), durable: printedLabel(durable), auto_delete: printedLabel(auto_delete), internal: printedLabel(internal) }, 1);
       }
-    }
+    });
     counters.commit();
     for (const group of byType) sink.add(M.vhostExchanges, group.labels, group.count);
     sink.add(M.seriesFiltered, [], filtered);
@@ -96,11 +94,9 @@ export const exchangesCollector: Collector<Options> = {
 async function countBindings(api: BrokerApi, writer: HeldPartWriter, vhostFilter: NameFilter): Promise<void> {
   const bindings = expectList<{ vhost?: unknown; destination_type?: unknown } | null>(await api.get('/api/bindings', { columns: 'vhost,destination_type' }), '/api/bindings');
   const byDestination = new Tally();
-  const turns = new Turns();
-  for (const b of bindings) {
-    await turns.maybeYield();
-    if (typeof b?.vhost !== 'string' || !vhostFilter.matches(b.vhost)) continue;
+  await eachInTurns(bindings, (b) => {
+    if (typeof b?.vhost !== 'string' || !vhostFilter.matches(b.vhost)) return;
     byDestination.add([b.vhost, printedLabel(b.destination_type)]);
-  }
+  });
   for (const group of byDestination) writer.add(M.vhostBindings, group.labels, group.count);
 }

@@ -3,7 +3,7 @@
  * HELP and TYPE lines, samples with optional labels and timestamp. Anything else is refused with
  * the line number and what was wrong: a half-read answer must never pass for a broker's counters.
  */
-import { Turns } from '../../broker/turns.js';
+import { eachInTurns } from '../kit/in-turns.js';
 
 export type PluginFamilyType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped';
 
@@ -38,26 +38,30 @@ const LABEL_NAME_PART = /[a-zA-Z0-9_]/;
 
 /**
  * The samples and types of one answer. A node's answer can be 300,000 lines (30,000 queues with
- * statistics off on 4.x): the event loop gets its turns between lines (Turns), so scrapes are
+ * statistics off on 4.x): the event loop gets its turns between lines (eachInTurns), so scrapes are
  * served while it is read.
  */
+/** The lines of a text whose every line ends in a newline, without it. */
+function* linesOf(text: string): Generator<string> {
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf('\n', start);
+    yield text.slice(start, end);
+    start = end + 1;
+  }
+}
+
 export async function parsePluginText(text: string): Promise<PluginExposition> {
   const samples = new Map<string, PluginSample[]>();
   const types = new Map<string, PluginFamilyType>();
   // The text format ends every line, the last one included, with a newline.
   if (text !== '' && !text.endsWith('\n')) throw new PluginTextError(lineCount(text), 'the answer ends inside a line (cut short?)');
-  const turns = new Turns();
   let number = 0;
-  for (let start = 0; start < text.length; ) {
-    if (turns.due()) await turns.wait();
-    const end = text.indexOf('\n', start);
-    const line = text.slice(start, end);
-    start = end + 1;
+  await eachInTurns(linesOf(text), (line) => {
     number++;
-    if (line === '' || line.trim() === '') continue;
+    if (line === '' || line.trim() === '') return;
     if (line.startsWith('#')) {
       readComment(line, number, types);
-      continue;
+      return;
     }
     const { name, sample } = readSample(line, number);
     let list = samples.get(name);
@@ -66,7 +70,7 @@ export async function parsePluginText(text: string): Promise<PluginExposition> {
       samples.set(name, list);
     }
     list.push(sample);
-  }
+  });
   return { samples, types };
 }
 

@@ -2,7 +2,7 @@ import { queueMetrics as M } from './metrics.js';
 import { toSampleValue, type SampleSink } from '../../exposition/sample-sink.js';
 import { scalarLabel } from '../kit/label-text.js';
 import { addDefined, Tally } from '../kit/tally.js';
-import { Turns } from '../../broker/turns.js';
+import { eachInTurns } from '../kit/in-turns.js';
 import { RUNNING_STATES, type QueueRecord } from './options.js';
 import type { StatsSums } from './stats-tier.js';
 
@@ -55,10 +55,8 @@ export class QueueAggregates {
   /** `held`: on a counts-only poll, the statistics sums as the last poll that fetched them found them. */
   async emit(sink: SampleSink, held?: StatsSums): Promise<void> {
     // Thousands of vhosts: ten series each, with turns of the event loop between.
-    const turns = new Turns();
     for (const group of this.perNode ?? []) sink.add(M.nodeQueues, group.labels, group.count);
-    for (const group of this.tally) {
-      await turns.maybeYield();
+    await eachInTurns(this.tally, (group) => {
       const labels = group.labels;
       const kept = held?.get(labels.join('\u0000'));
       sink.add(M.vhostQueues, labels, group.count);
@@ -73,6 +71,6 @@ export class QueueAggregates {
       if (consumers !== undefined && group.sum('messages_ready') !== undefined) {
         sink.add(M.vhostQueuesWithoutConsumers, labels, group.sum('ready_without_consumers') ?? 0);
       }
-    }
+    });
   }
 }

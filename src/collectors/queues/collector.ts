@@ -16,6 +16,7 @@ import { queueOptionsSchema, type QueueOptions, type QueueRecord } from './optio
 import { QueueSelection, RankingMemory } from './selection.js';
 import { planQueueQuery } from './plan.js';
 import { expectedQueueSeries } from './expected-series.js';
+import { eachInTurns } from '../kit/in-turns.js';
 import { emitQueueInfo, emitQueueLimits, emitQueueState } from './series.js';
 import { QueueStatsTier, vhostLabelPrefixes } from './stats-tier.js';
 import { STATS_DEFS } from './tables.js';
@@ -25,7 +26,6 @@ import { QueueFamilies } from './families.js';
 import { familyMetrics } from './family-metrics.js';
 import { rateSelection } from '../kit/rates-option.js';
 import { VhostReader } from '../kit/vhost-lists.js';
-import { Turns } from '../../broker/turns.js';
 
 export { queueOptionsSchema, type QueueOptions } from './options.js';
 export { planQueueQuery, type QueuePlan } from './plan.js';
@@ -107,14 +107,12 @@ export const queuesCollector: Collector<QueueOptions> = {
       if (options.limits) emitQueueLimits(sink, queue, block);
       signals?.observe(sink, writer, block, queue, pollTime, recorder !== undefined, signalSettings);
     };
-    const turns = new Turns();
     // One vhost's answer at a time, in vhost order: only the answers in flight are held in memory.
     // Taken a whole answer at a time: a step of an async iterator per queue cost ~1 µs (~100 ms a poll at 100,000).
     for await (const answer of list.records) {
-      for (const queue of answer) {
-        if (turns.due()) await turns.wait();
+      await eachInTurns(answer, (queue) => {
         const vhost = queue.vhost as string;
-        if (!list.perVhost && !watched(vhost)) continue;
+        if (!list.perVhost && !watched(vhost)) return;
         if (consumerCounts) queue.consumers = consumerCounts.get(`${vhost}\u0000${queue.name as string}`) ?? 0;
         if (recorder) recorder.keepStreamCounts(queue);
         else tier.fillStreamCounts(queue);
@@ -122,15 +120,12 @@ export const queuesCollector: Collector<QueueOptions> = {
         deadLetters?.note(queue);
         placement?.add(queue);
         // A family with per_queue off is served by its roll-ups only.
-        if (families?.add(queue)?.perQueue === false) continue;
+        if (families?.add(queue)?.perQueue === false) return;
         if (selection.offer(queue)) serve(queue);
-      }
+      });
     }
     // The cap's choice by rank is known only now that every queue was seen.
-    for (const queue of selection.chosen()) {
-      if (turns.due()) await turns.wait();
-      serve(queue);
-    }
+    await eachInTurns(selection.chosen(), serve);
     selection.commit();
     if (signals) {
       signals.commit(vhostLabelPrefixes(reader.unread));

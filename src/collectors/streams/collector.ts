@@ -6,7 +6,7 @@ import type { CollectContext, Collector } from '../kit/collector.js';
 import { emitRecord, fieldTable, getPath } from '../kit/field-table.js';
 import { scalarLabel } from '../kit/label-text.js';
 import { aggregate, uniqueRecordsInTurns } from '../kit/records.js';
-import { Turns } from '../../broker/turns.js';
+import { eachInTurns } from '../kit/in-turns.js';
 import { logOnce } from '../kit/log-once.js';
 import { renderLabels } from '../../exposition/sample-sink.js';
 
@@ -110,9 +110,5 @@ async function emitEntities(
     ...(ctx.options.per_stream ? [{ group: (r: StreamRecord) => [vhostOf(r), streamOf(r)], families: [{ metric: perStream }] }] : []),
   ]);
   if (!ctx.options.per_stream) return;
-  const turns = new Turns();
-  for (const r of entities) {
-    await turns.maybeYield();
-    emitOne(labelsOf(r), r);
-  }
+  await eachInTurns(entities, (r) => emitOne(labelsOf(r), r));
 }

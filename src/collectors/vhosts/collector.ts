@@ -5,7 +5,7 @@ import { metricsOf } from '../../model/metric-def.js';
 import type { Collector } from '../kit/collector.js';
 import { emitRecord, fieldTableOf } from '../kit/field-table.js';
 import { uniqueRecordsInTurns } from '../kit/records.js';
-import { Turns } from '../../broker/turns.js';
+import { eachInTurns } from '../kit/in-turns.js';
 import { MonotonicCounters } from '../kit/monotonic-counters.js';
 import { NameFilter, nameFilterSchema } from '../kit/name-filter.js';
 import { rateSelection, ratesOptionSchema } from '../kit/rates-option.js';
@@ -33,11 +33,9 @@ export const vhostsCollector: Collector<Options> = {
     const filter = new NameFilter(ctx.options.vhosts);
     const counters = MonotonicCounters.in(ctx.carryOver);
     const rates = rateSelection(ctx.options.rates);
-    const turns = new Turns();
-    for (const vhost of await uniqueRecordsInTurns(vhosts, (v) => (typeof v?.name === 'string' ? v.name : undefined), ctx.sink)) {
-      await turns.maybeYield();
+    await eachInTurns(await uniqueRecordsInTurns(vhosts, (v) => (typeof v?.name === 'string' ? v.name : undefined), ctx.sink), (vhost) => {
       const name = vhost.name as string;
-      if (!filter.matches(name)) continue;
+      if (!filter.matches(name)) return;
       emitRecord(ctx.sink, table, vhost, renderLabels(['vhost'], [name]), { rates, counters });
       const tags = Array.isArray(vhost.tags) ? vhost.tags.join(',') : typeof vhost.tags === 'string' ? vhost.tags : '';
       const queueType = typeof vhost.default_queue_type === 'string' ? vhost.default_queue_type : '';
@@ -46,7 +44,7 @@ export const vhostsCollector: Collector<Options> = {
       if (states !== null && typeof states === 'object') {
         for (const [node, state] of Object.entries(states)) ctx.sink.add(M.running, [name, node], state === 'running' ? 1 : 0);
       }
-    }
+    });
     counters.commit();
   },
 };
