@@ -3,7 +3,7 @@ import type { LabelBlock } from './label-block.js';
 import type { MetricDef } from '../model/metric-def.js';
 import { isPerValue, labelFieldsRead, type ProfiledFamily } from './naming-profile.js';
 import { Relabeling, scaledValue, type SinkProfile } from './relabeling.js';
-import { type BodyChunk, chunkText, type FamilyHeader, formatValue, renderLabels, type RenderedFamily } from './text-format.js';
+import { type BodyChunk, chunkText, escapeLabelValue, type FamilyHeader, formatValue, renderLabels, type RenderedFamily } from './text-format.js';
 import { ownedCopy } from './owned-bytes.js';
 
 export type { SinkProfile } from './relabeling.js';
@@ -116,6 +116,13 @@ export interface BlockWriter {
  */
 export type LabelValues = readonly string[] | Readonly<Record<string, string>>;
 
+/** One series of a histogram: cumulative counts by upper bound, in order, then its count and sum. */
+export interface HistogramSeries {
+  readonly buckets: readonly (readonly [le: string, count: number])[];
+  readonly count: number;
+  readonly sum: number;
+}
+
 /** The values in the family's label order; a clear error when one is missing or unknown. */
 export function orderedLabelValues(def: MetricDef, labels: LabelValues): readonly string[] {
   if (isList(labels)) {
@@ -210,6 +217,32 @@ export class SampleSink implements DropCounter, SampleWriter, BlockWriter {
     const labelValues = orderedLabelValues(def, labels);
     if (this.scope && !this.inScope(def, labelValues)) return false;
     return this.write(def, renderLabels(def.labels, labelValues), raw, record);
+  }
+
+  /**
+   * Adds one series of a histogram row: a `_bucket` line per upper bound (`le`, as the source
+   * wrote it, `+Inf` last), then `_count` and `_sum`. Served under the native names only (no
+   * profile has histograms); false when left out, or when the family already has the series.
+   */
+  addHistogram(def: MetricDef, labels: LabelValues, series: HistogramSeries): boolean {
+    if (def.type !== 'histogram') throw new Error(`${def.name} is a ${def.type}, not a histogram`);
+    if (this.profile) {
+      this.notInProfile++;
+      return false;
+    }
+    const labelValues = orderedLabelValues(def, labels);
+    if (this.scope && !this.inScope(def, labelValues)) return false;
+    const rendered = renderLabels(def.labels, labelValues);
+    if (!this.firstWrite(def, rendered)) {
+      this.drop('duplicate');
+      return false;
+    }
+    const bucketLabels = (le: string) => `${rendered === '' ? '{' : `${rendered.slice(0, -1)},`}le="${escapeLabelValue(le)}"}`;
+    const lines = this.linesOf(def);
+    for (const [le, count] of series.buckets) lines.push(`${def.name}_bucket${bucketLabels(le)} ${formatValue(count)}\n`);
+    lines.push(`${def.name}_count${rendered} ${formatValue(series.count)}\n`);
+    lines.push(`${def.name}_sum${rendered} ${formatValue(series.sum)}\n`);
+    return true;
   }
 
   /**

@@ -3,7 +3,8 @@
  * belongs to exactly one MetricDef, owned by exactly one collector (or by the exporter
  * itself), so families never need merging across collectors.
  */
-export type MetricType = 'gauge' | 'counter';
+/** A histogram's series are `<name>_bucket` (with `le`), `<name>_count` and `<name>_sum`. */
+export type MetricType = 'gauge' | 'counter' | 'histogram';
 
 export type MetricUnit = 'bytes' | 'seconds' | 'ratio' | 'per_second' | 'bytes_per_second' | '';
 
@@ -196,6 +197,10 @@ export function assertConventions(def: MetricDef): void {
   }
   if (def.type === 'gauge' && def.name.endsWith('_total') && !def.relayed) {
     throw new Error(`gauge ${def.name} must not end in _total`);
+  }
+  if (def.type === 'histogram') {
+    if (/_(total|bucket|count|sum)$/.test(def.name)) throw new Error(`histogram ${def.name} must not end in _total, _bucket, _count or _sum (its series add those)`);
+    if (def.labels.includes('le')) throw new Error(`histogram ${def.name} must not declare le: its buckets carry it`);
   }
   for (const label of def.labels) {
     if (!LABEL_RE.test(label) || label.startsWith('__')) {

@@ -199,20 +199,25 @@ async function splitByNode(part: readonly RenderedFamily[], queueNodes: QueueNod
  * connections on the node), as the plugin serves it (`zeroWhenNone`; not for the cluster's rest).
  */
 function nodeTotal(total: NodeTotal, nodeParts: readonly (readonly RenderedFamily[])[], zeroWhenNone = true): RenderedFamily[] {
+  // A histogram's lines are told apart by their series (`_bucket`, `_count`, `_sum`) and a bucket's by `le` too.
+  const histogram = total.def.type === 'histogram';
   const sums = new Map<string, number>();
   for (const part of nodeParts) {
     for (const family of part) {
       if (family.header !== total.from) continue;
       for (const line of familyLines(family)) {
         if (total.where && labelValue(line, total.where.label) !== total.where.value) continue;
-        const labels = renderLabels(total.def.labels, total.def.labels.map((label) => labelValue(line, label) ?? ''));
-        sums.set(labels, (sums.get(labels) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+        const series = histogram ? line.slice(total.from.name.length, line.search(/[{ ]/)) : '';
+        const names = series === '_bucket' ? [...total.def.labels, 'le'] : total.def.labels;
+        const labels = renderLabels(names, names.map((label) => labelValue(line, label) ?? ''));
+        const key = `${series}${labels}`;
+        sums.set(key, (sums.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
       }
     }
   }
-  if (sums.size === 0 && total.def.labels.length === 0 && zeroWhenNone) sums.set('', 0);
+  if (sums.size === 0 && total.def.labels.length === 0 && zeroWhenNone && !histogram) sums.set('', 0);
   if (sums.size === 0) return [];
-  const lines = [...sums].map(([labels, value]) => `${total.def.name}${labels} ${value}`);
+  const lines = [...sums].map(([key, value]) => `${total.def.name}${key} ${value}`);
   return [{ header: total.def, chunks: [Buffer.from(`${lines.join('\n')}\n`)], samples: lines.length }];
 }
 

@@ -238,7 +238,7 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     expect(agreed).toEqual({ [rabbit1!.nodeName]: [`${ON_FIRST} 5 0`], [rabbit2!.nodeName]: [`${ON_SECOND} 3 0`] });
   });
 
-  it("each node target's connections, channels, queues and received messages are that node's plugin's own, and summed over the targets the cluster's", async () => {
+  it("each node target's connections, channels, queues, received messages and (4.1+) message sizes are that node's plugin's own, and summed over the targets the cluster's", async () => {
     // Two connections of two channels each on the first node, one of one channel on the second, which publishes 4 messages.
     for (const [handle, channels] of [[rabbit1!, 2], [rabbit1!, 2], [rabbit2!, 1]] as const) {
       const connection = await amqp.connect({ protocol: 'amqp', hostname: '127.0.0.1', port: handle.amqpPort, username: 'guest', password: 'guest' });
@@ -262,8 +262,10 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
       const sum = (family: string) => text.split('\n').filter((l) => l.startsWith(`${family} `) || l.startsWith(`${family}{`)).reduce((total, l) => total + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
       return Object.fromEntries(families.map((family) => [family, sum(family)]));
     };
+    // The plugin's histogram of message sizes is there from 4.1 on.
+    const messageSizes = shared.brokerVersion === '4.3' ? ['rabbitmq_message_size_bytes_count', 'rabbitmq_message_size_bytes_sum'] : [];
     const pluginOwn = (handle: BrokerHandle) =>
-      pluginSums(handle, ['rabbitmq_connections', 'rabbitmq_channels', 'rabbitmq_queues', 'rabbitmq_global_messages_received_total', 'rabbitmq_channel_messages_published_total']);
+      pluginSums(handle, ['rabbitmq_connections', 'rabbitmq_channels', 'rabbitmq_queues', 'rabbitmq_global_messages_received_total', 'rabbitmq_channel_messages_published_total', ...messageSizes]);
     const byNode = async (family: string) =>
       new Map((await prometheus!.query(`sum by (rabbitmq_node) (${family} * on(instance, job) group_left(rabbitmq_node) rabbitmq_identity_info)`)).map((s) => [s.metric.rabbitmq_node!, Number(s.value[1])]));
     let seen: Record<string, unknown> = {};
@@ -286,6 +288,7 @@ describeWithBroker('node targets of a two-node cluster, found by a real Promethe
     });
     expect(agreed[rabbit1!.nodeName]).toMatchObject({ plugin: { rabbitmq_connections: 2, rabbitmq_channels: 4 } });
     expect(agreed[rabbit2!.nodeName]).toMatchObject({ plugin: { rabbitmq_connections: 1, rabbitmq_channels: 1, rabbitmq_channel_messages_published_total: 4 } });
+    if (messageSizes.length > 0) expect((agreed[rabbit2!.nodeName] as { plugin: Record<string, number> }).plugin.rabbitmq_message_size_bytes_count).toBeGreaterThanOrEqual(4);
     // Consumers are counted on their queue's node (a quorum queue's leader), as the API places
     // them; the plugin counts a quorum queue's consumer on its channel's node instead (classic
     // ones on the queue's): per node the two differ here, summed over the nodes they agree.

@@ -200,6 +200,7 @@ export type PluginNamedRow = readonly [family: string, row: MetricDef, where?: {
 export const PLUGIN_NAMED_ROWS: readonly PluginNamedRow[] = [
   ...GLOBAL_ROWS,
   ...STREAM_ERRORS.map((error): PluginNamedRow => [`rabbitmq_global_stream_error_${error}_total`, M.streamErrors, { label: 'error', value: error }]),
+  ['rabbitmq_message_size_bytes', M.messageSize],
   ['rabbitmq_raft_commit_latency_seconds', M.raftCommitLatency],
   ['rabbitmq_raft_commit_index', M.raftCommitIndex],
   ['rabbitmq_raft_term', M.raftTerm],
@@ -245,6 +246,32 @@ function relayErlangVm(ctx: CollectContext<PluginOptions>, node: string, global:
   }
 }
 
+/** The plugin's histogram of message sizes (4.1+), a series per protocol: its buckets in the order given, then count and sum. */
+function writeMessageSizes(sink: SampleSink, node: string, global: PluginExposition | undefined): void {
+  const family = 'rabbitmq_message_size_bytes';
+  const byProtocol = new Map<string, { buckets: [string, number][]; count?: number; sum?: number }>();
+  const of = (labels: Readonly<Record<string, string>>) => {
+    const protocol = labels.protocol ?? '';
+    let series = byProtocol.get(protocol);
+    if (!series) {
+      series = { buckets: [] };
+      byProtocol.set(protocol, series);
+    }
+    return series;
+  };
+  for (const sample of global?.samples.get(`${family}_bucket`) ?? []) if (sample.labels.le !== undefined) of(sample.labels).buckets.push([sample.labels.le, sample.value]);
+  for (const sample of global?.samples.get(`${family}_count`) ?? []) of(sample.labels).count = sample.value;
+  for (const sample of global?.samples.get(`${family}_sum`) ?? []) of(sample.labels).sum = sample.value;
+  for (const [protocol, { buckets, count, sum }] of byProtocol) {
+    // A series without its count, sum or +Inf bucket is not a histogram Prometheus can read: left out, counted.
+    if (count === undefined || sum === undefined || buckets.at(-1)?.[0] !== '+Inf') {
+      sink.skipped++;
+      continue;
+    }
+    sink.addHistogram(M.messageSize, { node, protocol }, { buckets, count, sum });
+  }
+}
+
 /** The rows only the plugin has, from one node's answers. */
 function writeNodeRows(sink: SampleSink, { node, detailed, global }: { node: string; detailed?: PluginExposition; global?: PluginExposition }): void {
   const each = (exposition: PluginExposition | undefined, family: string, write: (labels: Readonly<Record<string, string>>, value: number) => void) => {
@@ -259,6 +286,7 @@ function writeNodeRows(sink: SampleSink, { node, detailed, global }: { node: str
   for (const [family, row] of GLOBAL_ROWS) each(global, family, (l, v) => sink.add(row, labelled(row, l), v));
   for (const [family, row] of DETAILED_ROWS) each(detailed, family, (l, v) => sink.add(row, labelled(row, l), v));
   each(global, 'rabbitmq_alarms_file_descriptor_limit', (_, v) => sink.add(M.fileDescriptorAlarm, { node }, v));
+  writeMessageSizes(sink, node, global);
   // Not on node targets under the plugin's name: a gauge named ..._count fails promtool check metrics.
   each(global, 'rabbitmq_unreachable_cluster_peers_count', (_, v) => sink.add(M.unreachablePeers, { node }, v));
   for (const [family, samples] of global?.samples ?? []) {

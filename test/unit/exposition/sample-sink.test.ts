@@ -8,6 +8,11 @@ const M = defineMetrics('test', {
   c: { name: 'rabbitmq_test_things_total', type: 'counter', help: 'Things.' },
 });
 
+const H = defineMetrics('test', {
+  sizes: { name: 'rabbitmq_test_size_bytes', type: 'histogram', labels: ['protocol'], help: 'Sizes.' },
+  bare: { name: 'rabbitmq_test_wait_seconds', type: 'histogram', help: 'Waits.' },
+});
+
 const I = defineMetrics('test', {
   info: { name: 'rabbitmq_test_info', type: 'gauge', labels: ['vhost', 'queue', 'type'], help: 'Info.' },
 });
@@ -37,6 +42,36 @@ describe('toSampleValue', () => {
 
   it.each([[null], [undefined], [{}], [[]], [[1]], [''], [' '], ['abc'], ['0x10'], ['1,5'], ['NaN'], ['Infinity'], ['1e'], ['--1']])('%j is not a sample value', (raw) => {
     expect(toSampleValue(raw)).toBeUndefined();
+  });
+});
+
+describe('SampleSink histograms', () => {
+  it('writes a bucket line per bound with le, then count and sum; once per series', () => {
+    const sink = new SampleSink();
+    expect(sink.addHistogram(H.sizes, { protocol: 'amqp091' }, { buckets: [['100', 2], ['+Inf', 3]], count: 3, sum: 250 })).toBe(true);
+    expect(sink.addHistogram(H.sizes, { protocol: 'amqp091' }, { buckets: [['+Inf', 9]], count: 9, sum: 9 })).toBe(false);
+    expect(sink.addHistogram(H.bare, [], { buckets: [['0.5', 1], ['+Inf', 1]], count: 1, sum: 0.25 })).toBe(true);
+    expect(sink.dropped.get('duplicate')).toBe(1);
+    expect(text(sink)).toBe(
+      [
+        'rabbitmq_test_size_bytes_bucket{protocol="amqp091",le="100"} 2',
+        'rabbitmq_test_size_bytes_bucket{protocol="amqp091",le="+Inf"} 3',
+        'rabbitmq_test_size_bytes_count{protocol="amqp091"} 3',
+        'rabbitmq_test_size_bytes_sum{protocol="amqp091"} 250',
+        'rabbitmq_test_wait_seconds_bucket{le="0.5"} 1',
+        'rabbitmq_test_wait_seconds_bucket{le="+Inf"} 1',
+        'rabbitmq_test_wait_seconds_count 1',
+        'rabbitmq_test_wait_seconds_sum 0.25',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('refuses a row that is not a histogram, and serves none under a naming profile', () => {
+    expect(() => new SampleSink().addHistogram(M.g, { k: 'a' }, { buckets: [], count: 0, sum: 0 })).toThrow('rabbitmq_test_value is a gauge, not a histogram');
+    const profiled = new SampleSink(undefined, { names: { name: 'other', served: () => undefined }, clusterName: 'c', node: 'n' });
+    expect(profiled.addHistogram(H.bare, [], { buckets: [['+Inf', 1]], count: 1, sum: 1 })).toBe(false);
+    expect(profiled.notInProfile).toBe(1);
   });
 });
 

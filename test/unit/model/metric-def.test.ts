@@ -36,6 +36,8 @@ describe('defineMetrics', () => {
     [{ name: 'rabbitmq_x', type: 'gauge' as const, help: 'h', labels: ['__name'] }, 'metric rabbitmq_x has an invalid label name __name'],
     [{ name: 'rabbitmq_x', type: 'gauge' as const, help: 'h', labels: ['a-b'] }, 'has an invalid label name a-b'],
     [{ name: 'rabbitmq_x', type: 'gauge' as const, help: '  ' }, 'metric rabbitmq_x has no help'],
+    [{ name: 'rabbitmq_x_sizes_count', type: 'histogram' as const, help: 'h' }, 'histogram rabbitmq_x_sizes_count must not end in _total, _bucket, _count or _sum'],
+    [{ name: 'rabbitmq_x_size_bytes', type: 'histogram' as const, help: 'h', labels: ['le'] }, 'histogram rabbitmq_x_size_bytes must not declare le'],
   ])('refuses %j', (spec, message) => {
     expect(() => defineMetrics('test', { k: spec })).toThrow(message);
   });

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { nodeMetrics } from '../../../src/collectors/nodes/metrics.js';
 import { overviewMetrics } from '../../../src/collectors/overview/metrics.js';
+import { pluginMetrics } from '../../../src/collectors/plugin/metrics.js';
 import { queueMetrics as Q } from '../../../src/collectors/queues/metrics.js';
 import { LabelBlock } from '../../../src/exposition/label-block.js';
 import { SampleSink } from '../../../src/exposition/sample-sink.js';
@@ -84,5 +85,29 @@ describe('NodeShares', () => {
       return sink.finish();
     })()];
     expect(consumers((await new NodeShares().rest(new Exposition(placed, Infinity, Date.now()), [], placed)).body('text').toString('utf8'))).toEqual([]);
+  });
+
+  it("serves each node's message-size histogram under the plugin's name, each series and bucket apart, without the node label", async () => {
+    const { parts } = snapshot(2);
+    const sink = new SampleSink();
+    NODES.forEach((node, i) => {
+      sink.addHistogram(pluginMetrics.messageSize, { node, protocol: 'amqp091' }, { buckets: [['100', 3 + i], ['1000', 5 + i], ['+Inf', 6 + i]], count: 6 + i, sum: 1200 + i });
+      sink.addHistogram(pluginMetrics.messageSize, { node, protocol: 'amqp10' }, { buckets: [['100', 0], ['1000', 0], ['+Inf', 0]], count: 0, sum: 0 });
+    });
+    const all = [...parts, sink.finish()];
+    const text = (await new NodeShares().share(new Exposition(all, Infinity, Date.now()), all, 'rabbit@b', 'c'))!.body('text').toString('utf8');
+    expect(text).toContain('# TYPE rabbitmq_message_size_bytes histogram');
+    expect(text.split('\n').filter((line) => line.startsWith('rabbitmq_message_size_bytes_'))).toEqual([
+      'rabbitmq_message_size_bytes_bucket{protocol="amqp091",le="100"} 4',
+      'rabbitmq_message_size_bytes_bucket{protocol="amqp091",le="1000"} 6',
+      'rabbitmq_message_size_bytes_bucket{protocol="amqp091",le="+Inf"} 7',
+      'rabbitmq_message_size_bytes_count{protocol="amqp091"} 7',
+      'rabbitmq_message_size_bytes_sum{protocol="amqp091"} 1201',
+      'rabbitmq_message_size_bytes_bucket{protocol="amqp10",le="100"} 0',
+      'rabbitmq_message_size_bytes_bucket{protocol="amqp10",le="1000"} 0',
+      'rabbitmq_message_size_bytes_bucket{protocol="amqp10",le="+Inf"} 0',
+      'rabbitmq_message_size_bytes_count{protocol="amqp10"} 0',
+      'rabbitmq_message_size_bytes_sum{protocol="amqp10"} 0',
+    ]);
   });
 });
